@@ -1,0 +1,82 @@
+import { fileURLToPath } from 'node:url';
+import { InputError } from '../errors.js';
+import type { Role } from '../role/role.js';
+
+/** The inputs an agent receives (seed names, SPEC §2). */
+export interface AgentInputs {
+  role: string;
+  kanban_file: string;
+  task_file?: string;
+  done_task?: string;
+  tasks?: string[];
+  instruction?: string;
+  /** The worker's validated reply, passed through untouched to the Manager. */
+  result?: Record<string, unknown>;
+}
+
+/**
+ * Everything that defines one run of an agent. Built once per agent run and reused
+ * for every retry, so a retry gets byte-identical argv, stdin, environment and cwd.
+ */
+export interface Invocation {
+  role: string;
+  roleFile: string;
+  file: string;
+  args: readonly string[];
+  /** Bytes written to stdin then closed, or null for /dev/null. */
+  stdin: Buffer | null;
+  env: Readonly<Record<string, string>>;
+  cwd: string;
+  timeoutMs: number;
+  idleTimeoutMs: number | null;
+}
+
+const MAX_ENV_INPUT = 64 * 1024;
+const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
+const KNOWN = new Set(['task_file', 'kanban_file', 'done_task', 'tasks', 'instruction', 'result', 'role', 'prompt', 'agents']);
+
+/** The shipped reference agents (`{{agents}}` in a role file), wherever the package is installed. */
+export const AGENTS_DIR = fileURLToPath(new URL('../../dist/agents', import.meta.url));
+
+/** Fill `{{name}}` placeholders from the inputs; an unknown name is a role-file error. Pure. */
+export function fillPlaceholders(template: string, values: Record<string, unknown>, where: string): string {
+  return template.replace(PLACEHOLDER, (_, name: string) => {
+    if (!KNOWN.has(name)) throw new InputError(`${where}: unknown placeholder {{${name}}}. Use one of ${[...KNOWN].map((k) => `{{${k}}}`).join(', ')}.`);
+    const value = values[name];
+    if (value === undefined || value === null) return '';
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
+/** Timeouts that apply to one agent run, already resolved from role, flags and board. */
+export interface Limits {
+  timeoutMs: number;
+  idleTimeoutMs: number | null;
+}
+
+/** Build the invocation of a role's agent for these inputs (pure: the environment is passed in). */
+export function buildInvocation(role: Role, inputs: AgentInputs, baseEnv: NodeJS.ProcessEnv, boardDir: string, limits: Limits): Invocation {
+  const prompt = fillPlaceholders(role.prompt, { ...inputs, agents: AGENTS_DIR }, role.file);
+  const values = { ...inputs, prompt, agents: AGENTS_DIR };
+  const [file, ...args] = role.command.map((part) => fillPlaceholders(part, values, role.file)) as [string, ...string[]];
+  const json = JSON.stringify(inputs);
+  // One environment string may not exceed 128 KiB on Linux (E2BIG); a huge result goes by stdin only.
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(baseEnv)) if (value !== undefined) env[key] = value;
+  Object.assign(env, role.env, {
+    KANBAN_ROLE: inputs.role,
+    KANBAN_FILE: inputs.kanban_file,
+    KANBAN_TASK_FILE: inputs.task_file ?? '',
+    KANBAN_DONE_TASK: inputs.done_task ?? '',
+  });
+  if (json.length <= MAX_ENV_INPUT) env.KANBAN_INPUT = json;
+  else delete env.KANBAN_INPUT;
+  const stdin = role.stdin === 'none' ? null : Buffer.from(role.stdin === 'json' ? `${json}\n` : prompt, 'utf8');
+  return { role: role.name, roleFile: role.file, file, args, stdin, env, cwd: boardDir, ...limits };
+}
+
+/** The command as a person would type it, for messages (`claude -p …`). */
+export function describeCommand(invocation: Pick<Invocation, 'file' | 'args'>, max = 60): string {
+  const text = [invocation.file, ...invocation.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { InternalError } from '../errors.js';
+import { writeFileAtomic } from './atomic.js';
+import { parseBoard, type Board, type BoardState } from './board.js';
+import { editYamlFields, type BoardChange } from './edit.js';
+
+/** The Manager's answer as a change to the board. */
+export function managerChange(reply: Record<string, unknown>): BoardChange {
+  const change: BoardChange = { current: reply.next_task as string | null, tasks: reply.tasks as string[] };
+  if (typeof reply.phase === 'string') change.phase = reply.phase;
+  if (reply.sub_phase !== undefined) change.sub_phase = reply.sub_phase as string | null;
+  return change;
+}
+
+/** What happened when the answer was written. */
+export type ApplyOutcome = { written: boolean; keptHumanEdit: false } | { written: false; keptHumanEdit: true; fields: string[] };
+
+/**
+ * Write the Manager's answer into kanban.yaml, touching only its fields. The file is
+ * re-read first: if a person changed those fields during the step to something other
+ * than the answer, their version is kept. Other edits they made survive either way,
+ * because the change is applied to the text now on disk.
+ */
+export function applyManagerAnswer(before: Board, change: BoardChange): ApplyOutcome {
+  const text = readFileSync(before.file, 'utf8');
+  const now = text === before.text ? before : parseBoard(before.file, text).board;
+  const keys = Object.keys(change) as Array<keyof BoardChange>;
+  // A person broke the file mid-step: leave it for them; the next read reports the problem.
+  if (!now) return { written: false, keptHumanEdit: true, fields: ['the whole file (it no longer validates)'] };
+  if (now !== before) {
+    const edited = keys.filter((k) => !isDeepStrictEqual(field(now, k), field(before, k)) && !isDeepStrictEqual(field(now, k), change[k]));
+    if (edited.length) return { written: false, keptHumanEdit: true, fields: edited };
+  }
+  const next = editYamlFields(text, change);
+  if (next === text) return { written: false, keptHumanEdit: false };
+  const check = parseBoard(before.file, next);
+  if (!check.board) throw new InternalError(`writing the Manager's answer would make ${before.file} invalid: ${check.problems[0]?.message ?? ''}`);
+  writeFileAtomic(before.file, next);
+  return { written: true, keptHumanEdit: false };
+}
+
+function field(board: BoardState, key: keyof BoardChange): unknown {
+  return board[key] ?? null;
+}

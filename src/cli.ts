@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { HELP, commandHelp } from './help.js';
+import { closest } from './suggest.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const COMMON: Options = { help: { type: 'boolean', short: 'h' } };
+const FLAGS: Record<string, Options> = {
+  run: {
+    'max-retries': { type: 'string' },
+    'max-steps': { type: 'string' },
+    timeout: { type: 'string' },
+    once: { type: 'boolean' },
+    json: { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
+  },
+};
+
+/** Parse argv, run one command, print its outcome or error, and return the exit code. Only here are errors printed. */
+export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    process.stdout.write(argv[0] === 'help' && argv[1] ? commandHelp(argv[1]) : HELP);
+    return argv.length === 0 ? 2 : 0;
+  }
+  const verb = argv[0] && Object.hasOwn(FLAGS, argv[0]) ? argv[0] : 'run';
+  const rest = verb === argv[0] ? argv.slice(1) : argv;
+  try {
+    const { values, positionals } = parseArgs({ args: rest, options: { ...COMMON, ...FLAGS[verb] }, allowPositionals: true, strict: true });
+    if (values.help) {
+      process.stdout.write(commandHelp(verb));
+      return 0;
+    }
+    return await dispatch(verb, values as Record<string, string | boolean | undefined>, positionals);
+  } catch (error) {
+    return report(error, verb);
+  }
+}
+
+async function dispatch(verb: string, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number> {
+  const { InputError } = await import('./errors.js');
+  const file = positionals[0];
+  if (!file) throw new InputError(`${verb} needs the path of kanban.yaml, e.g. \`kanban-supervisor ${verb === 'run' ? '' : `${verb} `}kanban.yaml\`.`);
+  if (positionals.length > 1) throw new InputError(`unexpected argument "${positionals[1]}". Pass one kanban.yaml; see \`kanban-supervisor ${verb} --help\`.`);
+  const { runCommand } = await import('./commands/run.js');
+  return runCommand(file, values);
+}
+
+async function report(error: unknown, verb: string): Promise<number> {
+  const { SupervisorError } = await import('./errors.js');
+  if (error instanceof SupervisorError) {
+    process.stderr.write(`kanban-supervisor: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const code = (error as { code?: string }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`kanban-supervisor: ${argsMessage(error as Error, verb)}\n`);
+    return 2;
+  }
+  process.stderr.write(
+    `kanban-supervisor: internal error (a bug in kanban-supervisor ${version()}, not in your board): ${(error as Error)?.stack ?? String(error)}\n` +
+      'Please report it with the command you ran and this message.\n',
+  );
+  return 1;
+}
+
+function argsMessage(error: Error, verb: string): string {
+  const flag = /'(-{1,2}[^'\s]+)'/.exec(error.message)?.[1];
+  if (flag && /Unknown option/.test(error.message)) {
+    const known = Object.keys({ ...COMMON, ...FLAGS[verb] }).map((k) => `--${k}`);
+    const guess = closest(flag.replace(/=.*/, ''), known);
+    return `unknown option ${flag} for ${verb}.${guess ? ` Did you mean ${guess}?` : ''} See \`kanban-supervisor ${verb} --help\`.`;
+  }
+  return `${error.message.split('\n')[0]} See \`kanban-supervisor ${verb} --help\`.`;
+}
+
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,96 @@
+/**
+ * Typed errors. Each carries the exit code SPEC §6 gives it; only cli.ts prints
+ * them and exits, so every command stays callable (and testable) without argv.
+ */
+
+/** Exit codes of SPEC §6 (plus 129 for SIGHUP). */
+export const ExitCode = {
+  done: 0,
+  internal: 1,
+  badInput: 2,
+  retriesExhausted: 3,
+  haltedForHuman: 4,
+  maxSteps: 5,
+  locked: 75,
+  sighup: 129,
+  sigint: 130,
+  sigterm: 143,
+} as const;
+
+/** Base class: a failure the user should see as one plain message, never a stack trace. */
+export class SupervisorError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad board, task, role or command-line input (exit 2). */
+export class InputError extends SupervisorError {
+  constructor(message: string) {
+    super(message, ExitCode.badInput);
+  }
+}
+
+/** An agent never produced a valid reply within max_retries (exit 3). */
+export class RetriesExhaustedError extends SupervisorError {
+  constructor(message: string) {
+    super(message, ExitCode.retriesExhausted);
+  }
+}
+
+/** The Manager replied with a status other than ok (exit 4). */
+export class HaltedForHumanError extends SupervisorError {
+  constructor(message: string) {
+    super(message, ExitCode.haltedForHuman);
+  }
+}
+
+/** The loop guard stopped a board that kept going round (exit 5). */
+export class MaxStepsError extends SupervisorError {
+  constructor(message: string) {
+    super(message, ExitCode.maxSteps);
+  }
+}
+
+/** Another supervisor holds the board, or the lock was lost mid-run (exit 75). */
+export class BoardLockedError extends SupervisorError {
+  constructor(message: string) {
+    super(message, ExitCode.locked);
+  }
+}
+
+/** The supervisor was stopped by a signal (exit 128 + signal number). */
+export class InterruptedError extends SupervisorError {
+  constructor(
+    message: string,
+    readonly signal: NodeJS.Signals,
+  ) {
+    super(message, signalExitCode(signal));
+  }
+}
+
+/** A bug in kanban-supervisor itself (exit 1). */
+export class InternalError extends SupervisorError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.internal);
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/** 128 + the signal's number, as shells report it. */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  switch (signal) {
+    case 'SIGHUP':
+      return ExitCode.sighup;
+    case 'SIGINT':
+      return ExitCode.sigint;
+    case 'SIGTERM':
+      return ExitCode.sigterm;
+    default:
+      return ExitCode.internal;
+  }
+}

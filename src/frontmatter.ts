@@ -1,0 +1,54 @@
+import matter from 'gray-matter';
+import { parseYaml } from './board/yaml.js';
+
+/** A Markdown file's YAML front-matter and body, or why it cannot be read. */
+export type FrontMatter = { ok: true; data: Record<string, unknown>; body: string } | { ok: false; line: number; message: string };
+
+class FrontMatterProblem extends Error {
+  constructor(
+    message: string,
+    readonly line: number,
+  ) {
+    super(message);
+  }
+}
+
+const refuse = (language: string) => () => {
+  throw new FrontMatterProblem(`front-matter in "${language}" is not accepted; only YAML front-matter (---) is`, 1);
+};
+
+// gray-matter evaluates `---js` front-matter as code with its default engines.
+// Every engine but YAML is replaced by one that refuses, and YAML goes through the
+// same alias-bomb-safe parser as kanban.yaml.
+const ENGINES = {
+  yaml: (text: string): object => {
+    const parsed = parseYaml(text);
+    if (!parsed.ok) throw new FrontMatterProblem(parsed.message, parsed.line + 1);
+    return (parsed.value ?? {}) as object;
+  },
+  js: refuse('js'),
+  javascript: refuse('javascript'),
+  coffee: refuse('coffee'),
+  json: refuse('json'),
+  toml: refuse('toml'),
+};
+
+/** Split a Markdown file into front-matter and body; never evaluates code, never throws. */
+export function parseFrontMatter(text: string): FrontMatter {
+  const language = /^---[ \t]*([A-Za-z]+)?/.exec(text)?.[1];
+  if (language && language.toLowerCase() !== 'yaml') {
+    return { ok: false, line: 1, message: `front-matter in "${language}" is not accepted; only YAML front-matter (---) is` };
+  }
+  try {
+    // An empty options object also turns off gray-matter's module-level cache.
+    const file = matter(text, { engines: ENGINES, language: 'yaml' });
+    const data = file.data as unknown;
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+      return { ok: false, line: 2, message: 'front-matter must be a YAML mapping (key: value lines)' };
+    }
+    return { ok: true, data: data as Record<string, unknown>, body: file.content };
+  } catch (error) {
+    if (error instanceof FrontMatterProblem) return { ok: false, line: error.line, message: error.message };
+    return { ok: false, line: 1, message: `front-matter cannot be read: ${(error as Error).message.split('\n')[0]}` };
+  }
+}

@@ -1,0 +1,46 @@
+import { appendFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+
+/** `supervisor.log.md` beside kanban.yaml. */
+export function supervisorLogFile(boardDir: string): string {
+  return path.join(boardDir, 'supervisor.log.md');
+}
+
+/** One entry of the Supervisor Log (SPEC §4, the seed's format). */
+export interface LogEntry {
+  time: Date;
+  kind: 'Retry Event' | 'Halt' | 'Warning';
+  agent: string;
+  task: string;
+  /** `retry number/max_retries`, for retries and halts. */
+  attempt?: string;
+  issue: string;
+  expected?: object;
+  received?: string;
+  action: string;
+}
+
+/** Render an entry as Markdown (pure). */
+export function formatEntry(entry: LogEntry): string {
+  const lines = [`### ${entry.time.toISOString()} ${entry.kind}`, '', `**Agent:** ${entry.agent}  `, `**Task:** ${entry.task}  `];
+  if (entry.attempt) lines.push(`**Attempt:** ${entry.attempt}  `);
+  lines.push(`**Issue:** ${entry.issue}`, '');
+  if (entry.expected) lines.push('**Expected:**', fence(JSON.stringify(entry.expected, null, 2), 'json'), '');
+  if (entry.received !== undefined) lines.push('**Received:**', fence(entry.received, ''), '');
+  lines.push(`**Action:** ${entry.action}`, '', '');
+  return lines.join('\n');
+}
+
+/** Append an entry, starting the file with its heading if it is new. */
+export function appendEntry(boardDir: string, entry: LogEntry): void {
+  const file = supervisorLogFile(boardDir);
+  const heading = existsSync(file) ? '' : '## Supervisor Log\n\n';
+  appendFileSync(file, heading + formatEntry(entry));
+}
+
+// Agent output may itself contain ``` fences: use a longer fence than any inside.
+function fence(text: string, language: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const marks = '`'.repeat(longest + 1);
+  return `${marks}${language}\n${text}${text.endsWith('\n') ? '' : '\n'}${marks}`;
+}

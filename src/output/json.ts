@@ -1,0 +1,25 @@
+/** JSON.parse that returns undefined instead of throwing (deeply nested input can throw RangeError). */
+export function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A plain JSON object (not an array, not null). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Parse every non-blank line as JSON; null unless all of them are objects (a JSONL stream). */
+export function parseJsonLines(text: string): Record<string, unknown>[] | null {
+  const events: Record<string, unknown>[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const value = tryParse(line);
+    if (!isObject(value)) return null;
+    events.push(value);
+  }
+  return events.length > 0 ? events : null;
+}

@@ -1,0 +1,57 @@
+import { formatDuration } from '../duration.js';
+import type { AttemptResult } from '../agent/attempt.js';
+import { extractReply, type OutputStrategy } from './extract.js';
+import { checkReply, type ReplyRules } from './validate.js';
+
+/** An attempt's reply if it is valid, else why not and what was received (bounded, for the log). */
+export type Judgement =
+  | { valid: true; reply: Record<string, unknown>; via: string }
+  | { valid: false; issue: string; received: string };
+
+const RECEIVED_MAX = 4000;
+
+/** Judge an attempt by the format of its output only; the exit code alone never decides (SPEC §3). */
+export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rules: ReplyRules, timeoutMs: number, idleTimeoutMs: number | null): Judgement {
+  const killed = `was killed with ${result.killedWith ?? 'SIGTERM'}`;
+  if (result.end === 'timeout') return invalid(`timed out after ${formatDuration(timeoutMs)} and ${killed}`, result);
+  if (result.end === 'idle-timeout') return invalid(`printed nothing for ${formatDuration(idleTimeoutMs ?? 0)} (idle_timeout) and ${killed}`, result);
+  if (result.end === 'spawn-failed') return invalid(`could not be started: ${result.spawnError ?? 'unknown error'}`, result);
+  const extraction = extractReply(result.stdout, output);
+  if (!extraction.found) return invalid(`${extraction.issue}${exitNote(result)}`, result);
+  const verdict = checkReply(extraction.reply, rules);
+  if (!verdict.valid) {
+    return { valid: false, issue: `Invalid output format: ${verdict.issues.slice(0, 3).join('; ')}`, received: bounded(safeStringify(extraction.reply)) };
+  }
+  return { valid: true, reply: extraction.reply, via: extraction.via };
+}
+
+function invalid(issue: string, result: AttemptResult): Judgement {
+  return { valid: false, issue, received: receivedText(result) };
+}
+
+function exitNote(result: AttemptResult): string {
+  if (result.signal) return ` (the agent was ended by ${result.signal})`;
+  if (result.exitCode !== null && result.exitCode !== 0) return ` (exit code ${result.exitCode})`;
+  return '';
+}
+
+function receivedText(result: AttemptResult): string {
+  if (result.stdout.trim() === '') {
+    const stderr = result.stderrTail.trim();
+    return stderr ? `(stdout was empty; stderr ends with:)\n${bounded(stderr)}` : '(nothing on stdout or stderr)';
+  }
+  const head = result.stdoutTruncated || result.stdout.length > RECEIVED_MAX ? `(last ${RECEIVED_MAX} characters of ${result.stdoutBytes} bytes of stdout)\n` : '';
+  return head + bounded(result.stdout);
+}
+
+function bounded(text: string): string {
+  return text.length > RECEIVED_MAX ? text.slice(text.length - RECEIVED_MAX) : text;
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return String(value);
+  }
+}

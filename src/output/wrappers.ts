@@ -1,0 +1,68 @@
+import { isObject, parseJsonLines, tryParse } from './json.js';
+
+/**
+ * What an agent CLI's own JSON envelope says: the model's final text (or an object
+ * reply it carries), or the error it reports. Exit codes of these CLIs lie both ways,
+ * so the envelope is read first.
+ */
+export type Unwrapped = { text: string } | { reply: Record<string, unknown> } | { error: string };
+
+/** A known agent CLI's output format. */
+export interface Wrapper {
+  name: 'claude' | 'codex' | 'gemini';
+  /** Unwrap stdout, or return null when stdout is not in this CLI's format. */
+  unwrap(stdout: string): Unwrapped | null;
+}
+
+/** Claude Code `-p --output-format json` (one result object, or an array of messages with --verbose) and `stream-json` (JSONL). */
+const claude: Wrapper = {
+  name: 'claude',
+  unwrap(stdout) {
+    const whole = tryParse(stdout);
+    const candidates = Array.isArray(whole) ? whole : isObject(whole) ? [whole] : (parseJsonLines(stdout) ?? []);
+    const result = candidates.filter(isObject).findLast((m) => m.type === 'result');
+    if (!result || (!('result' in result) && !('structured_output' in result) && !('is_error' in result))) return null;
+    if (result.is_error === true) {
+      return { error: `Claude Code reported an error (${String(result.subtype ?? 'is_error')}): ${String(result.result ?? '').slice(0, 300)}` };
+    }
+    if (isObject(result.structured_output)) return { reply: result.structured_output };
+    if (typeof result.result === 'string') return { text: result.result };
+    return { error: `Claude Code printed a result object without result text (subtype ${String(result.subtype)})` };
+  },
+};
+
+/** Codex `exec --json`: a JSONL event stream whose last completed agent_message holds the final text. */
+const codex: Wrapper = {
+  name: 'codex',
+  unwrap(stdout) {
+    const events = parseJsonLines(stdout);
+    if (!events || !events.some((e) => typeof e.type === 'string' && /^(thread|turn|item)\.|^error$/.test(e.type))) return null;
+    const message = events
+      .filter((e) => e.type === 'item.completed' && isObject(e.item))
+      .map((e) => e.item as Record<string, unknown>)
+      .findLast((item) => item.type === 'agent_message' || item.item_type === 'assistant_message');
+    if (message && typeof message.text === 'string') return { text: message.text };
+    const failure = events.findLast((e) => e.type === 'turn.failed' || e.type === 'error');
+    if (failure) {
+      const error = isObject(failure.error) ? failure.error.message : failure.message;
+      return { error: `Codex reported an error: ${String(error ?? 'turn failed').slice(0, 300)}` };
+    }
+    return { error: 'Codex finished without an agent message' };
+  },
+};
+
+/** Gemini CLI `-p -o json`: one (pretty-printed) object whose `response` holds the final text. */
+const gemini: Wrapper = {
+  name: 'gemini',
+  unwrap(stdout) {
+    const whole = tryParse(stdout);
+    // A reply of our own format that happens to have a `response` field is not an envelope.
+    if (!isObject(whole) || 'status' in whole || !('response' in whole || ('error' in whole && 'stats' in whole) || ('session_id' in whole && 'stats' in whole))) return null;
+    if (isObject(whole.error)) return { error: `Gemini CLI reported an error: ${String(whole.error.message ?? '').slice(0, 300)}` };
+    if (typeof whole.response === 'string') return { text: whole.response };
+    return null;
+  },
+};
+
+/** The known wrappers, in the order `output: auto` tries them. */
+export const WRAPPERS: readonly Wrapper[] = [claude, codex, gemini];

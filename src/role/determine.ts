@@ -1,0 +1,21 @@
+import type { BoardState } from '../board/board.js';
+import type { TaskMeta } from '../task.js';
+
+/**
+ * `determine_role` (SPEC §1): the task's own `role`, else the board's phase, else Implementor.
+ */
+export function determineRole(board: Pick<BoardState, 'phase' | 'sub_phase'>, task: TaskMeta): string {
+  if (typeof task.role === 'string' && task.role.length > 0) return task.role;
+  switch (board.phase) {
+    case 'design':
+      return 'Architect';
+    case 'plan':
+      return 'Manager';
+    case 'execute':
+      return board.sub_phase === 'review' ? 'Architect' : 'Implementor';
+    case 'validate':
+      return 'Architect';
+    default:
+      return 'Implementor';
+  }
+}
