@@ -73,7 +73,7 @@ export async function runWithRetries(run: AgentRun, deps: RetryDeps): Promise<Re
     if (!judgement) throw (deps.interrupt?.reason as Error | undefined) ?? new InterruptedError(`Interrupted: ${invocation.role} was stopped.`, 'SIGINT');
     if (judgement.valid) return judgement.reply;
 
-    const issue = `${invocation.role} (${describeCommand(invocation)}) ${judgement.issue}`;
+    const issue = `Invalid output format: ${invocation.role} (${describeCommand(invocation)}) ${judgement.issue}`;
     const entry = { time: deps.clock(), agent: invocation.role, task: run.task, issue, expected: expectedReply(run.rules.manager), received: judgement.received };
     if (attempt < total) {
       appendEntry(deps.boardDir, { ...entry, kind: 'Retry Event', attempt: `${attempt}/${maxRetries}`, action: 'Rescheduling with exact same parameters' });
@@ -83,8 +83,8 @@ export async function runWithRetries(run: AgentRun, deps: RetryDeps): Promise<Re
     appendEntry(deps.boardDir, { ...entry, kind: 'Halt', attempt: `${maxRetries}/${maxRetries}`, action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task' });
     deps.events.emit('halted', { ...where, exitCode: 3, reason: 'retries_exhausted', issue });
     throw new RetriesExhaustedError(
-      `${invocation.role} gave no valid reply for ${run.task} in ${total} attempt(s); the last one ${judgement.issue}. ` +
-        `The board is unchanged. See supervisor.log.md and ${path.relative(deps.boardDir, files.outFile)}, fix the agent or ${invocation.roleFile}, then run again to resume at this task.`,
+      `${invocation.role} gave no valid reply for ${run.task} in ${total} attempt(s); the last one ${judgement.issue}. The board is unchanged. ` +
+        `Log: supervisor.log.md; last output: ${path.relative(deps.boardDir, files.outFile)}. Fix the agent or ${invocation.roleFile}, then run again to resume at this task.`,
     );
   }
   throw new Error('unreachable: the retry loop always returns or throws');

@@ -20,15 +20,15 @@ const MAX_DEPTH = 4;
 export function extractReply(stdout: string, strategy: OutputStrategy = 'auto', depth = 0): Extraction {
   if (strategy === 'whole' || strategy === 'fenced' || strategy === 'last-line') {
     const reply = GENERIC[strategy](stdout);
-    return reply ? { found: true, reply, via: strategy } : { found: false, issue: `no JSON reply found (output: ${strategy})` };
+    return reply ? { found: true, reply, via: strategy } : { found: false, issue: `printed no JSON reply (output: ${strategy})` };
   }
   if (strategy !== 'auto') {
     const wrapper = WRAPPERS.find((w) => w.name === strategy) as Wrapper;
     const unwrapped = wrapper.unwrap(stdout);
-    if (!unwrapped) return { found: false, issue: `stdout is not ${strategy}'s JSON output (output: ${strategy})` };
+    if (!unwrapped) return { found: false, issue: `printed something other than ${strategy}'s JSON output (output: ${strategy})` };
     return fromUnwrapped(unwrapped, strategy, depth);
   }
-  if (stdout.trim() === '') return { found: false, issue: 'the agent printed nothing on stdout' };
+  if (stdout.trim() === '') return { found: false, issue: 'printed nothing on stdout' };
   for (const wrapper of WRAPPERS) {
     const unwrapped = wrapper.unwrap(stdout);
     if (unwrapped) return fromUnwrapped(unwrapped, wrapper.name, depth);
@@ -37,13 +37,13 @@ export function extractReply(stdout: string, strategy: OutputStrategy = 'auto', 
     const reply = GENERIC[name](stdout);
     if (reply) return { found: true, reply, via: name };
   }
-  return { found: false, issue: 'no JSON reply object found in stdout (tried the whole output, known agent wrappers, the last ```json block and the last JSON line)' };
+  return { found: false, issue: 'printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block and the last JSON line)' };
 }
 
 function fromUnwrapped(unwrapped: ReturnType<Wrapper['unwrap']> & object, name: string, depth: number): Extraction {
   if ('error' in unwrapped) return { found: false, issue: unwrapped.error };
   if ('reply' in unwrapped) return { found: true, reply: unwrapped.reply, via: name };
-  if (depth >= MAX_DEPTH) return { found: false, issue: `agent output is wrapped more than ${MAX_DEPTH} levels deep` };
+  if (depth >= MAX_DEPTH) return { found: false, issue: `printed output wrapped more than ${MAX_DEPTH} levels deep` };
   const inner = extractReply(unwrapped.text, 'auto', depth + 1);
   return inner.found ? { ...inner, via: `${name} > ${inner.via}` } : { found: false, issue: `${inner.issue} (in the ${name} result text)` };
 }

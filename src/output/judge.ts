@@ -20,7 +20,7 @@ export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rule
   if (!extraction.found) return invalid(`${extraction.issue}${exitNote(result)}`, result);
   const verdict = checkReply(extraction.reply, rules);
   if (!verdict.valid) {
-    return { valid: false, issue: `Invalid output format: ${verdict.issues.slice(0, 3).join('; ')}`, received: bounded(safeStringify(extraction.reply)) };
+    return { valid: false, issue: `replied in the wrong format: ${verdict.issues.slice(0, 3).join('; ')}`, received: bounded(safeStringify(extraction.reply)) };
   }
   return { valid: true, reply: extraction.reply, via: extraction.via };
 }

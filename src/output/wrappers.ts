@@ -23,11 +23,11 @@ const claude: Wrapper = {
     const result = candidates.filter(isObject).findLast((m) => m.type === 'result');
     if (!result || (!('result' in result) && !('structured_output' in result) && !('is_error' in result))) return null;
     if (result.is_error === true) {
-      return { error: `Claude Code reported an error (${String(result.subtype ?? 'is_error')}): ${String(result.result ?? '').slice(0, 300)}` };
+      return { error: `reported an error in its Claude Code envelope (${String(result.subtype ?? 'is_error')}): ${String(result.result ?? '').slice(0, 300)}` };
     }
     if (isObject(result.structured_output)) return { reply: result.structured_output };
     if (typeof result.result === 'string') return { text: result.result };
-    return { error: `Claude Code printed a result object without result text (subtype ${String(result.subtype)})` };
+    return { error: `printed a Claude Code result without result text (subtype ${String(result.subtype)})` };
   },
 };
 
@@ -45,9 +45,9 @@ const codex: Wrapper = {
     const failure = events.findLast((e) => e.type === 'turn.failed' || e.type === 'error');
     if (failure) {
       const error = isObject(failure.error) ? failure.error.message : failure.message;
-      return { error: `Codex reported an error: ${String(error ?? 'turn failed').slice(0, 300)}` };
+      return { error: `reported an error in its Codex event stream: ${String(error ?? 'turn failed').slice(0, 300)}` };
     }
-    return { error: 'Codex finished without an agent message' };
+    return { error: 'finished its Codex event stream without an agent message' };
   },
 };
 
@@ -58,7 +58,7 @@ const gemini: Wrapper = {
     const whole = tryParse(stdout);
     // A reply of our own format that happens to have a `response` field is not an envelope.
     if (!isObject(whole) || 'status' in whole || !('response' in whole || ('error' in whole && 'stats' in whole) || ('session_id' in whole && 'stats' in whole))) return null;
-    if (isObject(whole.error)) return { error: `Gemini CLI reported an error: ${String(whole.error.message ?? '').slice(0, 300)}` };
+    if (isObject(whole.error)) return { error: `reported an error in its Gemini CLI envelope: ${String(whole.error.message ?? '').slice(0, 300)}` };
     if (typeof whole.response === 'string') return { text: whole.response };
     return null;
   },
