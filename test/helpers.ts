@@ -1,0 +1,90 @@
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { afterEach } from 'vitest';
+
+/** The repository root. */
+export const ROOT = path.resolve(import.meta.dirname, '..');
+/** The built CLI: tests run what users run. */
+export const CLI = path.join(ROOT, 'dist', 'cli.js');
+/** Tiny real agent programs used by the tests. */
+export const AGENTS = path.join(ROOT, 'test', 'fixtures', 'agents');
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temp folder, removed after the test. */
+export function tempDir(prefix = 'ks-'): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Write files (relative path → content) into a new temp board folder and return it. */
+export function makeBoard(files: Record<string, string>): string {
+  const dir = tempDir();
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), content);
+  }
+  return dir;
+}
+
+/** A copy of the repository's example board (kanban.yaml, tasks/, roles/) in a temp folder. */
+export function copyExampleBoard(): string {
+  const dir = tempDir();
+  for (const name of ['kanban.yaml', 'tasks', 'roles']) cpSync(path.join(ROOT, name), path.join(dir, name), { recursive: true });
+  return dir;
+}
+
+/** A role file whose agent is `command` (argv), with optional extra front-matter lines. */
+export function role(command: string[], extra = '', body = 'Do {{task_file}}.\n'): string {
+  return `---\ncommand: ${JSON.stringify(command)}\n${extra}---\n${body}`;
+}
+
+/** A role file running a fixture agent from test/fixtures/agents with node. */
+export function fixtureRole(agent: string, args: string[] = [], extra = 'stdin: json\n'): string {
+  return role(['node', path.join(AGENTS, agent), ...args], extra);
+}
+
+/** The shipped sequential Manager as a role file. */
+export const SEQUENTIAL_MANAGER = role(['node', '{{agents}}/sequential-manager.js'], 'stdin: json\n');
+
+/** A board with `n` tasks (tasks/001.md …), the first current, plus extra files. */
+export function boardWithTasks(n: number, files: Record<string, string>, header = 'phase: execute\n'): string {
+  const tasks = Array.from({ length: n }, (_, i) => `tasks/${String(i + 1).padStart(3, '0')}.md`);
+  const board: Record<string, string> = {
+    'kanban.yaml': `${header}current: ${tasks[0]}\ntasks:\n${tasks.map((t) => `  - ${t}`).join('\n')}\n`,
+    'roles/manager.md': SEQUENTIAL_MANAGER,
+    ...Object.fromEntries(tasks.map((t, i) => [t, `---\ntitle: task ${i + 1}\n---\nTask ${i + 1}.\n`])),
+    ...files,
+  };
+  return makeBoard(board);
+}
+
+/** Run the built CLI; never rejects. */
+export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; timeout?: number } = {}): ResultPromise<{ reject: false }> {
+  return execa('node', [CLI, ...args], {
+    reject: false,
+    cwd: options.cwd ?? ROOT,
+    env: { NO_COLOR: '1', ...options.env },
+    timeout: options.timeout ?? 60_000,
+    stdin: 'ignore',
+  }) as unknown as ResultPromise<{ reject: false }>;
+}
+
+/** Read a file of a board folder. */
+export function read(dir: string, name: string): string {
+  return readFileSync(path.join(dir, name), 'utf8');
+}
+
+/** Every event of the board's events.jsonl. */
+export function events(dir: string): Array<Record<string, unknown>> {
+  return read(dir, '.kanban-supervisor/events.jsonl')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
