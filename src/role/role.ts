@@ -49,7 +49,7 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
 /** Parse a role file's text (pure). */
 export function parseRole(file: string, name: string, text: string): Role {
   const parsed = parseFrontMatter(text);
-  if (!parsed.ok) throw new InputError(`${file}:${parsed.line}: ${parsed.message}. Fix the front-matter between the --- lines.`);
+  if (!parsed.ok) throw new InputError(`${file}:${parsed.line}: ${parsed.message}. ${placeholderHint(text) ?? 'Fix the front-matter between the --- lines.'}`);
   if (!text.startsWith('---')) {
     throw new InputError(`${file}: has no front-matter. Start it with ---, a \`command: [...]\` line and --- (see the README).`);
   }
@@ -57,7 +57,7 @@ export function parseRole(file: string, name: string, text: string): Role {
   const validate = validator('role');
   if (!validate(data)) {
     const first = describeErrors(validate.errors, data)[0] ?? 'is invalid';
-    throw new InputError(`${file}: front-matter ${first}. ${roleFix(first)}`);
+    throw new InputError(`${file}: front-matter ${first}. ${(first.startsWith('/command/') && placeholderHint(text)) || roleFix(first)}`);
   }
   const timeoutMs = optionalDuration(data.timeout, file, 'timeout');
   const idleTimeoutMs = optionalDuration(data.idle_timeout, file, 'idle_timeout');
@@ -82,6 +82,11 @@ function optionalDuration(value: unknown, file: string, key: string): number | u
   const ms = parseDuration(value);
   if (ms === null) throw new InputError(`${file}: front-matter /${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).`);
   return ms;
+}
+
+// In YAML, `{{x}}` unquoted inside a flow list is a nested mapping, not text.
+function placeholderHint(text: string): string | undefined {
+  return /^command:.*[[,\s=]\{\{/m.test(text) ? 'Quote argv elements that contain {{placeholders}}, e.g. command: [agent, "{{task_file}}"].' : undefined;
 }
 
 function roleFix(problem: string): string {

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { buildInvocation, fillPlaceholders } from '../../src/agent/invocation.js';
+import { formatDuration, parseDuration } from '../../src/duration.js';
+import { determineRole } from '../../src/role/determine.js';
+import { parseRole } from '../../src/role/role.js';
+
+describe('determineRole', () => {
+  it.each([
+    [{ phase: 'design' }, {}, 'Architect'],
+    [{ phase: 'plan' }, {}, 'Manager'],
+    [{ phase: 'execute', sub_phase: 'review' }, {}, 'Architect'],
+    [{ phase: 'execute' }, {}, 'Implementor'],
+    [{ phase: 'validate' }, {}, 'Architect'],
+    [{ phase: 'something-else' }, {}, 'Implementor'],
+    [{}, {}, 'Implementor'],
+    [{ phase: 'design' }, { role: 'Tester' }, 'Tester'],
+  ])('maps board %j and task %j to %s', (board, task, expected) => {
+    expect(determineRole(board, task)).toBe(expected);
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['90s', 90_000],
+    ['20m', 1_200_000],
+    ['1h30m', 5_400_000],
+    ['500ms', 500],
+    ['1.5s', 1500],
+    [30, 30_000],
+    ['45', 45_000],
+  ])('reads %j as %i ms', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each(['', 'soon', '5 minutes', '-1s', '0', '1d', '3m junk', null, {}])('refuses %j', (text) => {
+    expect(parseDuration(text)).toBeNull();
+  });
+
+  it('formats durations for people', () => {
+    expect([850, 12_300, 245_000, 3_720_000].map(formatDuration)).toEqual(['850ms', '12.3s', '4m05s', '1h02m']);
+  });
+});
+
+describe('role files and invocations', () => {
+  const role = parseRole('roles/implementor.md', 'Implementor', '---\ncommand: [agent, -p, "{{prompt}}", "--task={{task_file}}"]\nstdin: none\nenv: {DEBUG: 1}\n---\nDo {{ task_file }} for {{role}}.\n');
+
+  it('fills placeholders into argv elements without ever building a shell string', () => {
+    const invocation = buildInvocation(role, { role: 'Implementor', kanban_file: 'kanban.yaml', task_file: 'tasks/$(rm -rf x).md' }, { PATH: '/bin' }, '/board', { timeoutMs: 1000, idleTimeoutMs: null });
+    expect(invocation.file).toBe('agent');
+    expect(invocation.args).toEqual(['-p', 'Do tasks/$(rm -rf x).md for Implementor.\n', '--task=tasks/$(rm -rf x).md']);
+    expect(invocation.stdin).toBeNull();
+    expect(invocation.env).toMatchObject({ PATH: '/bin', DEBUG: '1', KANBAN_ROLE: 'Implementor', KANBAN_TASK_FILE: 'tasks/$(rm -rf x).md', KANBAN_DONE_TASK: '' });
+    expect(invocation.cwd).toBe('/board');
+  });
+
+  it('renders non-string inputs as JSON and absent ones as empty', () => {
+    expect(fillPlaceholders('{{tasks}}|{{done_task}}|{{result}}', { tasks: ['a', 'b'], result: { status: 'ok' } }, 'r')).toBe('["a","b"]||{"status":"ok"}');
+  });
+
+  it('explains that placeholders must be quoted inside a YAML flow list', () => {
+    expect(() => parseRole('roles/x.md', 'X', '---\ncommand: [agent, {{prompt}}]\n---\nx\n')).toThrow(/Quote argv elements that contain \{\{placeholders\}\}/);
+  });
+
+  it('defaults stdin to the prompt and output to auto', () => {
+    const plain = parseRole('roles/x.md', 'X', '---\ncommand: [x]\n---\nHello\n');
+    expect(plain).toMatchObject({ stdin: 'prompt', output: 'auto', prompt: 'Hello\n' });
+  });
+});
