@@ -16,6 +16,10 @@ const FLAGS: Record<string, Options> = {
     json: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
   },
+  init: {
+    agent: { type: 'string' },
+    force: { type: 'boolean' },
+  },
 };
 
 /** Parse argv, run one command, print its outcome or error, and return the exit code. Only here are errors printed. */
@@ -44,6 +48,14 @@ export async function main(argv: string[]): Promise<number> {
 
 async function dispatch(verb: string, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number> {
   const { InputError } = await import('./errors.js');
+  if (verb === 'init') {
+    const { init, nextSteps } = await import('./commands/init.js');
+    if (positionals.length > 1) throw new InputError(`unexpected argument "${positionals[1]}". init takes one folder; see \`kanban-supervisor init --help\`.`);
+    const dir = positionals[0] ?? '.';
+    const agent = (values.agent ?? 'shell') as Parameters<typeof init>[0]['agent'];
+    process.stdout.write(nextSteps(dir, agent, init({ dir, agent, force: values.force === true })));
+    return 0;
+  }
   const file = positionals[0];
   if (!file) throw new InputError(`${verb} needs the path of kanban.yaml, e.g. \`kanban-supervisor ${verb === 'run' ? '' : `${verb} `}kanban.yaml\`.`);
   if (positionals.length > 1) throw new InputError(`unexpected argument "${positionals[1]}". Pass one kanban.yaml; see \`kanban-supervisor ${verb} --help\`.`);

@@ -4,6 +4,7 @@ export const HELP = `kanban-supervisor — run CLI agents task by task from a ka
 Usage:
   kanban-supervisor [run] <kanban.yaml> [--max-retries N] [--max-steps N] [--timeout DUR]
                                         [--once] [--json] [--quiet]
+  kanban-supervisor init [dir] [--agent shell|claude|codex|gemini] [--force]
   kanban-supervisor --help | --version
   kanban-supervisor help <command>
 
@@ -18,6 +19,20 @@ Exit codes: 0 done · 1 internal error · 2 bad board/role/CLI input · 3 retrie
 `;
 
 const COMMANDS: Record<string, string> = {
+  init: `Usage: kanban-supervisor init [dir] [--agent shell|claude|codex|gemini] [--force]
+
+Scaffolds a working board in dir (default: the current folder): kanban.yaml, tasks/ with one
+example task, and roles/ (Implementor, Architect, Manager) from the agent's preset. Never
+overwrites an existing file unless --force is given; then it writes nothing at all.
+
+Options:
+  --agent NAME   shell (default: the shipped shell agent, no API key needed), claude, codex, gemini
+  --force        overwrite existing board files
+
+Examples:
+  kanban-supervisor init my-board
+  kanban-supervisor init . --agent claude
+`,
   run: `Usage: kanban-supervisor [run] <kanban.yaml> [options]
 
 Runs the board: reads kanban.yaml, runs the current task's role agent, checks only the

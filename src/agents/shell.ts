@@ -13,7 +13,8 @@ const OUTPUT_LIMIT = 20_000;
 const inputs = readInputs();
 const task = String(inputs.task_file ?? '');
 const text = readFileSync(task, 'utf8');
-const script = /```(?:sh|bash|shell)[^\n]*\n([\s\S]*?)```/.exec(text)?.[1];
+// A fence opens at the start of a line, so prose that mentions ```sh is not mistaken for one.
+const script = /^```(?:sh|bash|shell)[ \t]*\n([\s\S]*?)^```/m.exec(text)?.[1];
 if (script === undefined) {
   reply({ status: 'error', message: `${task} has no \`\`\`sh block to run` });
 } else {
