@@ -9,7 +9,7 @@ import { appendEntry } from './log/supervisor-log.js';
 import { loadReplyRules } from './output/rules.js';
 import { determineRole } from './role/determine.js';
 import { loadRole } from './role/role.js';
-import { runWithRetries, type RetryDeps } from './retry.js';
+import { runWithRetries, type AgentRun, type RetryDeps } from './retry.js';
 import { resolveSettings, type Settings, type SettingsFlags } from './settings.js';
 import { readTaskMeta } from './task.js';
 
@@ -42,10 +42,11 @@ export async function superviseBoard(file: string, flags: SettingsFlags & { once
       if (steps >= settings.maxSteps) throw new MaxStepsError(`Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`);
       steps++;
       const task = board.current;
-      const role = determineRole(board, readTaskMeta(board.dir, task));
+      const inputs = workerInputs(board, task);
+      const role = inputs.role;
       deps.events.emit('step_started', { step: steps, role, task, phase: board.phase ?? null });
 
-      const reply = await runAgent(board, settings, steps, task, { role, kanban_file: path.basename(file), task_file: task }, deps);
+      const reply = await runAgent(board, settings, steps, task, inputs, deps);
       throwIfInterrupted(deps);
       const answer = await runAgent(board, settings, steps, `${path.basename(file)} (done_task: ${task})`, { role: 'Manager', kanban_file: path.basename(file), done_task: task, tasks: board.tasks, result: reply }, deps);
 
@@ -72,15 +73,26 @@ export async function superviseBoard(file: string, flags: SettingsFlags & { once
   }
 }
 
-async function runAgent(board: Board, settings: Settings, step: number, task: string, inputs: AgentInputs, deps: LoopDeps): Promise<Record<string, unknown>> {
+/** The role and inputs of a task's worker (SPEC §2); shared with --dry-run so both run the same thing. */
+export function workerInputs(board: Board, task: string): AgentInputs {
+  const role = determineRole(board, readTaskMeta(board.dir, task));
+  return { role, kanban_file: path.basename(board.file), task_file: task };
+}
+
+/** A role's checked invocation and reply rules: what every attempt repeats (shared with --dry-run). */
+export function prepareAgent(board: Board, settings: Settings, inputs: AgentInputs, env: NodeJS.ProcessEnv): Pick<AgentRun, 'invocation' | 'output' | 'rules'> {
   const role = loadRole(board.dir, inputs.role, inputs.task_file ?? 'the loop');
-  const invocation = buildInvocation(role, inputs, deps.env, board.dir, {
+  const invocation = buildInvocation(role, inputs, env, board.dir, {
     timeoutMs: role.timeoutMs ?? settings.timeoutMs,
     idleTimeoutMs: role.idleTimeoutMs ?? settings.idleTimeoutMs,
   });
   checkCommand(invocation);
   const rules = loadReplyRules(board.dir, role, inputs.role === 'Manager');
-  const run = { invocation, output: role.output, rules, step, task, maxRetries: settings.maxRetries };
+  return { invocation, output: role.output, rules };
+}
+
+async function runAgent(board: Board, settings: Settings, step: number, task: string, inputs: AgentInputs, deps: LoopDeps): Promise<Record<string, unknown>> {
+  const run = { ...prepareAgent(board, settings, inputs, deps.env), step, task, maxRetries: settings.maxRetries };
   return runWithRetries(run, { ...deps, boardDir: board.dir, killGraceMs: settings.killGraceMs });
 }
 
