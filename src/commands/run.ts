@@ -1,12 +1,10 @@
 import path from 'node:path';
 import { runAttempt as realRunAttempt, type RunAttempt } from '../agent/attempt.js';
 import { readBoard } from '../board/board.js';
-import { formatDuration, requireDuration } from '../duration.js';
-import { InputError, InterruptedError, type SupervisorError } from '../errors.js';
+import { InterruptedError, type SupervisorError } from '../errors.js';
 import { EventLog, type EventListener } from '../log/events.js';
 import { acquireBoardLock } from '../lock.js';
 import { superviseBoard, type LoopResult } from '../loop.js';
-import { createReporter } from '../reporter/reporter.js';
 import type { SettingsFlags } from '../settings.js';
 
 /** Options of `kanban-supervisor run`. */
@@ -19,6 +17,8 @@ export interface RunOptions extends SettingsFlags {
   env?: NodeJS.ProcessEnv;
   /** Where signals come from (the process, by default). */
   signals?: NodeJS.EventEmitter;
+  /** Called with the running agent's latest non-blank output line (the live status line shows it). */
+  onLine?: (line: string) => void;
 }
 
 /** Run a board to completion (or one step with --once); throws a SupervisorError on every other outcome. */
@@ -50,6 +50,7 @@ export async function run(options: RunOptions): Promise<LoopResult & { file: str
       forceStop: force.signal,
       clock: () => new Date(),
       env: options.env ?? process.env,
+      ...(options.onLine && { onLine: options.onLine }),
     }).catch((error: unknown) => {
       // Whatever was underway, an interrupt or a lost lock is what the person must hear about.
       throw interrupt.signal.aborted ? (interrupt.signal.reason as SupervisorError) : error;
@@ -59,30 +60,4 @@ export async function run(options: RunOptions): Promise<LoopResult & { file: str
     for (const signal of handled) signals.off(signal, onSignal);
     await release();
   }
-}
-
-/** `kanban-supervisor run`: turn flags into options, show progress, print the outcome; returns the exit code. */
-export async function runCommand(file: string, flags: Record<string, string | boolean | undefined>): Promise<number> {
-  const mode = flags.json ? 'json' : flags.quiet ? 'quiet' : 'plain';
-  const result = await run({
-    file,
-    ...(flags['max-retries'] !== undefined && { maxRetries: integerFlag('--max-retries', flags['max-retries'], 0) }),
-    ...(flags['max-steps'] !== undefined && { maxSteps: integerFlag('--max-steps', flags['max-steps'], 1) }),
-    ...(flags.timeout !== undefined && { timeoutMs: durationFlag('--timeout', flags.timeout) }),
-    once: flags.once === true,
-    listeners: [createReporter(mode, process.stdout)],
-  });
-  const what = result.reason === 'once' ? `Ran one step (--once) in ${formatDuration(result.elapsedMs)}. Run again to continue.` : `Done: the board has no next task (${result.steps} step(s), ${formatDuration(result.elapsedMs)}).`;
-  (mode === 'json' ? process.stderr : process.stdout).write(`${what}\n`);
-  return 0;
-}
-
-function integerFlag(name: string, value: string | boolean, min: number): number {
-  const n = Number(value);
-  if (typeof value !== 'string' || !Number.isInteger(n) || n < min) throw new InputError(`${name} must be a whole number >= ${min} (got ${JSON.stringify(value)}).`);
-  return n;
-}
-
-function durationFlag(name: string, value: string | boolean): number {
-  return requireDuration(value, name);
 }

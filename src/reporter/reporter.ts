@@ -1,18 +1,59 @@
-import type { EventListener } from '../log/events.js';
+import { liveReporter } from './live.js';
+import { outcomeLine, type Outcome } from './outcome.js';
 import { plainReporter } from './plain.js';
+import { createStyle, wantsColour, wantsLiveLine } from './style.js';
+import type { Reporter } from './types.js';
 
-/** How progress is shown: plain lines, JSON events, or nothing but the outcome. */
-export type ReporterMode = 'plain' | 'json' | 'quiet';
+/** How progress is shown: a live line on a terminal, plain lines, JSON events, or nothing but the outcome. */
+export type ReporterMode = 'live' | 'plain' | 'json' | 'quiet';
 
-/** The listener that shows a run's progress on `out`. */
-export function createReporter(mode: ReporterMode, out: NodeJS.WritableStream): EventListener {
+/** What decides the mode and colours: the flags and where stdout goes. */
+export interface ReporterChoice {
+  json?: boolean;
+  quiet?: boolean;
+  noColor?: boolean;
+  isTTY: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+/** `--json` wins, then `--quiet`; otherwise a terminal gets the live line and a pipe or CI plain lines (pure). */
+export function reporterMode(choice: ReporterChoice): ReporterMode {
+  if (choice.json) return 'json';
+  if (choice.quiet) return 'quiet';
+  return wantsLiveLine(choice.isTTY, choice.env) ? 'live' : 'plain';
+}
+
+/** The reporter that shows a run's progress on `out` (a TTY stream for the live mode). */
+export function createReporter(mode: ReporterMode, out: NodeJS.WritableStream & { columns?: number }, options: { colour?: boolean } = {}): Reporter {
   const write = (text: string) => void out.write(text);
+  const style = createStyle(mode === 'live' && options.colour === true);
+  const none = { line: () => {}, close: () => {}, style };
   switch (mode) {
     case 'json':
-      return (event) => write(`${JSON.stringify(event)}\n`);
+      return { ...none, event: (event) => write(`${JSON.stringify(event)}\n`) };
     case 'quiet':
-      return () => {};
+      return { ...none, event: () => {} };
+    case 'live':
+      // Under `script` or a pty of size 0 the width is unknown: assume the classic 80.
+      return liveReporter({ write, style, columns: () => out.columns || 80 });
     default:
-      return plainReporter(write);
+      return { ...none, event: plainReporter(write) };
   }
+}
+
+/** Create the reporter for these flags on this process's stdout. */
+export function reporterFor(flags: { json?: boolean; quiet?: boolean; noColor?: boolean }, stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv): { mode: ReporterMode; reporter: Reporter } {
+  const mode = reporterMode({ ...flags, isTTY: stdout.isTTY === true, env });
+  return { mode, reporter: createReporter(mode, stdout, { colour: wantsColour(stdout.isTTY === true, env, flags.noColor === true) }) };
+}
+
+/**
+ * Print a run's final line: a success on stdout (stderr under --json, whose stdout holds only
+ * events), a failure on stderr. The one place every exit of a run is worded.
+ */
+export function printOutcome(outcome: Outcome, mode: ReporterMode, reporter: Reporter, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): void {
+  const line = outcomeLine(outcome);
+  if (outcome.exitCode !== 0) streams.stderr.write(`${line}\n`);
+  else if (mode === 'json') streams.stderr.write(`${line}\n`);
+  else streams.stdout.write(`${mode === 'live' ? `${reporter.style.green('✓')} ` : ''}${line}\n`);
 }

@@ -1,0 +1,90 @@
+import path from 'node:path';
+import { requireDuration } from '../duration.js';
+import { InputError, SupervisorError } from '../errors.js';
+import { parseHook, runHook, type Hook, type HookContext } from '../hooks/hook.js';
+import type { EventListener } from '../log/events.js';
+import { failedOutcome, finishedOutcome, type Outcome } from '../reporter/outcome.js';
+import { printOutcome, reporterFor } from '../reporter/reporter.js';
+import type { SettingsFlags } from '../settings.js';
+import { dryRun, formatDryRun } from './dry-run.js';
+import { run } from './run.js';
+
+/** The flags of `kanban-supervisor run`, as cli.ts parsed them. */
+export interface RunFlags {
+  'max-retries'?: string;
+  'max-steps'?: string;
+  timeout?: string;
+  once?: boolean;
+  'dry-run'?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  'no-color'?: boolean;
+  'on-complete'?: string;
+  'on-halt'?: string;
+}
+
+/** Where the command talks: the process's streams and environment by default. */
+export interface RunIO {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * `kanban-supervisor run`: turn flags into options, show progress, print the outcome in one
+ * place, run the --on-complete / --on-halt hook; returns the exit code. Internal errors are
+ * rethrown for cli.ts to report as bugs.
+ */
+export async function runCommand(file: string, flags: RunFlags, io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const settings = settingsFlags(flags);
+  if (flags['dry-run']) {
+    const plan = dryRun({ file, ...settings, env: io.env });
+    io.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : formatDryRun(plan));
+    return 0;
+  }
+  const boardDir = path.dirname(path.resolve(file));
+  const hooks: { complete?: Hook; halt?: Hook } = {
+    ...(flags['on-complete'] !== undefined && { complete: parseHook('--on-complete', flags['on-complete'], boardDir, io.env) }),
+    ...(flags['on-halt'] !== undefined && { halt: parseHook('--on-halt', flags['on-halt'], boardDir, io.env) }),
+  };
+  const { mode, reporter } = reporterFor({ json: flags.json === true, quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stdout, io.env);
+  const context: HookContext = { file: path.resolve(file), run: '', steps: 0, task: '' };
+  const track: EventListener = (event) => {
+    if (event.type === 'run_started') context.run = event.run;
+    if (event.type === 'step_started') Object.assign(context, { steps: event.step, task: event.task });
+  };
+
+  let outcome: Outcome;
+  let bug: unknown;
+  try {
+    const result = await run({ file, ...settings, once: flags.once === true, listeners: [track, reporter.event], onLine: reporter.line, env: io.env });
+    outcome = finishedOutcome(result, file);
+  } catch (error) {
+    outcome = failedOutcome(error, file);
+    if (!(error instanceof SupervisorError)) bug = error;
+  } finally {
+    reporter.close();
+  }
+  if (bug === undefined) printOutcome(outcome, mode, reporter, io);
+  const hook = outcome.exitCode === 0 ? hooks.complete : hooks.halt;
+  if (hook) {
+    const warning = await runHook(hook, outcome, context, io.env);
+    if (warning) io.stderr.write(`kanban-supervisor: warning: ${warning}\n`);
+  }
+  if (bug !== undefined) throw bug;
+  return outcome.exitCode;
+}
+
+function settingsFlags(flags: RunFlags): SettingsFlags {
+  return {
+    ...(flags['max-retries'] !== undefined && { maxRetries: integerFlag('--max-retries', flags['max-retries'], 0) }),
+    ...(flags['max-steps'] !== undefined && { maxSteps: integerFlag('--max-steps', flags['max-steps'], 1) }),
+    ...(flags.timeout !== undefined && { timeoutMs: requireDuration(flags.timeout, '--timeout') }),
+  };
+}
+
+function integerFlag(name: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new InputError(`${name} must be a whole number >= ${min} (got ${JSON.stringify(value)}).`);
+  return n;
+}

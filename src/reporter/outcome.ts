@@ -1,0 +1,69 @@
+import path from 'node:path';
+import { formatDuration } from '../duration.js';
+import { ExitCode, SupervisorError } from '../errors.js';
+
+/** How a run ended, as hooks (`KANBAN_OUTCOME`) and `--json` consumers see it. */
+export type OutcomeKind = 'done' | 'once' | 'halted_for_human' | 'retries_exhausted' | 'max_steps' | 'locked' | 'interrupted' | 'bad_input' | 'internal_error';
+
+/** The end of a run: its kind, exit code and the one line a person reads, with what to do next. */
+export interface Outcome {
+  kind: OutcomeKind;
+  exitCode: number;
+  /** One line: what happened and what to do next. */
+  message: string;
+}
+
+/** What a run that ended normally reports. */
+export interface FinishedRun {
+  reason: 'done' | 'once';
+  steps: number;
+  elapsedMs: number;
+}
+
+const KIND_BY_CODE: Record<number, OutcomeKind> = {
+  [ExitCode.done]: 'done',
+  [ExitCode.badInput]: 'bad_input',
+  [ExitCode.retriesExhausted]: 'retries_exhausted',
+  [ExitCode.haltedForHuman]: 'halted_for_human',
+  [ExitCode.maxSteps]: 'max_steps',
+  [ExitCode.locked]: 'locked',
+  [ExitCode.sighup]: 'interrupted',
+  [ExitCode.sigint]: 'interrupted',
+  [ExitCode.sigterm]: 'interrupted',
+};
+
+/** The outcome of a run that ended normally (exit 0). `file` is kanban.yaml as the person gave it. */
+export function finishedOutcome(run: FinishedRun, file: string): Outcome {
+  const took = formatDuration(run.elapsedMs);
+  if (run.reason === 'once') {
+    return { kind: 'once', exitCode: 0, message: `Ran one step (--once) in ${took}. Run again to continue: kanban-supervisor ${file}` };
+  }
+  return {
+    kind: 'done',
+    exitCode: 0,
+    message: `Done: the board has no next task (${run.steps} step(s), ${took}). See what happened: kanban-supervisor report ${file}`,
+  };
+}
+
+/**
+ * The outcome of a run stopped by an error. Most errors already say what to do next;
+ * this is the one place that adds the advice where the message cannot know it.
+ */
+export function failedOutcome(error: unknown, file?: string): Outcome {
+  if (!(error instanceof SupervisorError)) {
+    return { kind: 'internal_error', exitCode: ExitCode.internal, message: error instanceof Error ? error.message : String(error) };
+  }
+  const kind = KIND_BY_CODE[error.exitCode] ?? 'internal_error';
+  // An agent's message may span lines; the outcome is one line.
+  let message = error.message.replace(/\s*\n\s*/g, ' ').trim();
+  if (kind === 'halted_for_human') {
+    const again = file ? `kanban-supervisor ${file}` : 'the same command';
+    message += `${/[.!?]$/.test(message) ? '' : '.'} Answer it (edit the task file or ${file ? path.basename(file) : 'kanban.yaml'}), then run again to continue: ${again}`;
+  }
+  return { kind, exitCode: error.exitCode, message };
+}
+
+/** The final line as printed: success on its own, a failure prefixed with the program name (pure). */
+export function outcomeLine(outcome: Outcome): string {
+  return outcome.exitCode === 0 ? outcome.message : `kanban-supervisor: ${outcome.message}`;
+}
