@@ -1,25 +1,34 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { RunFlags } from './commands/run-command.js';
 import { HELP, commandHelp } from './help.js';
 import { closest } from './suggest.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-const COMMON: Options = { help: { type: 'boolean', short: 'h' } };
+const COMMON: Options = { help: { type: 'boolean', short: 'h' }, 'no-color': { type: 'boolean' } };
 const FLAGS: Record<string, Options> = {
   run: {
     'max-retries': { type: 'string' },
     'max-steps': { type: 'string' },
     timeout: { type: 'string' },
     once: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
+    'on-complete': { type: 'string' },
+    'on-halt': { type: 'string' },
   },
   init: {
     agent: { type: 'string' },
     force: { type: 'boolean' },
   },
+  status: { json: { type: 'boolean' } },
+  validate: {},
+  report: { out: { type: 'string', short: 'o' } },
 };
 
 /** Parse argv, run one command, print its outcome or error, and return the exit code. Only here are errors printed. */
@@ -35,6 +44,7 @@ export async function main(argv: string[]): Promise<number> {
   const verb = argv[0] && Object.hasOwn(FLAGS, argv[0]) ? argv[0] : 'run';
   const rest = verb === argv[0] ? argv.slice(1) : argv;
   try {
+    if (verb !== argv[0]) await refuseMistypedCommand(argv[0] as string);
     const { values, positionals } = parseArgs({ args: rest, options: { ...COMMON, ...FLAGS[verb] }, allowPositionals: true, strict: true });
     if (values.help) {
       process.stdout.write(commandHelp(verb));
@@ -59,14 +69,43 @@ async function dispatch(verb: string, values: Record<string, string | boolean | 
   const file = positionals[0];
   if (!file) throw new InputError(`${verb} needs the path of kanban.yaml, e.g. \`kanban-supervisor ${verb === 'run' ? '' : `${verb} `}kanban.yaml\`.`);
   if (positionals.length > 1) throw new InputError(`unexpected argument "${positionals[1]}". Pass one kanban.yaml; see \`kanban-supervisor ${verb} --help\`.`);
-  const { runCommand } = await import('./commands/run.js');
-  return runCommand(file, values);
+  switch (verb) {
+    case 'status': {
+      const [{ status }, { formatStatus }] = await Promise.all([import('./commands/status.js'), import('./report/status-text.js')]);
+      const report = status({ file });
+      process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : formatStatus(report));
+      return 0;
+    }
+    case 'validate': {
+      const { validate, formatValidation } = await import('./commands/validate.js');
+      const result = validate({ file });
+      process.stdout.write(formatValidation(result, process.cwd()));
+      return result.problems.length ? 2 : 0;
+    }
+    case 'report': {
+      const { report } = await import('./commands/report.js');
+      const written = report({ file, ...(typeof values.out === 'string' && { out: values.out }) });
+      process.stdout.write(`Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s), ${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`);
+      return 0;
+    }
+    default: {
+      const { runCommand } = await import('./commands/run-command.js');
+      return runCommand(file, values as RunFlags);
+    }
+  }
+}
+
+// `kanban-supervisor stauts kanban.yaml` would otherwise be read as a board named "stauts".
+async function refuseMistypedCommand(first: string): Promise<void> {
+  if (first.startsWith('-') || existsSync(first)) return;
+  const guess = closest(first, [...Object.keys(FLAGS), 'help']);
+  if (guess) throw new (await import('./errors.js')).InputError(`unknown command "${first}". Did you mean ${guess}? See \`kanban-supervisor --help\`.`);
 }
 
 async function report(error: unknown, verb: string): Promise<number> {
-  const { SupervisorError } = await import('./errors.js');
+  const [{ SupervisorError }, { failedOutcome, outcomeLine }] = await Promise.all([import('./errors.js'), import('./reporter/outcome.js')]);
   if (error instanceof SupervisorError) {
-    process.stderr.write(`kanban-supervisor: ${error.message}\n`);
+    process.stderr.write(`${outcomeLine(failedOutcome(error))}\n`);
     return error.exitCode;
   }
   const code = (error as { code?: string }).code;
@@ -86,7 +125,9 @@ function argsMessage(error: Error, verb: string): string {
   if (flag && /Unknown option/.test(error.message)) {
     const known = Object.keys({ ...COMMON, ...FLAGS[verb] }).map((k) => `--${k}`);
     const guess = closest(flag.replace(/=.*/, ''), known);
-    return `unknown option ${flag} for ${verb}.${guess ? ` Did you mean ${guess}?` : ''} See \`kanban-supervisor ${verb} --help\`.`;
+    const owner = Object.keys(FLAGS).find((other) => Object.hasOwn(FLAGS[other] as Options, flag.replace(/^--|=.*$/g, '')));
+    const elsewhere = !guess && owner ? ` ${flag.replace(/=.*/, '')} is an option of \`kanban-supervisor ${owner}\`.` : '';
+    return `unknown option ${flag} for ${verb}.${guess ? ` Did you mean ${guess}?` : elsewhere} See \`kanban-supervisor ${verb} --help\`.`;
   }
   return `${error.message.split('\n')[0]} See \`kanban-supervisor ${verb} --help\`.`;
 }
