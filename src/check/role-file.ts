@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkCommand } from '../agent/command.js';
-import { buildInvocation, fillPlaceholders, type AgentInputs } from '../agent/invocation.js';
+import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from '../agent/invocation.js';
 import type { Problem } from '../board/board.js';
 import { parseDuration } from '../duration.js';
 import { SupervisorError } from '../errors.js';
 import { parseFrontMatter } from '../frontmatter.js';
 import { loadReplyRules } from '../output/rules.js';
-import { parseRole, roleFilePath } from '../role/role.js';
+import { roleFilePath, type Role } from '../role/role.js';
 import { describeErrors, validator } from '../schemas.js';
 import { bodyStartLine, frontMatterLocator, problemFrom } from './locate.js';
 
@@ -22,7 +22,9 @@ const FIXES: Array<[RegExp, string]> = [
 
 /**
  * Every problem of one role file at once, each with its line: front-matter syntax and schema,
- * durations, unknown placeholders, a command that is not there, a broken extra schema.
+ * durations, unknown placeholders, a command that is not there, a broken extra schema. Each
+ * check reuses the loop's own (placeholders, command lookup, reply rules), so validate and a
+ * run cannot disagree.
  * `sample` are inputs like the loop would give, to build the command as it would run.
  * Returns null when the file does not exist (the caller knows who needed it).
  */
@@ -62,19 +64,39 @@ export function checkRoleFile(boardDir: string, name: string, sample: AgentInput
   });
   const bodyStart = bodyStartLine(text);
   parsed.body.split('\n').forEach((line, i) => problems.push(...unknownPlaceholders(line, file, bodyStart + i)));
-  if (problems.length) return dedupe(problems);
+  const program = command[0];
+  if (typeof program === 'string' && program.length > 0) problems.push(...commandProblems(program, file, name, { boardDir, sample, env }, at('/command/0')));
+  if (typeof parsed.data.schema === 'string') {
+    const role: Role = { name, file, schema: parsed.data.schema, command: [], stdin: 'none', output: 'auto', env: {}, prompt: '' };
+    try {
+      loadReplyRules(boardDir, role, name === 'Manager');
+    } catch (error) {
+      if (!(error instanceof SupervisorError)) throw error;
+      problems.push(problemFrom(error.message, file, at('/schema')));
+    }
+  }
+  return dedupe(problems);
+}
 
-  // Only a role that parses can be built into the command the loop would run.
+// Whether the program the loop would start exists: the same lookup, with placeholders filled as a run fills them.
+function commandProblems(program: string, file: string, role: string, where: { boardDir: string; sample: AgentInputs; env: NodeJS.ProcessEnv }, line: number): Problem[] {
+  let filled: string;
   try {
-    const role = parseRole(file, name, text);
-    checkCommand(buildInvocation(role, sample, env, boardDir, { timeoutMs: 1, idleTimeoutMs: null }));
-    loadReplyRules(boardDir, role, name === 'Manager');
+    filled = fillPlaceholders(program, { ...where.sample, agents: AGENTS_DIR }, file);
+  } catch {
+    return []; // an unknown placeholder, already reported
+  }
+  try {
+    checkCommand({ file: filled, cwd: where.boardDir, env: stringEnv(where.env), roleFile: file, role });
+    return [];
   } catch (error) {
     if (!(error instanceof SupervisorError)) throw error;
-    const key = /schema/i.test(error.message) ? '/schema' : '/command/0';
-    problems.push(problemFrom(error.message, file, at(key)));
+    return [problemFrom(error.message, file, line)];
   }
-  return problems;
+}
+
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 function unknownPlaceholders(text: string, file: string, line: number): Problem[] {

@@ -38,7 +38,7 @@ export function dryRun(options: SettingsFlags & { file: string; env?: NodeJS.Pro
   const env = options.env ?? process.env;
   const board = readBoard(file);
   if (board.current === null || board.phase === 'complete') {
-    return { file, nothing: board.current === null ? 'current is null: the board has no next task' : 'phase is complete' };
+    return { file, nothing: board.current === null ? 'the board has no next task (current: null)' : 'the board is complete (phase: complete)' };
   }
   const settings = resolveSettings(board.settings, options);
   const inputs = workerInputs(board, board.current);
@@ -76,7 +76,8 @@ export function formatDryRun(plan: DryRunPlan): string {
   lines.push(`${pad('argv')}${JSON.stringify(n.argv)}`);
   lines.push(`${pad('cwd')}${n.cwd}`);
   lines.push(`${pad('timeout')}${formatDuration(n.timeoutMs)}${n.idleTimeoutMs === null ? ', no idle timeout' : `, idle timeout ${formatDuration(n.idleTimeoutMs)}`}; up to ${n.maxRetries} retr${n.maxRetries === 1 ? 'y' : 'ies'} with these exact inputs`);
-  const env = Object.entries(n.env);
+  // The KANBAN_* inputs first, then what the role file adds.
+  const env = Object.entries(n.env).sort(([a], [b]) => Number(!a.startsWith('KANBAN_')) - Number(!b.startsWith('KANBAN_')));
   env.forEach(([key, value], i) => lines.push(`${pad(i === 0 ? 'env' : '')}${key}=${value}`));
   if (n.stdin === null) {
     lines.push(`${pad('stdin')}none (/dev/null)`);

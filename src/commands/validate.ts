@@ -89,9 +89,10 @@ export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Va
   for (const [role, need] of needs) {
     const found = checkRoleFile(dir, role, need.inputs, env);
     if (found) problems.push(...found);
+    else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}. Create it (see \`kanban-supervisor init\`).` });
     else problems.push({ file: need.file, ...(need.line > 0 && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}. Create it (see \`kanban-supervisor init\`) or change the role.` });
   }
-  return { file, problems: dedupe(problems), tasks: seen.size, roles: [...needs.keys()] };
+  return { file, problems: ordered(dedupe(problems), [name, ...seen]), tasks: seen.size, roles: [...needs.keys()] };
 }
 
 /** The validation as lines `file:line: message` (paths relative to `cwd`) and a summary (pure). */
@@ -114,6 +115,13 @@ function usable(value: unknown): BoardState & { settings: object } {
     ...(typeof data.phase === 'string' && { phase: data.phase }),
     ...(typeof data.sub_phase === 'string' && { sub_phase: data.sub_phase }),
   };
+}
+
+// kanban.yaml first, then the tasks in board order, then the role files; each file by line.
+function ordered(problems: Problem[], files: string[]): Problem[] {
+  const rank = new Map<string, number>(files.map((f, i) => [f, i]));
+  for (const p of problems) if (!rank.has(p.file)) rank.set(p.file, rank.size);
+  return [...problems].sort((a, b) => (rank.get(a.file) as number) - (rank.get(b.file) as number) || (a.line ?? 0) - (b.line ?? 0));
 }
 
 function dedupe(problems: Problem[]): Problem[] {

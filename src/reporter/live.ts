@@ -51,14 +51,11 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
     };
     frame++;
     let text = head(step.task);
-    if (latest) {
-      // The agent's latest line is the liveliest field: shorten a long task path (keeping its end) to make room.
-      const short = [...text].length + 3 + MIN_LATEST - width;
-      if (short > 0) text = head(shortenStart(step.task, Math.max(12, [...step.task].length - short)));
-      const room = width - [...text].length - 3;
-      if (room >= 8) return `${text} · ${style.dim(fitWidth(latest, room))}`;
-    }
-    return fitWidth(text, width);
+    // A long task path gives way (keeping its end) to the clocks and the agent's latest line.
+    const over = [...text].length + (latest ? 3 + MIN_LATEST : 0) - width;
+    if (over > 0) text = head(shortenStart(step.task, Math.max(12, [...step.task].length - over)));
+    const room = width - [...text].length - 3;
+    return latest && room >= 8 ? `${text} · ${style.dim(fitWidth(latest, room))}` : fitWidth(text, width);
   };
   const draw = () => {
     clearTimeout(pending);
