@@ -44,10 +44,10 @@ export function renderReport(runs: RunRecord[], context: PageContext): string {
 <section id="totals">
 <h2>Totals</h2>
 <ul class="cards">${cards.map(([label, value]) => `<li><b>${esc(value)}</b>${esc(label)}</li>`).join('')}</ul>
-<table id="roles"><thead><tr><th>role</th><th>attempts</th><th>valid</th><th>retries</th><th>timeouts</th><th>agent time</th></tr></thead><tbody>
+<table id="roles"><thead><tr><th>role</th><th class="num">attempts</th><th class="num">valid</th><th class="num">retries</th><th class="num">timeouts</th><th class="num">agent time</th></tr></thead><tbody>
 ${sum.byRole.map((r) => `<tr><td>${esc(r.role)}</td>${tallyCells(r)}</tr>`).join('\n')}
 </tbody></table>
-<ul class="legend"><li><i style="background:var(--ok)"></i>valid reply</li><li><i style="background:var(--manager)"></i>Manager's valid reply</li><li><i style="background:var(--bad)"></i>invalid output</li><li><i class="bar timeout" style="position:static"></i>timed out</li><li><i style="background:var(--unfinished)"></i>no end recorded</li><li><i style="outline:2px solid #212529;outline-offset:-2px;background:#fff"></i>retry (↻n)</li></ul>
+<ul class="legend"><li><i style="background:var(--ok)"></i>valid reply</li><li><i style="background:var(--manager)"></i>Manager's valid reply</li><li><i style="background:var(--bad)"></i>invalid output</li><li><i class="hatch"></i>timed out</li><li><i style="background:var(--unfinished)"></i>no end recorded</li><li><i style="outline:2px solid #212529;outline-offset:-2px;background:#fff"></i>retry (↻n)</li></ul>
 </section>
 ${runs.map((run) => timeline(run, context)).join('\n')}
 <section id="attempts">
@@ -85,7 +85,7 @@ function bar(a: AttemptRecord, start: number, span: number, run: RunRecord, cont
   const left = clamp((from / span) * 100);
   const width = Math.min(100 - left, Math.max(0.3, (duration / span) * 100));
   const classes = ['bar', kind(a), a.manager ? 'manager' : 'worker', a.attempt > 1 ? 'retry' : ''].filter(Boolean).join(' ');
-  const label = `${a.attempt > 1 ? `↻${a.attempt - 1} ` : ''}${timedOut(a) ? '⏱ ' : ''}${a.role}`;
+  const label = `${a.attempt > 1 ? `↻${a.attempt - 1} ` : ''}${timedOut(a) ? 'timeout · ' : ''}${a.role}`;
   const title = `${a.role} · step ${a.step} · attempt ${a.attempt}/${a.of} · ${formatDuration(Math.max(0, duration))} · ${result(a)}`;
   const href = a.finished?.stdoutFile ? ` href="${esc(link(a.finished.stdoutFile, context))}"` : '';
   return `<a class="${classes}" data-attempt="${esc(attemptId(a))}"${href} style="left:${left.toFixed(3)}%;width:${width.toFixed(3)}%" title="${esc(title)}">${esc(label)}</a>`;

@@ -19,17 +19,18 @@ section { background: #fff; border: 1px solid var(--line); border-radius: 8px; p
 .lane { display: flex; align-items: center; border-bottom: 1px dashed var(--line); min-height: 34px; }
 .lane .label { width: 240px; flex: none; padding-right: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .track { position: relative; flex: 1; height: 26px; }
-.bar { position: absolute; top: 3px; height: 20px; min-width: 4px; border-radius: 3px; color: #fff; font-size: 11px; line-height: 20px; padding: 0 4px; overflow: hidden; white-space: nowrap; text-decoration: none; }
+.bar { position: absolute; top: 3px; height: 20px; min-width: 4px; border-radius: 3px; color: #fff; font-size: 11px; line-height: 20px; padding: 0 4px; overflow: hidden; white-space: nowrap; text-decoration: none; text-shadow: 0 0 2px rgba(0, 0, 0, 0.5); }
 .bar.valid { background: var(--ok); }
 .bar.invalid { background: var(--bad); }
 .bar.manager.valid { background: var(--manager); }
-.bar.timeout { background: repeating-linear-gradient(45deg, var(--timeout), var(--timeout) 5px, #ffa94d 5px, #ffa94d 10px); }
+.bar.timeout, .legend .hatch { background: repeating-linear-gradient(45deg, var(--timeout), var(--timeout) 5px, #ffa94d 5px, #ffa94d 10px); }
 .bar.unfinished { background: var(--unfinished); }
 .bar.retry { outline: 2px solid #212529; outline-offset: -2px; }
 .bar:hover { filter: brightness(1.15); z-index: 1; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 5px 10px 5px 0; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; color: var(--muted); font-size: 12px; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+#roles { margin-top: 16px; }
 tr.invalid td.result { color: var(--bad); } tr.timeout td.result { color: var(--timeout); } tr.valid td.result { color: var(--ok); }
 `;

@@ -18,7 +18,7 @@ export function formatStatus(report: StatusReport, now: Date = new Date()): stri
   }
   if (report.lastRun) {
     const run = report.lastRun;
-    const ended = run.end ? endText(run.end) : report.lock.state === 'running' ? 'still running' : 'no end recorded (the supervisor was killed or crashed)';
+    const ended = run.end ? endText(run.end, false) : report.lock.state === 'running' ? 'still running' : 'no end recorded (the supervisor was killed or crashed)';
     lines.push(`Last run: ${stamp(run.start)}, ${run.steps} step(s): ${ended}`);
   } else {
     lines.push('Last run: none recorded (.kanban-supervisor/events.jsonl is empty or missing)');
@@ -50,9 +50,9 @@ function attemptText(attempt: AttemptRecord): string {
   return `✗ attempt ${attempt.attempt}/${attempt.of} ${attempt.finished.issue ?? attempt.finished.end} (${when})`;
 }
 
-function endText(end: RunEnd): string {
+function endText(end: RunEnd, withWhy = true): string {
   if (end.type === 'done') return 'done';
-  const why = end.why ? `: ${end.why}` : '';
+  const why = end.why && withWhy ? `: ${end.why}` : '';
   return `${end.type === 'interrupted' ? 'interrupted' : 'halted'}, exit ${end.exitCode} (${end.reason ?? 'unknown reason'})${why}`;
 }
 

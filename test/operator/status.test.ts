@@ -1,0 +1,82 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { boardWithTasks, CLI, fixtureRole, runCli } from '../helpers.js';
+import { snapshot } from './snapshot.js';
+
+async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('status', () => {
+  it('shows the phase, each task with its role and last outcome, and the last halt and why, writing nothing', async () => {
+    const dir = boardWithTasks(2, {
+      'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', 'garbage']),
+      'tasks/002.md': '---\nrole: Architect\ntitle: review\n---\nReview.\n',
+    });
+    const run = await runCli([path.join(dir, 'kanban.yaml'), '--max-retries', '1']);
+    expect(run.exitCode).toBe(3);
+    const before = snapshot(dir);
+    const result = await runCli(['status', 'kanban.yaml'], { cwd: dir });
+    expect(result.exitCode).toBe(0);
+    expect(snapshot(dir)).toEqual(before);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe('kanban.yaml · phase execute · current tasks/001.md');
+    expect(lines[1]).toBe('Supervisor: none running (the board is not locked)');
+    expect(lines[2]).toBe('Tasks (2):');
+    expect(lines[3]).toMatch(/^ {2}→ tasks\/001\.md {2}Implementor {2}✗ attempt 2\/2 printed no JSON .*\(step 1, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)$/);
+    expect(lines[4]).toBe('    tasks/002.md  Architect    not run yet');
+    expect(lines[5]).toMatch(/^Last run: \d{4}-\S+ \S+ UTC, 1 step\(s\): halted, exit 3 \(retries_exhausted\)$/);
+    expect(lines[6]).toMatch(/^Last halt: \S+ \S+ UTC: halted, exit 3 \(retries_exhausted\): Invalid output format: Implementor \(node .*\) printed no JSON/);
+
+    const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
+    const report = JSON.parse(json.stdout) as { tasks: Array<{ task: string; role: string; last?: { finished: { valid: boolean } } }>; lock: { state: string }; lastHalt: { exitCode: number } };
+    expect(report.tasks.map((t) => [t.task, t.role, t.last?.finished.valid ?? null])).toEqual([
+      ['tasks/001.md', 'Implementor', false],
+      ['tasks/002.md', 'Architect', null],
+    ]);
+    expect(report.lock.state).toBe('free');
+    expect(report.lastHalt.exitCode).toBe(3);
+  });
+
+  it('shows the pid of a running supervisor without taking its lock; a second run is refused with 75, and Ctrl-C ends the first with 130', async () => {
+    const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', 'hang']) });
+    const first = execa('node', [CLI, path.join(dir, 'kanban.yaml')], { reject: false, env: { NO_COLOR: '1' }, stdin: 'ignore', timeout: 60_000 });
+    await waitFor(() => existsSync(path.join(dir, '.kanban-supervisor', 'runs')) && existsSync(path.join(dir, '.kanban-supervisor', 'lock-owner.json')), 'the run to start');
+
+    const status = await runCli(['status', path.join(dir, 'kanban.yaml')]);
+    expect(status.exitCode).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`^Supervisor: running: pid ${first.pid} since \\S+ \\S+ UTC \\(\\S+\\)$`, 'm'));
+    expect(status.stdout).toMatch(/Last run: .*: still running/);
+
+    const second = await runCli([path.join(dir, 'kanban.yaml')]);
+    expect(second.exitCode).toBe(75);
+    expect(second.stderr).toMatch(new RegExp(`^kanban-supervisor: kanban\\.yaml is locked by another kanban-supervisor \\(pid ${first.pid} on .*Wait for it to finish or stop it`));
+
+    first.kill('SIGINT');
+    const ended = await first;
+    expect(ended.exitCode).toBe(130);
+    expect(ended.stderr).toMatch(/^kanban-supervisor: Interrupted by SIGINT: .*run again to resume at the current task\.$/);
+    const after = await runCli(['status', path.join(dir, 'kanban.yaml')]);
+    expect(after.stdout).toMatch(/^Supervisor: none running \(the board is not locked\)$/m);
+    expect(after.stdout).toMatch(/^Last halt: .*: interrupted, exit 130 \(InterruptedError\): Interrupted by SIGINT/m);
+  });
+
+  it('tells a lock left by a supervisor that died from a running one', async () => {
+    const dir = boardWithTasks(1, {});
+    const gone = execa('node', ['-e', '']);
+    await gone;
+    mkdirSync(path.join(dir, 'kanban.yaml.lock'));
+    mkdirSync(path.join(dir, '.kanban-supervisor'));
+    writeFileSync(path.join(dir, '.kanban-supervisor', 'lock-owner.json'), JSON.stringify({ pid: gone.pid, host: hostname(), since: '2026-01-02T03:04:05.000Z' }));
+    const result = await runCli(['status', path.join(dir, 'kanban.yaml')]);
+    expect(result.stdout).toMatch(new RegExp(`^Supervisor: none running: pid ${gone.pid} \\(since 2026-01-02 03:04:05 UTC\\) is gone and left its lock; the next run takes it over$`, 'm'));
+    expect(result.stdout).toMatch(/^Last run: none recorded/m);
+  });
+});
