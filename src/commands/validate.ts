@@ -80,7 +80,9 @@ export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Va
       }
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
-      problems.push(problemFrom(error.message, task));
+      // A role that is not a name is reported without a line: find the line of its key.
+      const roleLine = /front-matter role /.test(error.message) ? frontMatterLocator(readFileSync(where.absolute, 'utf8'))('/role') : undefined;
+      problems.push(problemFrom(error.message, task, roleLine));
     }
   }
   const first = state.tasks.find((t) => typeof t === 'string') ?? '';

@@ -6,10 +6,11 @@ import { snapshot } from './snapshot.js';
 describe('validate', () => {
   it('lists every mistake of the board, its task files and its role files at once, each as file:line, and exits 2', async () => {
     const dir = makeBoard({
-      'kanban.yaml': 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n  - tasks/002.md\n  - tasks/003.md\n  - tasks/004.md\nsupervisor:\n  timeout: soon\n',
+      'kanban.yaml': 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n  - tasks/002.md\n  - tasks/003.md\n  - tasks/004.md\n  - tasks/005.md\nsupervisor:\n  timeout: soon\n',
       'tasks/001.md': '---\ntitle: first\nrole: Tester\n---\nx\n',
       'tasks/002.md': '---\nrole: [Implementor\n---\nx\n',
       'tasks/004.md': '---\ntitle: four\n---\nx\n',
+      'tasks/005.md': '---\ntitle: five\nrole: 42\n---\nx\n',
       'roles/implementor.md': '---\ncommand: [no-such-agent-xyz, -p]\nstdin: pipe\ntimeout: forever\n---\nDo {{task_file}}.\nThen tell {{taskfile}} about it.\n',
     });
     const before = snapshot(dir);
@@ -19,15 +20,16 @@ describe('validate', () => {
     const lines = result.stdout.split('\n');
     const expected = [
       /^kanban\.yaml:6: \/tasks\/2 "tasks\/003\.md": no such file\. Create it or remove it from \/tasks\.$/,
-      /^kanban\.yaml:9: \/supervisor\/timeout must be a duration like 90s, 20m or 1h30m \(got "soon"\)\.$/,
+      /^kanban\.yaml:10: \/supervisor\/timeout must be a duration like 90s, 20m or 1h30m \(got "soon"\)\.$/,
       /^tasks\/001\.md:3: roles\/tester\.md does not exist, but its front-matter asks for role Tester\. Create it/,
       /^tasks\/002\.md:\d: .*Fix the front-matter between the --- lines\.$/,
+      /^tasks\/005\.md:3: front-matter role must be a role name like Implementor \(got 42\)\. Fix or remove the role line\.$/,
       /^roles\/implementor\.md:2: the Implementor command "no-such-agent-xyz" was not found on PATH\. Install it/,
       /^roles\/implementor\.md:3: front-matter \/stdin must be one of prompt, json, none \(got "pipe"\)\./,
       /^roles\/implementor\.md:4: front-matter \/timeout must be a duration like 90s, 20m or 1h30m \(got "forever"\)\.$/,
       /^roles\/implementor\.md:7: unknown placeholder \{\{taskfile\}\}\. Use one of \{\{task_file\}\}/,
       /^roles\/manager\.md: no such role file, but every board needs a Manager to pick the next task\./,
-      /^9 problem\(s\) found; nothing was run or changed\.$/,
+      /^10 problem\(s\) found; nothing was run or changed\.$/,
     ];
     expect(lines).toHaveLength(expected.length);
     expected.forEach((pattern, i) => expect(lines[i]).toMatch(pattern));
