@@ -31,6 +31,8 @@ export interface RetryDeps {
   interrupt?: AbortSignal;
   forceStop?: AbortSignal;
   onLine?: (line: string) => void;
+  /** Where the running agent's group is recorded, so a run after a crash can stop it. */
+  agentFile?: string;
   clock: () => Date;
 }
 
@@ -46,6 +48,8 @@ export async function runWithRetries(run: AgentRun, deps: RetryDeps): Promise<Re
     const base = `${String(step).padStart(4, '0')}-${invocation.role.toLowerCase()}-${attempt}`;
     const files = { outFile: path.join(deps.runDir, `${base}.out`), errFile: path.join(deps.runDir, `${base}.err`) };
     const where = { step, role: invocation.role, task: run.task, attempt };
+    // An interrupt (or a lost lock) after an invalid attempt ends the run instead of a retry.
+    if (deps.interrupt?.aborted) throw deps.interrupt.reason as Error;
     deps.events.emit('attempt_started', { ...where, of: total, command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs });
     const result = await deps.runAttempt(invocation, {
       ...files,
@@ -53,6 +57,7 @@ export async function runWithRetries(run: AgentRun, deps: RetryDeps): Promise<Re
       ...(deps.interrupt && { interrupt: deps.interrupt }),
       ...(deps.forceStop && { forceStop: deps.forceStop }),
       ...(deps.onLine && { onLine: deps.onLine }),
+      ...(deps.agentFile && { agentFile: deps.agentFile, task: run.task }),
     });
     const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, run.output, run.rules, invocation.timeoutMs, invocation.idleTimeoutMs);
     deps.events.emit('attempt_finished', {

@@ -1,6 +1,9 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { execa } from 'execa';
+import path from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { startProblem } from './command.js';
+import { forgetAgent, recordAgent, signalGroup } from './group.js';
 import type { Invocation } from './invocation.js';
 import { Tail, lastLine } from './tail.js';
 
@@ -36,6 +39,10 @@ export interface AttemptOptions {
   forceStop?: AbortSignal;
   /** Called with the agent's latest non-blank output line. */
   onLine?: (line: string) => void;
+  /** Where to record the running agent's group, so a run after a crash can stop it (see group.ts). */
+  agentFile?: string;
+  /** What the agent record names as the task. */
+  task?: string;
   now?: () => number;
 }
 
@@ -45,54 +52,77 @@ export type RunAttempt = (invocation: Invocation, options: AttemptOptions) => Pr
 // Enough to hold any sensible reply (and a Claude result envelope) after megabytes of chatter.
 const STDOUT_TAIL_BYTES = 4 * 1024 * 1024;
 const STDERR_TAIL_BYTES = 16 * 1024;
+// Node fires a longer timer after 1 ms instead; 24.8 days is as good as forever for an agent.
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Run one attempt of an agent in its own process group (SPEC §5). stdout and stderr
  * stream to the attempt's files; only a bounded tail stays in memory. On timeout,
  * idle timeout or interrupt the whole group gets SIGTERM, then SIGKILL after the
- * grace period, so no grandchild outlives the attempt.
+ * grace period, so no grandchild outlives the attempt. A command the system refuses
+ * to start for good (missing #! interpreter, NUL byte, E2BIG) throws an InputError.
  */
 export const runAttempt: RunAttempt = async (invocation, options) => {
   const now = options.now ?? (() => performance.now());
   const started = now();
-  const out = createWriteStream(options.outFile);
-  const err = createWriteStream(options.errFile);
   const stdoutTail = new Tail(STDOUT_TAIL_BYTES);
   const stderrTail = new Tail(STDERR_TAIL_BYTES);
-
-  const subprocess = execa(invocation.file, [...invocation.args], {
-    cwd: invocation.cwd,
-    env: invocation.env,
-    extendEnv: false,
-    // Its own process group, so one kill reaches every grandchild.
-    detached: true,
-    stdin: invocation.stdin ? 'pipe' : 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-    buffer: false,
-    reject: false,
-    encoding: 'buffer',
-    stripFinalNewline: false,
+  const result = (fields: Pick<AttemptResult, 'end' | 'exitCode' | 'signal' | 'killedWith' | 'pid'> & { spawnError?: string }): AttemptResult => ({
+    ...fields,
+    stdout: stdoutTail.text(),
+    stdoutTruncated: stdoutTail.truncated,
+    stdoutBytes: stdoutTail.total,
+    stderrTail: stderrTail.text(),
+    durationMs: Math.round(now() - started),
   });
+  // Never start an agent only to stop it: an interrupt between attempts ends the run here.
+  if (options.interrupt?.aborted) return result({ end: 'interrupted', exitCode: null, signal: null, killedWith: null, pid: undefined });
+
+  mkdirSync(path.dirname(options.outFile), { recursive: true }); // a person may have cleaned the state folder mid-run
+  const out = logStream(options.outFile);
+  const err = logStream(options.errFile);
+  let subprocess: ResultPromise;
+  try {
+    subprocess = execa(invocation.file, [...invocation.args], {
+      cwd: invocation.cwd,
+      env: invocation.env,
+      extendEnv: false,
+      // Its own process group, so one kill reaches every grandchild.
+      detached: true,
+      stdin: invocation.stdin ? 'pipe' : 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      buffer: false,
+      reject: false,
+      encoding: 'buffer',
+      stripFinalNewline: false,
+    });
+  } catch (error) {
+    await Promise.all([closeStream(out), closeStream(err)]);
+    throw startProblem(invocation, (error as NodeJS.ErrnoException).code ?? 'ERR_INVALID_ARG_VALUE') ?? error;
+  }
   const pid = subprocess.pid;
+  if (pid === undefined) {
+    const failed = await subprocess;
+    await Promise.all([closeStream(out), closeStream(err)]);
+    const problem = startProblem(invocation, failed.code);
+    if (problem) throw problem;
+    return result({ end: 'spawn-failed', exitCode: null, signal: null, killedWith: null, pid, spawnError: failed.message?.split('\n')[0] ?? 'unknown error' });
+  }
+  if (options.agentFile) recordAgent(options.agentFile, { pid, role: invocation.role, task: options.task ?? '' });
 
   let end: AttemptEnd = 'exited';
   let killedWith: AttemptResult['killedWith'] = null;
   let graceTimer: NodeJS.Timeout | undefined;
   const killGroup = (signal: 'SIGTERM' | 'SIGKILL') => {
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-      killedWith = signal;
-    } catch {
-      // ESRCH: the group is already gone.
-    }
+    // The cleanup SIGTERM after a SIGKILL still reaches unreaped zombies; report the SIGKILL.
+    if (signalGroup(pid, signal) && killedWith !== 'SIGKILL') killedWith = signal;
   };
   const stop = (why: AttemptEnd) => {
     if (end !== 'exited') return;
     end = why;
     killGroup('SIGTERM');
-    graceTimer = setTimeout(() => killGroup('SIGKILL'), options.killGraceMs);
+    graceTimer = setTimeout(() => killGroup('SIGKILL'), Math.min(options.killGraceMs, MAX_TIMER_MS));
     graceTimer.unref();
   };
 
@@ -118,46 +148,38 @@ export const runAttempt: RunAttempt = async (invocation, options) => {
     subprocess.stdin.end(invocation.stdin);
   }
 
-  const wall = setTimeout(() => stop('timeout'), invocation.timeoutMs);
+  const wall = setTimeout(() => stop('timeout'), Math.min(invocation.timeoutMs, MAX_TIMER_MS));
+  const idleMs = invocation.idleTimeoutMs;
   const idle =
-    invocation.idleTimeoutMs === null
+    idleMs === null
       ? undefined
       : setInterval(
           () => {
-            if (now() - lastOutput >= (invocation.idleTimeoutMs as number)) stop('idle-timeout');
+            if (now() - lastOutput >= idleMs) stop('idle-timeout');
           },
-          Math.max(50, Math.min(1000, invocation.idleTimeoutMs / 4)),
+          Math.max(50, Math.min(1000, idleMs / 4)),
         );
   const onInterrupt = () => stop('interrupted');
   const onForce = () => {
     end = end === 'exited' ? 'interrupted' : end;
     killGroup('SIGKILL');
   };
-  if (options.interrupt?.aborted) onInterrupt();
   options.interrupt?.addEventListener('abort', onInterrupt, { once: true });
   options.forceStop?.addEventListener('abort', onForce, { once: true });
 
   let exitCode: number | null = null;
   let signal: string | null = null;
-  let spawnError: string | undefined;
   try {
-    if (pid === undefined) {
-      const result = await subprocess;
-      end = 'spawn-failed';
-      spawnError = result.message;
-    } else {
-      [exitCode, signal] = (await once(subprocess, 'exit')) as [number | null, string | null];
-      // The leader is gone; anything it left in its group is an orphan. Stop it the same way,
-      // and do not wait on pipes a surviving grandchild might hold open forever.
-      killGroup('SIGTERM');
-      const streamsClosed = subprocess.then(() => undefined);
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, options.killGraceMs).unref());
-      if ((await Promise.race([streamsClosed.then(() => 'closed'), grace.then(() => 'grace')])) === 'grace') {
-        killGroup('SIGKILL');
-        await Promise.race([streamsClosed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-        subprocess.stdout?.destroy();
-        subprocess.stderr?.destroy();
-      }
+    [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) => subprocess.once('exit', (code, sig) => resolve([code, sig])));
+    // The leader is gone; anything it left in its group is an orphan. Stop it the same way,
+    // and do not wait on pipes a surviving grandchild might hold open forever.
+    killGroup('SIGTERM');
+    const streamsClosed = subprocess.then(() => 'closed' as const);
+    if ((await Promise.race([streamsClosed, delay(options.killGraceMs, 'grace' as const)])) === 'grace') {
+      killGroup('SIGKILL');
+      await Promise.race([streamsClosed, delay(1000, 'given up' as const)]);
+      subprocess.stdout?.destroy();
+      subprocess.stderr?.destroy();
     }
   } finally {
     clearTimeout(wall);
@@ -165,25 +187,26 @@ export const runAttempt: RunAttempt = async (invocation, options) => {
     if (idle) clearInterval(idle);
     options.interrupt?.removeEventListener('abort', onInterrupt);
     options.forceStop?.removeEventListener('abort', onForce);
+    if (options.agentFile) forgetAgent(options.agentFile);
   }
   await Promise.all([closeStream(out), closeStream(err)]);
-  return {
-    end,
-    exitCode,
-    signal,
-    killedWith,
-    stdout: stdoutTail.text(),
-    stdoutTruncated: stdoutTail.truncated,
-    stdoutBytes: stdoutTail.total,
-    stderrTail: stderrTail.text(),
-    durationMs: Math.round(now() - started),
-    pid,
-    ...(spawnError !== undefined && { spawnError }),
-  };
+  return result({ end, exitCode, signal, killedWith, pid });
 };
 
+// A log file that cannot be written (disk full, folder removed) loses the copy on disk,
+// never the attempt: the tail in memory still holds the reply.
+function logStream(file: string): WriteStream {
+  const stream = createWriteStream(file);
+  stream.on('error', () => {});
+  return stream;
+}
+
+function delay<T>(ms: number, value: T): Promise<T> {
+  return new Promise((resolve) => setTimeout(resolve, Math.min(ms, MAX_TIMER_MS), value).unref());
+}
+
 async function closeStream(stream: WriteStream): Promise<void> {
-  if (stream.closed) return;
+  if (stream.closed || stream.destroyed) return;
   if (!stream.writableEnded) stream.end();
   await once(stream, 'close').catch(() => undefined);
 }

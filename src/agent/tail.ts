@@ -1,6 +1,12 @@
+// Output is copied into blocks of this size, so an agent that prints one byte per write
+// (a spinner, a dot every second for hours) costs a few dozen Buffers, not millions.
+const BLOCK_BYTES = 64 * 1024;
+
 /** Keeps only the last `limit` bytes written to it, so memory stays bounded however much an agent prints. */
 export class Tail {
-  private chunks: Buffer[] = [];
+  /** Full blocks, then the block being filled (`used` bytes of it). */
+  private blocks: Buffer[] = [];
+  private used = 0;
   private size = 0;
   /** Every byte ever written, kept or not. */
   total = 0;
@@ -10,28 +16,35 @@ export class Tail {
   /** Append a chunk, dropping the oldest bytes past the limit. */
   push(chunk: Buffer): void {
     this.total += chunk.length;
-    if (chunk.length >= this.limit) {
-      this.chunks = [Buffer.from(chunk.subarray(chunk.length - this.limit))];
-      this.size = this.limit;
-      return;
+    let data = chunk.length > this.limit ? chunk.subarray(chunk.length - this.limit) : chunk;
+    while (data.length > 0) {
+      let last = this.blocks.at(-1);
+      if (!last || this.used === last.length) {
+        last = Buffer.allocUnsafe(Math.min(BLOCK_BYTES, this.limit));
+        this.blocks.push(last);
+        this.used = 0;
+      }
+      const copied = data.copy(last, this.used);
+      this.used += copied;
+      this.size += copied;
+      data = data.subarray(copied);
     }
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    while (this.size - (this.chunks[0]?.length ?? 0) >= this.limit) {
-      this.size -= (this.chunks.shift() as Buffer).length;
+    while (this.blocks.length > 1 && this.size - (this.blocks[0] as Buffer).length >= this.limit) {
+      this.size -= (this.blocks.shift() as Buffer).length;
     }
   }
 
   /** Whether bytes were dropped (the text is the end of the output, not all of it). */
   get truncated(): boolean {
-    return this.total > this.size;
+    return this.total > Math.min(this.size, this.limit);
   }
 
   /** The kept bytes as UTF-8 text (invalid sequences become U+FFFD). */
   text(): string {
-    const all = Buffer.concat(this.chunks);
-    const start = all.length > this.limit ? all.length - this.limit : 0;
-    return all.subarray(start).toString('utf8');
+    const last = this.blocks.at(-1);
+    if (!last) return '';
+    const all = Buffer.concat([...this.blocks.slice(0, -1), last.subarray(0, this.used)]);
+    return all.subarray(Math.max(0, all.length - this.limit)).toString('utf8');
   }
 }
 

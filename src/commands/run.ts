@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { runAttempt as realRunAttempt, type RunAttempt } from '../agent/attempt.js';
+import { stopLeftoverAgent } from '../agent/group.js';
 import { readBoard } from '../board/board.js';
 import { InterruptedError, type SupervisorError } from '../errors.js';
 import { EventLog, type EventListener } from '../log/events.js';
 import { acquireBoardLock } from '../lock.js';
 import { superviseBoard, type LoopResult } from '../loop.js';
-import type { SettingsFlags } from '../settings.js';
+import { resolveSettings, type SettingsFlags } from '../settings.js';
 
 /** Options of `kanban-supervisor run`. */
 export interface RunOptions extends SettingsFlags {
@@ -25,7 +26,7 @@ export interface RunOptions extends SettingsFlags {
 export async function run(options: RunOptions): Promise<LoopResult & { file: string; runId: string; elapsedMs: number }> {
   const started = performance.now();
   const file = path.resolve(options.file);
-  readBoard(file); // bad input fails with exit 2 before anything is locked or written
+  const board = readBoard(file); // bad input fails with exit 2 before anything is locked or written
   const interrupt = new AbortController();
   const force = new AbortController();
   const release = await acquireBoardLock(file, (lost) => interrupt.abort(lost));
@@ -40,14 +41,18 @@ export async function run(options: RunOptions): Promise<LoopResult & { file: str
   try {
     const runId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
     const stateDir = path.join(path.dirname(file), '.kanban-supervisor');
+    // An agent left running by a supervisor that was killed would work on beside the re-run.
+    const agentFile = path.join(stateDir, 'agent.json');
+    const leftover = await stopLeftoverAgent(agentFile, resolveSettings(board.settings, options).killGraceMs);
     const events = new EventLog(stateDir, runId, options.listeners ?? []);
-    events.emit('run_started', { board: path.basename(file), pid: process.pid });
+    events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
     const result = await superviseBoard(file, options, {
       runAttempt: options.runAttempt ?? realRunAttempt,
       events,
       runDir: path.join(stateDir, 'runs', runId),
       interrupt: interrupt.signal,
       forceStop: force.signal,
+      agentFile,
       clock: () => new Date(),
       env: options.env ?? process.env,
       ...(options.onLine && { onLine: options.onLine }),
