@@ -1,8 +1,12 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { BoardLockedError } from './errors.js';
+import { writeFileAtomic } from './board/atomic.js';
+import { BoardLockedError, InputError } from './errors.js';
+import { isAlive, readClaims, removeClaim, removeDeadClaims, removeDeadLeftovers, stateDir, writeClaim, type LockClaim } from './lock-claims.js';
+
+export { isAlive } from './lock-claims.js';
 
 /** Who holds a board's run lock, recorded beside it. */
 export interface LockOwner {
@@ -19,7 +23,7 @@ export function lockPath(boardFile: string): string {
 }
 
 function ownerFile(boardFile: string): string {
-  return path.join(path.dirname(boardFile), '.kanban-supervisor', 'lock-owner.json');
+  return path.join(stateDir(boardFile), 'lock-owner.json');
 }
 
 /** The recorded owner of a board's lock, if any. */
@@ -28,16 +32,6 @@ export function readLockOwner(boardFile: string): LockOwner | null {
     return JSON.parse(readFileSync(ownerFile(boardFile), 'utf8')) as LockOwner;
   } catch {
     return null;
-  }
-}
-
-/** Whether a process with this pid exists on this host. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -50,6 +44,10 @@ const UPDATE_MS = 5_000;
  * Take the board's run lock (SPEC §5). A lock whose owner is gone from this host is taken
  * over at once; a live owner, or one on another host until the lock goes stale, is refused
  * with exit 75. `onLost` is called if the lock is compromised mid-run.
+ *
+ * Before touching the lock a supervisor leaves a claim (lock-claims.ts), and removes it
+ * only once the owner record of its new lock is written. So a lock without a matching
+ * record belongs to a claimant: alive, it is refused; dead, it crashed in between.
  */
 export async function acquireBoardLock(boardFile: string, onLost: (error: BoardLockedError) => void): Promise<() => Promise<void>> {
   const name = path.basename(boardFile);
@@ -61,36 +59,96 @@ export async function acquireBoardLock(boardFile: string, onLost: (error: BoardL
     onCompromised: (error: Error) =>
       onLost(new BoardLockedError(`${name}: the run lock ${path.basename(lockPath(boardFile))} was lost (${error.message}); stopped to keep two supervisors off one board. Check that no other supervisor runs on it, then run again.`)),
   };
-  let release: () => Promise<void>;
+  const claim = unwritable(boardFile, () => writeClaim(boardFile));
+  let aside: string | undefined;
   try {
-    release = await lockfile.lock(boardFile, options);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    const owner = readLockOwner(boardFile);
-    if (!owner || owner.host !== hostname() || isAlive(owner.pid) || owner.lockIno !== inode(lockPath(boardFile))) throw lockedError(boardFile, owner);
-    // The owner crashed on this host: its lock is ours at once, not after the stale period.
-    // Renaming (atomic) rather than deleting means two supervisors taking over together
-    // cannot both succeed: the second rename finds nothing.
-    const aside = `${lockPath(boardFile)}.stale-${process.pid}`;
-    try {
-      renameSync(lockPath(boardFile), aside);
-    } catch {
-      throw lockedError(boardFile, readLockOwner(boardFile));
-    }
-    rmSync(aside, { recursive: true, force: true });
+    let release: () => Promise<void>;
     try {
       release = await lockfile.lock(boardFile, options);
-    } catch {
-      throw lockedError(boardFile, readLockOwner(boardFile));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') return unwritable(boardFile, () => { throw error; });
+      aside = setAsideAbandoned(boardFile, claim);
+      release = await lockfile.lock(boardFile, options).catch(() => {
+        throw lockedError(boardFile, currentOwner(boardFile));
+      });
     }
+    const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), lockIno: inode(lockPath(boardFile)) };
+    writeFileAtomic(ownerFile(boardFile), `${JSON.stringify(owner)}\n`);
+    removeLeftovers(boardFile);
+    return async () => {
+      // After a lost lock the record may be the next owner's: leave theirs alone.
+      if (JSON.stringify(readLockOwner(boardFile)) === JSON.stringify(owner)) rmSync(ownerFile(boardFile), { force: true });
+      await release().catch(() => undefined);
+    };
+  } finally {
+    // Kept until the new lock exists, so the old lock's inode cannot be reused meanwhile.
+    if (aside) rmSync(aside, { recursive: true, force: true });
+    removeClaim(claim);
   }
-  const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), lockIno: inode(lockPath(boardFile)) };
-  mkdirSync(path.dirname(ownerFile(boardFile)), { recursive: true });
-  writeFileSync(ownerFile(boardFile), `${JSON.stringify(owner)}\n`);
-  return async () => {
-    rmSync(ownerFile(boardFile), { force: true });
-    await release().catch(() => undefined);
-  };
+}
+
+/**
+ * Move a lock whose owner is gone from this host out of the way and return where it went;
+ * throw the locked error for any lock that may have a live owner. Claims are read before
+ * the owner record: an owner writes its record before dropping its claim, so one of the
+ * two reads always sees it.
+ */
+function setAsideAbandoned(boardFile: string, ours: LockClaim): string | undefined {
+  const claims = readClaims(boardFile).filter((c) => c.file !== ours.file);
+  const owner = readLockOwner(boardFile);
+  const lock = lockPath(boardFile);
+  const ino = inode(lock);
+  const here = hostname();
+  if (ino === undefined) return undefined; // released meanwhile: just try again
+  const recorded = owner !== null && owner.lockIno === ino;
+  const live = claims.find((c) => c.host !== here || isAlive(c.pid));
+  const refuse = () => lockedError(boardFile, live ?? (recorded ? owner : null));
+  if (live) throw refuse();
+  if (recorded ? owner.host !== here || isAlive(owner.pid) : claims.length === 0) throw refuse();
+  // Renaming (atomic) rather than deleting means two supervisors taking over together
+  // cannot both succeed; checking what was moved catches a lock made in between.
+  const aside = `${lock}.taken-${process.pid}`;
+  try {
+    renameSync(lock, aside);
+  } catch {
+    throw refuse();
+  }
+  if (inode(aside) !== ino || JSON.stringify(readLockOwner(boardFile)) !== JSON.stringify(owner)) {
+    try {
+      renameSync(aside, lock);
+    } catch {
+      rmSync(aside, { recursive: true, force: true }); // its owner sees the lock gone and stops (exit 75)
+    }
+    throw lockedError(boardFile, currentOwner(boardFile));
+  }
+  return aside;
+}
+
+// A board folder the supervisor may not write to is a setup problem (exit 2), not a bug.
+function unwritable<T>(boardFile: string, action: () => T): T {
+  try {
+    return action();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (!['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT'].includes(code)) throw error;
+    throw new InputError(`${path.dirname(boardFile)}: cannot create the run lock or .kanban-supervisor there (${code}). Run where the board folder is writable (and the disk not full).`);
+  }
+}
+
+/** The owner record if it belongs to the lock folder there now. */
+function currentOwner(boardFile: string): LockOwner | null {
+  const owner = readLockOwner(boardFile);
+  return owner && owner.lockIno === inode(lockPath(boardFile)) ? owner : null;
+}
+
+// What a supervisor killed at the wrong instant leaves: its claim, a lock it was taking over
+// (`kanban.yaml.lock.taken-<pid>`) and half-written temp files (`.kanban.yaml.<pid>.tmp`).
+function removeLeftovers(boardFile: string): void {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const base = escape(path.basename(boardFile));
+  removeDeadClaims(boardFile);
+  removeDeadLeftovers(path.dirname(boardFile), new RegExp(`^(?:${base}\\.lock\\.taken-|\\.${base}\\.)(\\d+)(?:\\.tmp)?$`));
+  removeDeadLeftovers(stateDir(boardFile), /^\.lock-owner\.json\.(\d+)\.tmp$/);
 }
 
 function inode(file: string): number | undefined {
@@ -101,9 +159,9 @@ function inode(file: string): number | undefined {
   }
 }
 
-function lockedError(boardFile: string, owner: LockOwner | null): BoardLockedError {
+function lockedError(boardFile: string, owner: { pid: number; host: string; since?: string } | null): BoardLockedError {
   const name = path.basename(boardFile);
-  const who = owner ? `pid ${owner.pid} on ${owner.host}, since ${owner.since}` : 'owner unknown';
+  const who = owner ? `pid ${owner.pid} on ${owner.host}${owner.since ? `, since ${owner.since}` : ''}` : 'owner unknown';
   return new BoardLockedError(
     `${name} is locked by another kanban-supervisor (${who}). Wait for it to finish or stop it; if no supervisor runs, remove ${path.basename(lockPath(boardFile))} (it also goes stale after ${STALE_MS / 1000}s).`,
   );
