@@ -35,9 +35,13 @@ const ENGINES = {
 
 /** Split a Markdown file into front-matter and body; never evaluates code, never throws. */
 export function parseFrontMatter(text: string): FrontMatter {
-  const language = /^---[ \t]*([A-Za-z]+)?/.exec(text)?.[1];
-  if (language && language.toLowerCase() !== 'yaml') {
-    return { ok: false, line: 1, message: `front-matter in "${language}" is not accepted; only YAML front-matter (---) is` };
+  // Read the language as gray-matter does (after a BOM, the rest of the opening line, trimmed),
+  // so no spelling of it (`--- JS`, `---javascript `) reaches an engine; the ENGINES above
+  // refuse code in any case. `----` opens no front-matter at all.
+  const language = /^\uFEFF?---(?!-)([^\r\n]*)/.exec(text)?.[1]?.trim();
+  if (language && !['yaml', 'yml'].includes(language.toLowerCase())) {
+    const shown = language.length > 40 ? `${language.slice(0, 39)}…` : language;
+    return { ok: false, line: 1, message: `front-matter in "${shown}" is not accepted; only YAML front-matter (---) is` };
   }
   try {
     // An empty options object also turns off gray-matter's module-level cache.

@@ -27,5 +27,6 @@ export function resolveInBoard(boardDir: string, relative: string): BoardPath {
 
 function isInside(dir: string, target: string): boolean {
   const rel = path.relative(dir, target);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  // `..name` is a file in the folder; only `..` itself or `../…` leaves it.
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
 }

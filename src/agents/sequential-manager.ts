@@ -4,7 +4,8 @@
  * the first task in the list not yet done. When the worker's reply was not ok it
  * escalates and keeps that task current, so the run halts for a person (exit 4).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../board/atomic.js';
 import { editYamlFields } from '../board/edit.js';
 import { parseFrontMatter } from '../frontmatter.js';
 import { readInputs, reply } from './agent-io.js';
@@ -44,5 +45,6 @@ function markDone(task: string): void {
   const updated = match
     ? `---\n${editYamlFields(match[1] ?? '', { status: 'done' })}---\n${text.slice(match[0].length)}`
     : `---\nstatus: done\n---\n${text}`;
-  writeFileSync(task, updated);
+  // Atomic, so a Manager killed mid-write (Ctrl-C, timeout, kill -9) never leaves half a task file.
+  writeFileAtomic(task, updated);
 }

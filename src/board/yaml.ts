@@ -16,7 +16,9 @@ export function parseYaml(text: string): ParsedYaml {
   const first = doc.errors[0];
   if (first) {
     const line = first.linePos?.[0]?.line ?? lines.linePos(first.pos[0]).line;
-    return { ok: false, line, message: first.message.split('\n')[0] ?? 'YAML syntax error' };
+    const message = first.message.split('\n')[0] ?? 'YAML syntax error';
+    // yaml reports nesting deeper than its parser's stack as a stack overflow; say what it means.
+    return { ok: false, line, message: /call stack/i.test(message) ? 'nests too deeply to read (thousands of levels of [ or {)' : message };
   }
   try {
     return { ok: true, doc, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), lines };

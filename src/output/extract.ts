@@ -52,7 +52,9 @@ function asObject(value: unknown): Record<string, unknown> | undefined {
   return isObject(value) ? value : undefined;
 }
 
-const FENCE = /```[ \t]*json[^\n]*\n([\s\S]*?)\n?[ \t]*```/gi;
+// The info string may not hold backticks (CommonMark); excluding them keeps the scan linear
+// on hostile output like 4 MiB of "```json ```json ..." without a newline.
+const FENCE = /```[ \t]*json[^\n`]*\n([\s\S]*?)\n?[ \t]*```/gi;
 
 function lastFencedJson(text: string): Record<string, unknown> | undefined {
   let last: string | undefined;
@@ -65,7 +67,9 @@ function lastJsonLine(text: string): Record<string, unknown> | undefined {
   while (end > 0) {
     const start = text.lastIndexOf('\n', end - 1) + 1;
     const line = text.slice(start, end).trim();
-    if (line.startsWith('{')) {
+    // Only a line that could be an object is parsed: failing JSON.parse calls are slow, and a
+    // 4 MiB tail can hold millions of lines.
+    if (line.startsWith('{') && line.endsWith('}')) {
       const value = asObject(tryParse(line));
       if (value) return value;
     }

@@ -17,7 +17,7 @@ export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rule
   if (result.end === 'idle-timeout') return invalid(`printed nothing for ${formatDuration(idleTimeoutMs ?? 0)} (idle_timeout) and ${killed}`, result);
   if (result.end === 'spawn-failed') return invalid(`could not be started: ${result.spawnError ?? 'unknown error'}`, result);
   const extraction = extractReply(result.stdout, output);
-  if (!extraction.found) return invalid(`${extraction.issue}${exitNote(result)}`, result);
+  if (!extraction.found) return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}`, result);
   const verdict = checkReply(extraction.reply, rules);
   if (!verdict.valid) {
     return { valid: false, issue: `replied in the wrong format: ${verdict.issues.slice(0, 3).join('; ')}`, received: bounded(safeStringify(extraction.reply)) };
@@ -27,6 +27,12 @@ export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rule
 
 function invalid(issue: string, result: AttemptResult): Judgement {
   return { valid: false, issue, received: receivedText(result) };
+}
+
+// Only the end of a long stdout is kept; a reply that began before it cannot be found.
+function truncatedNote(result: AttemptResult): string {
+  if (!result.stdoutTruncated) return '';
+  return ` (only the last ${Math.round(Buffer.byteLength(result.stdout) / 1024)} KiB of its ${result.stdoutBytes} bytes of stdout were searched; the reply must come last)`;
 }
 
 function exitNote(result: AttemptResult): string {
