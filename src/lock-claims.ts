@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { procStat } from './agent/group.js';
 
 /**
  * Claims: a supervisor about to take a board's lock first writes a small file naming
@@ -26,14 +27,15 @@ export function stateDir(boardFile: string): string {
   return path.join(path.dirname(boardFile), '.kanban-supervisor');
 }
 
-/** Whether a process with this pid exists on this host. */
+/** Whether a process with this pid runs on this host (a zombie, dead but not yet reaped, does not). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  // A killed supervisor's pid lingers as a zombie until init reaps it, which can take seconds.
+  return procStat(pid)?.state !== 'Z';
 }
 
 /** Leave this process's claim; written whole (temp + rename) so a reader never sees half of one. */

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /**
@@ -30,17 +30,41 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** Start time of a process in clock ticks since boot (field 22 of /proc/<pid>/stat), if this system tells. */
-export function startTicks(pid: number): number | undefined {
+/** What /proc/<pid>/stat says of a process (Linux), or undefined. */
+export function procStat(pid: number | string): { state: string; pgrp: number; startTicks: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may contain spaces and parentheses: count from the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[19]);
-    return Number.isFinite(ticks) ? ticks : undefined;
+    return { state: fields[0] ?? '', pgrp: Number(fields[2]), startTicks: Number(fields[19]) };
   } catch {
     return undefined;
   }
+}
+
+/** Start time of a process in clock ticks since boot (field 22 of /proc/<pid>/stat), if this system tells. */
+export function startTicks(pid: number): number | undefined {
+  return procStat(pid)?.startTicks;
+}
+
+/**
+ * Whether any process of the group still runs. A dead process stays a zombie until its
+ * parent reaps it, and an orphan's parent is init, which may take seconds: zombies are
+ * counted as gone where /proc tells them apart.
+ */
+export function groupRuns(pgid: number): boolean {
+  if (!signalGroup(pgid, 0)) return false;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  return entries.some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    const stat = procStat(entry);
+    return stat !== undefined && stat.pgrp === pgid && stat.state !== 'Z';
+  });
 }
 
 /** Write the record of a running agent (best effort: a failed write must not stop the attempt). */
@@ -88,7 +112,7 @@ export async function stopLeftoverAgent(file: string, graceMs: number): Promise<
 // pid still in use as a pgid. So a live group whose leader is gone is still the agent's;
 // a live leader is the agent only if its start time matches (else the pid was reused).
 function sameGroup(record: AgentRecord): boolean {
-  if (!signalGroup(record.pid, 0)) return false;
+  if (!groupRuns(record.pid)) return false;
   const ticks = startTicks(record.pid);
   if (ticks !== undefined) return ticks === record.startTicks;
   if (startTicks(process.pid) !== undefined) return true; // /proc works and the leader is gone
@@ -106,7 +130,7 @@ function isProcess(pid: number): boolean {
 
 async function groupGone(pgid: number, withinMs: number): Promise<boolean> {
   const deadline = performance.now() + withinMs;
-  while (signalGroup(pgid, 0)) {
+  while (groupRuns(pgid)) {
     if (performance.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
