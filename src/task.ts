@@ -25,7 +25,8 @@ export function readTaskMeta(boardDir: string, task: string): TaskMeta {
   } catch (error) {
     throw new InputError(readFailure(task, error).replace('Check the path, or create a board with `kanban-supervisor init`.', 'Create the task file or fix /current in kanban.yaml.'));
   }
-  if (!head.startsWith('---')) return {};
+  // Editors on Windows may start the file with a byte-order mark; gray-matter skips it too.
+  if (!head.replace(/^\uFEFF/, '').startsWith('---')) return {};
   const parsed = parseFrontMatter(head);
   if (!parsed.ok) throw new InputError(`${task}:${parsed.line}: ${parsed.message}. Fix the front-matter between the --- lines.`);
   const role = parsed.data.role;

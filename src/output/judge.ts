@@ -50,8 +50,10 @@ function receivedText(result: AttemptResult): string {
   return head + bounded(result.stdout);
 }
 
+// The log is read in a terminal: an agent's NUL bytes or escape sequences must not reach it.
 function bounded(text: string): string {
-  return text.length > RECEIVED_MAX ? text.slice(text.length - RECEIVED_MAX) : text;
+  // eslint-disable-next-line no-control-regex -- exactly the control characters are the point
+  return (text.length > RECEIVED_MAX ? text.slice(text.length - RECEIVED_MAX) : text).replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '\uFFFD');
 }
 
 function safeStringify(value: unknown): string {
