@@ -23,7 +23,10 @@ const claude: Wrapper = {
     const result = candidates.filter(isObject).findLast((m) => m.type === 'result');
     if (!result || (!('result' in result) && !('structured_output' in result) && !('is_error' in result))) return null;
     if (result.is_error === true) {
-      return { error: `reported an error in its Claude Code envelope (${String(result.subtype ?? 'is_error')}): ${String(result.result ?? '').slice(0, 300)}` };
+      // API failures and a missing login come as "subtype": "success" with is_error: true; only
+      // a subtype other than success adds anything.
+      const kind = typeof result.subtype === 'string' && result.subtype !== 'success' ? ` (${result.subtype})` : '';
+      return { error: `reported an error in its Claude Code envelope${kind}: ${String(result.result ?? '').slice(0, 300)}` };
     }
     if (isObject(result.structured_output)) return { reply: result.structured_output };
     if (typeof result.result === 'string') return { text: result.result };

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { extractReply } from '../../src/output/extract.js';
+import { WRAPPERS } from '../../src/output/wrappers.js';
+import { DEFAULT_REPLY, DEFAULT_REPLY_TEXT, PROSE_TEXT } from '../fixtures/fake-model-server.mjs';
+import { ROOT } from '../helpers.js';
+
+// Real stdout of the real CLIs against the fake model server (see test/fixtures/recorded/NOTES.md).
+const recorded = (name: string) => readFileSync(path.join(ROOT, 'test', 'fixtures', 'recorded', name), 'utf8');
+
+const REPLIES: Array<[file: string, cli: string]> = [
+  ['claude.json', 'claude'],
+  ['claude-verbose.json', 'claude'],
+  ['codex.jsonl', 'codex'],
+  ['codex-unknown-model.jsonl', 'codex'],
+  ['gemini.json', 'gemini'],
+];
+const PROSE: Array<[file: string, cli: string]> = [
+  ['claude-prose.json', 'claude'],
+  ['codex-prose.jsonl', 'codex'],
+  ['gemini-prose.json', 'gemini'],
+];
+const ERRORS: Array<[file: string, cli: string, issue: RegExp]> = [
+  ['claude-timeout.json', 'claude', /^reported an error in its Claude Code envelope: Request timed out$/],
+  ['claude-not-logged-in.json', 'claude', /^reported an error in its Claude Code envelope: Not logged in · Please run \/login$/],
+  ['codex-not-logged-in.jsonl', 'codex', /^reported an error in its Codex event stream: Missing environment variable: `OPENAI_API_KEY`\.$/],
+];
+const ALL = [...REPLIES, ...PROSE, ...ERRORS.map(([file, cli]) => [file, cli] as [string, string])];
+
+describe('agent CLI wrappers on recorded real output', () => {
+  it.each(REPLIES)('%s: output auto finds the reply in the model text the %s wrapper unwraps', (file, cli) => {
+    const stdout = recorded(file);
+    expect(WRAPPERS.find((w) => w.name === cli)?.unwrap(stdout)).toEqual({ text: DEFAULT_REPLY_TEXT });
+    expect(extractReply(stdout)).toEqual({ found: true, reply: DEFAULT_REPLY, via: `${cli} > fenced` });
+    expect(extractReply(stdout, cli as 'claude')).toEqual({ found: true, reply: DEFAULT_REPLY, via: `${cli} > fenced` });
+  });
+
+  it.each(PROSE)('%s: prose from the model is no reply, and the issue says where it looked', (file, cli) => {
+    const stdout = recorded(file);
+    expect(WRAPPERS.find((w) => w.name === cli)?.unwrap(stdout)).toEqual({ text: PROSE_TEXT });
+    expect(extractReply(stdout)).toEqual({ found: false, issue: expect.stringMatching(new RegExp(`^printed no JSON reply object .*\\(in the ${cli} result text\\)$`)) });
+  });
+
+  it.each(ERRORS)('%s: an error the CLI reports in its own output is no reply, whatever the exit code', (file, _cli, issue) => {
+    expect(extractReply(recorded(file))).toEqual({ found: false, issue: expect.stringMatching(issue) });
+  });
+
+  it.each(ALL)('%s: only the %s wrapper claims it', (file, cli) => {
+    const stdout = recorded(file);
+    for (const wrapper of WRAPPERS) {
+      if (wrapper.name === cli) expect(wrapper.unwrap(stdout)).not.toBeNull();
+      else expect(wrapper.unwrap(stdout), wrapper.name).toBeNull();
+    }
+  });
+
+  it.each(ALL)("%s: naming another CLI's wrapper finds nothing, and says so", (file, cli) => {
+    const other = cli === 'codex' ? 'gemini' : 'codex';
+    expect(extractReply(recorded(file), other)).toEqual({ found: false, issue: `printed something other than ${other}'s JSON output (output: ${other})` });
+  });
+
+  it('reads the verbose Claude Code messages printed one per line (stream-json) like the array', () => {
+    const lines = (JSON.parse(recorded('claude-verbose.json')) as unknown[]).map((m) => JSON.stringify(m)).join('\n');
+    expect(extractReply(`${lines}\n`)).toEqual({ found: true, reply: DEFAULT_REPLY, via: 'claude > fenced' });
+  });
+
+  it('takes the last agent message of a Codex stream when the model spoke more than once', () => {
+    const [started, turn, message, done] = recorded('codex.jsonl').trim().split('\n') as [string, string, string, string];
+    const early = JSON.stringify({ type: 'item.completed', item: { id: 'item_x', type: 'agent_message', text: '{"status":"error","message":"draft"}' } });
+    expect(extractReply([started, turn, early, message, done].join('\n'))).toEqual({ found: true, reply: DEFAULT_REPLY, via: 'codex > fenced' });
+  });
+
+  it('reads a Gemini CLI object printed with a reply of its own that has a response field as a reply, not an envelope', () => {
+    const reply = { status: 'ok', message: 'm', response: 'mine' };
+    expect(extractReply(JSON.stringify(reply, null, 2))).toEqual({ found: true, reply, via: 'whole' });
+  });
+});
