@@ -1,0 +1,3 @@
+import { agentCliSuite } from './suite.js';
+
+agentCliSuite('claude');

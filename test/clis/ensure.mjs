@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Install the pinned agent CLIs of the opt-in suite (`npm ci --prefix test/clis`) unless
+// every one is already installed at its pinned version: npm ci starts from scratch (738 MB).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const dir = path.dirname(fileURLToPath(import.meta.url));
+const wanted = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).devDependencies;
+
+function installed(name) {
+  try {
+    return JSON.parse(readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
+}
+
+const stale = Object.entries(wanted).filter(([name, version]) => installed(name) !== version);
+if (stale.length > 0) {
+  console.log(`test/clis: installing ${stale.map(([name, version]) => `${name}@${version}`).join(', ')} (npm ci --prefix test/clis)`);
+  const result = spawnSync('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  process.exit(result.status ?? 1);
+}

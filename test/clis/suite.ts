@@ -1,0 +1,161 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PROSE_TEXT, startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from '../fixtures/fake-model-server.mjs';
+import { processesIn, survivors } from '../hardening/procs.js';
+import { CLI, events, read } from '../helpers.js';
+import { agentEnv, editBoard, initBoard, installedVersion, scriptedModel, workerReply, startSupervisor, startSupervisorOnTerminal, watchProcesses, type AgentCli, type SeenPrompt } from './harness.js';
+
+/** How each CLI shows up in the process table while it runs. */
+const PROCESSES: Record<AgentCli, RegExp[]> = {
+  // A native binary, run directly.
+  claude: [/^claude -p /],
+  // A Node shim that starts the native musl binary as its child.
+  codex: [/^node \S+\/\.bin\/codex exec /, /vendor\/x86_64-unknown-linux-musl\/bin\/codex exec /],
+  // Node, which re-launches itself with a bigger heap as its child.
+  gemini: [/^node \S+\/\.bin\/gemini --prompt=/, /node --max-old-space-size=\d+ \S+\/\.bin\/gemini --prompt=/],
+};
+
+// What the shipped role file turns into for this task: the body with its placeholders filled.
+function expectedPrompt(dir: string, role: string, values: Record<string, string>): string {
+  const body = read(dir, `roles/${role}.md`).replace(/^---\n[\s\S]*?\n---\n/, '');
+  return body.replace(/\{\{(\w+)\}\}/g, (_, name: string) => values[name] as string);
+}
+
+/** The opt-in suite for one real agent CLI, run by `npm run test:clis` (test/clis/README.md). */
+export function agentCliSuite(agent: AgentCli): void {
+  describe(`the real ${agent} CLI, pointed at the fake model server`, () => {
+    let server: FakeModelServer | undefined;
+    const serve = async (options: FakeModelServerOptions) => (server = await startFakeModelServer(options));
+    afterEach(async () => {
+      await server?.close();
+      server = undefined;
+    });
+    beforeAll(() => {
+      installedVersion(agent);
+    });
+
+    it(`runs a board made by init --agent ${agent} to completion, each role a real ${agent} run`, async () => {
+      const seen: SeenPrompt[] = [];
+      const { url } = await serve({ mode: 'reply', text: scriptedModel(seen) });
+      const env = agentEnv(agent, url);
+      const dir = await initBoard(agent, env);
+
+      const validate = await startSupervisor(['validate', 'kanban.yaml'], env, dir);
+      expect(validate.stdout).toMatch(/kanban\.yaml: OK — 2 task file\(s\) and 3 role file\(s\) \(Implementor, Architect, Manager\) checked\./);
+      expect(validate.exitCode).toBe(0);
+
+      const run = await startSupervisor(['kanban.yaml', '--timeout', '90s'], env, dir);
+      expect(run.exitCode, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0);
+      expect(run.stdout).toMatch(/Done: the board has no next task \(2 step\(s\)/);
+      const board = read(dir, 'kanban.yaml');
+      expect(board).toMatch(/^current: null$/m);
+      expect(board).toMatch(/^phase: complete$/m);
+
+      // Four real runs of the CLI, each given exactly the filled-in role prompt...
+      expect(seen.map((s) => s.role)).toEqual(['Implementor', 'Manager', 'Architect', 'Manager']);
+      const tasks = ['tasks/001-example.md', 'tasks/002-review.md'];
+      const [implementor, manager1, architect, manager2] = seen.map((s) => s.prompt);
+      expect(implementor).toBe(expectedPrompt(dir, 'implementor', { kanban_file: 'kanban.yaml', task_file: tasks[0] as string }));
+      expect(architect).toBe(expectedPrompt(dir, 'architect', { kanban_file: 'kanban.yaml', task_file: tasks[1] as string }));
+      // ...and the Manager each worker's reply, passed through byte for byte.
+      for (const [prompt, role, task] of [[manager1, 'Implementor', tasks[0]], [manager2, 'Architect', tasks[1]]] as const) {
+        expect(prompt).toBe(expectedPrompt(dir, 'manager', { kanban_file: 'kanban.yaml', done_task: task as string, tasks: JSON.stringify(tasks), result: JSON.stringify(workerReply(role, task as string)) }));
+      }
+      const accepted = events(dir).filter((e) => e.type === 'attempt_finished');
+      expect(accepted.map((e) => [e.role, e.attempt, e.valid, e.via])).toEqual([
+        ['Implementor', 1, true, `${agent} > fenced`],
+        ['Manager', 1, true, `${agent} > fenced`],
+        ['Architect', 1, true, `${agent} > fenced`],
+        ['Manager', 1, true, `${agent} > fenced`],
+      ]);
+    });
+
+    it('retries a model that answers in prose with the same invocation, logs each retry, and stops with exit 3', async () => {
+      await serve({ mode: 'prose' });
+      const env = agentEnv(agent, url());
+      const dir = await initBoard(agent, env);
+      const before = read(dir, 'kanban.yaml');
+
+      const run = await startSupervisor(['kanban.yaml', '--timeout', '90s'], env, dir);
+      expect(run.exitCode, run.stderr).toBe(3);
+      expect(run.stderr).toMatch(/Implementor gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); the last one printed no JSON reply object .*\(in the \w+ result text\)/);
+      const log = read(dir, 'supervisor.log.md');
+      expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(3);
+      for (const n of [1, 2, 3]) expect(log).toContain(`**Attempt:** ${n}/3`);
+      expect(log).toContain(PROSE_TEXT);
+      expect(log).toContain('**Action:** Rescheduling with exact same parameters');
+      const attempts = events(dir).filter((e) => e.type === 'attempt_started');
+      expect(attempts).toHaveLength(4);
+      expect(new Set(attempts.map((e) => e.command)).size).toBe(1);
+      expect(read(dir, 'kanban.yaml')).toBe(before);
+      expect(generationRequests()).toBe(4);
+    });
+
+    it('kills the CLI and every process it started when the model never answers, at the board timeout, on each attempt, and never gives it the terminal', async () => {
+      await serve({ mode: 'hang' });
+      const env = agentEnv(agent, url());
+      const dir = await initBoard(agent, env);
+      editBoard(dir, (text) => text.replace('  max_retries: 3\n  timeout: 30m\n', '  max_retries: 1\n  timeout: 10s\n  kill_grace: 2s\n'));
+
+      const started = Date.now();
+      const terminal = startSupervisorOnTerminal(['kanban.yaml'], env, dir);
+      const processes = await watchProcesses(terminal.pid as number, dir, terminal);
+      const run = await terminal;
+      const seconds = (Date.now() - started) / 1000;
+
+      expect(run.exitCode, run.stdout).toBe(3);
+      expect(run.stdout).toMatch(/Implementor gave no valid reply for tasks\/001-example\.md in 2 attempt\(s\); the last one timed out after 10\.0s and was killed with SIG(TERM|KILL)/);
+      // The CLI got as far as asking the model both times: the wait was on the model, not on start-up.
+      expect(generationRequests()).toBe(2);
+      expect(events(dir).filter((e) => e.type === 'attempt_finished').map((e) => e.end)).toEqual(['timeout', 'timeout']);
+      expect(read(dir, 'supervisor.log.md')).toMatch(/\*\*Issue:\*\* Invalid output format: Implementor \(.*\) timed out after 10\.0s/);
+      expect(seconds).toBeLessThan(2 * (10 + 2) + 15);
+
+      // Every process of both attempts (the CLI, the children named in PROCESSES, whatever they
+      // started) is gone, by pid. At least one of each shape per attempt: a child caught between
+      // fork and exec still shows its parent's command line.
+      const supervisor = processes.filter((p) => p.cmdline.endsWith(`${CLI} kanban.yaml`));
+      expect(supervisor).toHaveLength(1);
+      const agents = processes.filter((p) => p.pid !== terminal.pid && p.pid !== supervisor[0]?.pid && p.cmdline);
+      for (const shape of PROCESSES[agent]) {
+        expect(agents.filter((p) => shape.test(p.cmdline)).length, `${shape} in ${JSON.stringify(agents.map((p) => p.cmdline.slice(0, 120)))}`).toBeGreaterThanOrEqual(2);
+      }
+      expect(await survivors(agents.map((p) => p.pid))).toEqual([]);
+      expect(processesIn(dir)).toEqual([]);
+      // The supervisor ran on the terminal; no agent process had it (a login or permission
+      // prompt could not reach the person, so it could only wait, until the timeout).
+      expect(supervisor[0]?.tty).toBeGreaterThan(0);
+      expect(agents.filter((p) => p.tty !== 0)).toEqual([]);
+    });
+
+    it('fails fast, and does not hang, when nobody is logged in to the CLI', async () => {
+      await serve({ mode: 'reply' });
+      const env = agentEnv(agent, url(), { key: false });
+      const dir = await initBoard(agent, env);
+      editBoard(dir, (text) => text.replace('  max_retries: 3\n', '  max_retries: 0\n'));
+
+      const run = await startSupervisor(['kanban.yaml', '--timeout', '60s'], env, dir);
+      expect(run.exitCode, run.stderr).toBe(3);
+      const issue = events(dir).find((e) => e.type === 'attempt_finished')?.issue;
+      expect(issue).toMatch(LOGIN_ISSUE[agent]);
+      expect(read(dir, 'supervisor.log.md')).toMatch(LOGIN_RECEIVED[agent]);
+      expect(generationRequests()).toBe(0);
+    });
+
+    const url = () => (server as FakeModelServer).url;
+    // Model turns asked for; Claude's HEAD probe and Gemini's schema-bound router call are not turns.
+    const generationRequests = () => (server as FakeModelServer).requests.filter((r) => /^POST \/(v1\/messages|v1\/responses|v1beta\/models\/[^:]+:streamGenerateContent)/.test(r)).length;
+  });
+}
+
+// Each CLI's own words for a missing login, as the supervisor reports them.
+const LOGIN_ISSUE: Record<AgentCli, RegExp> = {
+  claude: /reported an error in its Claude Code envelope: Not logged in/,
+  codex: /reported an error in its Codex event stream: Missing environment variable: `OPENAI_API_KEY`/,
+  gemini: /printed nothing on stdout \(exit code 41\)/,
+};
+const LOGIN_RECEIVED: Record<AgentCli, RegExp> = {
+  claude: /"result":"Not logged in/,
+  codex: /"type":"turn\.failed"/,
+  gemini: /\(stdout was empty; stderr ends with:\)[\s\S]*GEMINI_API_KEY/,
+};
+
