@@ -46,12 +46,22 @@ export function init(options: InitOptions): string[] {
   return Object.keys(files);
 }
 
+// How to get each agent CLI ready to run unattended: installed, and logged in or given a key.
+const SETUP: Record<Exclude<PresetAgent, 'shell'>, string> = {
+  claude: 'Install Claude Code (npm install -g @anthropic-ai/claude-code) and log in once by running `claude`, or set ANTHROPIC_API_KEY.',
+  codex: 'Install Codex (npm install -g @openai/codex) and run `codex login`, or set CODEX_API_KEY.',
+  gemini: 'Install Gemini CLI (npm install -g @google/gemini-cli) and log in once by running `gemini`, or set GEMINI_API_KEY.',
+};
+
 /** What to tell the person after `init`. */
 export function nextSteps(dir: string, agent: PresetAgent, written: string[]): string {
   const board = path.join(dir, 'kanban.yaml');
   const lines = [`Created a ${agent} board in ${dir}: ${written.join(', ')}.`, 'Next:'];
   lines.push(`  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in kanban.yaml).`);
-  if (agent !== 'shell') lines.push(`  2. Make sure \`${agent}\` is installed and logged in (see roles/*.md for the exact command).`);
+  if (agent !== 'shell') {
+    lines.push(`  2. ${SETUP[agent]}`);
+    lines.push(`     The roles/*.md files say which permissions the agent gets; see the README, "Agent CLIs", to change them.`);
+  }
   lines.push(`  ${agent === 'shell' ? 2 : 3}. Check it:  npx kanban-supervisor validate ${board}`);
   lines.push(`  ${agent === 'shell' ? 3 : 4}. Run it:    npx kanban-supervisor ${board}`);
   lines.push('Run output goes to .kanban-supervisor/ and supervisor.log.md beside kanban.yaml; you may want to git-ignore them.');

@@ -1,7 +1,16 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { read, runCli, tempDir } from '../helpers.js';
+import { parseRole } from '../../src/role/role.js';
+import { CLI, read, runCli, tempDir } from '../helpers.js';
+
+const AGENT_CLIS = ['claude', 'codex', 'gemini'] as const;
+
+/** `validate` with a PATH holding only an empty folder, so no agent CLI installed here is found. */
+function validateWithoutAgents(board: string) {
+  return execa(process.execPath, [CLI, 'validate', board], { env: { PATH: tempDir(), NO_COLOR: '1' }, extendEnv: false, reject: false, stdin: 'ignore' });
+}
 
 describe('kanban-supervisor init', () => {
   it('scaffolds a shell board that runs to completion, and says what to run next', async () => {
@@ -36,5 +45,41 @@ describe('kanban-supervisor init', () => {
     const result = await runCli(['init', tempDir(), '--agent', 'copilot']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/--agent must be one of shell, claude, codex, gemini \(got "copilot"\)/);
+  });
+
+  it.each(AGENT_CLIS)('scaffolds a %s board whose roles all run that CLI headless, says how to set it up, and which validate finds complete but for the program', async (agent) => {
+    const dir = path.join(tempDir(), 'board');
+    const init = await runCli(['init', dir, '--agent', agent]);
+    expect(init.exitCode).toBe(0);
+    expect(init.stdout).toMatch(new RegExp(`^  2\\. Install .*\\(npm install -g @[\\w-]+/[\\w-]+\\)`, 'm'));
+    expect(init.stdout).toContain(`Check it:  npx kanban-supervisor validate ${path.join(dir, 'kanban.yaml')}`);
+    for (const name of ['Architect', 'Implementor', 'Manager']) {
+      const role = parseRole(`roles/${name.toLowerCase()}.md`, name, read(dir, `roles/${name.toLowerCase()}.md`));
+      expect(role.command[0]).toBe(agent);
+      expect(role.command.filter((arg) => arg.includes('{{prompt}}'))).toHaveLength(1);
+      expect(role).toMatchObject({ stdin: 'none', output: 'auto' });
+    }
+    // A review task, so validate checks the Architect's role file too.
+    writeFileSync(path.join(dir, 'tasks/002-review.md'), '---\nrole: Architect\n---\nReview it.\n');
+    writeFileSync(path.join(dir, 'kanban.yaml'), read(dir, 'kanban.yaml').replace('  - tasks/001-example.md\n', '  - tasks/001-example.md\n  - tasks/002-review.md\n'));
+    const validate = await validateWithoutAgents(path.join(dir, 'kanban.yaml'));
+    expect(validate.exitCode).toBe(2);
+    // The only problems: the program is not installed. test/clis runs the same boards with it installed.
+    expect(validate.stdout.trim().split('\n')).toEqual([
+      ...['implementor', 'architect', 'manager'].map((role) => expect.stringMatching(new RegExp(`roles/${role}\\.md:\\d+: the \\w+ command "${agent}" was not found on PATH\\.`))),
+      '3 problem(s) found; nothing was run or changed.',
+    ]);
+  });
+
+  it('gives Claude Code, Codex and Gemini CLI the same role prompts', async () => {
+    const bodies = await Promise.all(
+      AGENT_CLIS.map(async (agent) => {
+        const dir = path.join(tempDir(), agent);
+        expect((await runCli(['init', dir, '--agent', agent])).exitCode).toBe(0);
+        return ['architect', 'implementor', 'manager'].map((role) => parseRole(role, role, read(dir, `roles/${role}.md`)).prompt);
+      }),
+    );
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect(bodies[2]).toEqual(bodies[0]);
   });
 });
