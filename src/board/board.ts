@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { resolveInBoard } from '../paths.js';
+import { resolveAllInBoard, resolveInBoard } from '../paths.js';
 import { describeErrors, validator } from '../schemas.js';
 import { lineOf, parseYaml } from './yaml.js';
 
@@ -69,9 +69,8 @@ export function parseBoard(file: string, text: string): { board?: Board; problem
   const dir = path.dirname(file);
   const state = data as BoardState & { supervisor?: BoardSettings };
   const problems: Problem[] = [];
-  state.tasks.forEach((task, i) => {
-    const where = resolveInBoard(dir, task);
-    if (!where.ok) problems.push({ file: name, line: lineOf(parsed.doc, parsed.lines, `/tasks/${i}`), message: `/tasks/${i} "${task}" ${where.reason}.` });
+  resolveAllInBoard(dir, state.tasks).forEach((where, i) => {
+    if (!where.ok) problems.push({ file: name, line: lineOf(parsed.doc, parsed.lines, `/tasks/${i}`), message: `/tasks/${i} "${state.tasks[i]}" ${where.reason}.` });
   });
   if (state.current !== null) {
     const line = lineOf(parsed.doc, parsed.lines, '/current');

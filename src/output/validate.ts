@@ -1,6 +1,5 @@
-import { statSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import { resolveInBoard } from '../paths.js';
+import { resolveAllInBoard } from '../paths.js';
 import { describeErrors, validator } from '../schemas.js';
 
 /** The checks a reply must pass: the shipped schema, an optional role schema, and for the Manager the board paths. */
@@ -33,20 +32,12 @@ export function checkReply(reply: Record<string, unknown>, rules: ReplyRules): V
 function managerPathIssues(reply: { next_task: string | null; tasks: string[] }, boardDir: string): string[] {
   const issues: string[] = [];
   if (reply.next_task !== null && !reply.tasks.includes(reply.next_task)) issues.push(`/next_task "${reply.next_task}" is not in /tasks`);
-  reply.tasks.forEach((task, i) => {
-    const where = resolveInBoard(boardDir, task);
+  resolveAllInBoard(boardDir, reply.tasks).forEach((where, i) => {
+    const task = reply.tasks[i] as string;
     if (!where.ok) issues.push(`/tasks/${i} "${task}" ${where.reason}`);
-    else if (!isFile(where.absolute)) issues.push(`/tasks/${i} "${task}" is not an existing file in the board folder`);
+    else if (!where.file) issues.push(`/tasks/${i} "${task}" is not an existing file in the board folder`);
   });
   return issues;
-}
-
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function depthExceeds(value: unknown, limit: number): boolean {

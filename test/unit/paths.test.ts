@@ -1,0 +1,66 @@
+import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveAllInBoard, resolveInBoard } from '../../src/paths.js';
+import { tempDir } from '../helpers.js';
+
+// What resolveAllInBoard must agree with: one resolveInBoard and one stat per path.
+function oneByOne(dir: string, relative: string) {
+  const where = resolveInBoard(dir, relative);
+  if (!where.ok) return where;
+  let file = false;
+  try {
+    file = statSync(where.absolute).isFile();
+  } catch {
+    // missing
+  }
+  return { ...where, file };
+}
+
+describe('resolveAllInBoard', () => {
+  it('answers like resolveInBoard plus a stat for every path, in a folder big enough to be listed', () => {
+    const root = tempDir();
+    const dir = path.join(root, 'board');
+    mkdirSync(path.join(dir, 'tasks', 'sub'), { recursive: true });
+    mkdirSync(path.join(root, 'elsewhere'));
+    writeFileSync(path.join(root, 'outside.md'), 'not yours\n');
+    writeFileSync(path.join(root, 'elsewhere', 'x.md'), 'not yours\n');
+    const paths: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      writeFileSync(path.join(dir, 'tasks', `${i}.md`), `task ${i}\n`);
+      paths.push(`tasks/${i}.md`);
+    }
+    symlinkSync(path.join(root, 'outside.md'), path.join(dir, 'tasks', 'escape.md'));
+    symlinkSync(path.join(dir, 'tasks', '0.md'), path.join(dir, 'tasks', 'inside-link.md'));
+    symlinkSync(path.join(dir, 'nowhere.md'), path.join(dir, 'tasks', 'dangling.md'));
+    symlinkSync(path.join(root, 'elsewhere'), path.join(dir, 'out-folder'));
+    symlinkSync(path.join(dir, 'tasks'), path.join(dir, 'in-folder'));
+    paths.push(
+      'tasks/escape.md',
+      'tasks/inside-link.md',
+      'tasks/dangling.md',
+      'tasks/missing.md',
+      'tasks/sub',
+      'tasks/./1.md',
+      'tasks/sub/../2.md',
+      'tasks/3.md/',
+      'out-folder/x.md',
+      'in-folder/4.md',
+      '../outside.md',
+      path.join(root, 'outside.md'),
+      '',
+      'tasks/\u0000.md',
+      'missing-folder/a.md',
+    );
+    // Enough paths through each folder that every one of them is listed, not stat'ed.
+    for (let i = 0; i < 40; i++) paths.push(`out-folder/x${i}.md`, `in-folder/${i}.md`);
+    expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+  });
+
+  it('answers like resolveInBoard for a few paths', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'a.md'), 'a\n');
+    const paths = ['a.md', 'b.md', '../a.md', '.'];
+    expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+  });
+});
