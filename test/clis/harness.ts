@@ -4,7 +4,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { descendants, processesIn } from '../hardening/procs.js';
 import { CLI, ROOT, tempDir } from '../helpers.js';
-import type { ModelRequest } from '../fixtures/fake-model-server.mjs';
+import type { ModelRequest, WriteTurn } from '../fixtures/fake-model-server.mjs';
 
 /** The agent CLIs this suite drives, by preset name. */
 export type AgentCli = 'claude' | 'codex' | 'gemini';
@@ -126,11 +126,15 @@ export function editBoard(dir: string, edit: (text: string) => string): void {
   writeFileSync(file, after);
 }
 
-/** One role prompt the fake model received. */
+/** One role prompt the fake model received, and what its file tool returned (Implementor only). */
 export interface SeenPrompt {
   role: string;
   prompt: string;
+  toolResult?: string;
 }
+
+/** The file the scripted Implementor writes with the CLI's own file tool, as the example task asks. */
+export const HELLO = { file: 'hello.txt', content: 'hello from kanban-supervisor\n' };
 
 /** What the scripted model has a worker reply, with characters that must pass through untouched. */
 export function workerReply(role: string, task: string): { status: 'ok'; message: string } {
@@ -141,16 +145,20 @@ const PROMPT_MARK = /You are the (Manager|Implementor|Architect)\b/;
 
 /**
  * The fake model's answers, computed from the role prompt in the request, as a model following
- * the preset prompts would: a worker reports on its task in a ```json block after some prose;
- * the Manager takes the task list and the task just done from its prompt and names the next
- * task (null after the last). Every prompt seen is pushed to `seen`.
+ * the preset prompts would. The Implementor first writes HELLO into `board.dir` with the CLI's
+ * own file tool (so the preset's permission flags must let it, without a prompt), then reports.
+ * A worker reports on its task in a ```json block after some prose; the Manager takes the task
+ * list and the task just done from its prompt and names the next task (null after the last).
+ * Every prompt seen is pushed to `seen`.
  */
-export function scriptedModel(seen: SeenPrompt[]): (request: ModelRequest) => string {
-  return ({ body }) => {
+export function scriptedModel(seen: SeenPrompt[], board: { dir?: string } = {}): (request: ModelRequest) => string | WriteTurn {
+  return ({ body, toolResult }) => {
     const prompt = strings(body).find((s) => PROMPT_MARK.test(s));
     if (!prompt) return 'I was not given a kanban-supervisor role prompt.';
     const role = (PROMPT_MARK.exec(prompt) as RegExpExecArray)[1] as string;
-    seen.push({ role, prompt });
+    if (toolResult !== undefined) (seen.at(-1) as SeenPrompt).toolResult = toolResult;
+    else seen.push({ role, prompt });
+    if (role === 'Implementor' && board.dir && toolResult === undefined) return { write: { file: path.join(board.dir, HELLO.file), content: HELLO.content } };
     if (role !== 'Manager') {
       const task = /described in (\S+?)[.:]?\s/.exec(prompt)?.[1] ?? '?';
       return `I read ${task} and did the work.\n\n\`\`\`json\n${JSON.stringify(workerReply(role, task), null, 2)}\n\`\`\`\n`;

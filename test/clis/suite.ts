@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PROSE_TEXT, startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from '../fixtures/fake-model-server.mjs';
 import { processesIn, survivors } from '../hardening/procs.js';
 import { CLI, events, read } from '../helpers.js';
-import { agentEnv, editBoard, initBoard, installedVersion, scriptedModel, workerReply, startSupervisor, startSupervisorOnTerminal, watchProcesses, type AgentCli, type SeenPrompt } from './harness.js';
+import { agentEnv, editBoard, HELLO, initBoard, installedVersion, scriptedModel, workerReply, startSupervisor, startSupervisorOnTerminal, watchProcesses, type AgentCli, type SeenPrompt } from './harness.js';
 
 /** How each CLI shows up in the process table while it runs. */
 const PROCESSES: Record<AgentCli, RegExp[]> = {
@@ -33,11 +33,13 @@ export function agentCliSuite(agent: AgentCli): void {
       installedVersion(agent);
     });
 
-    it(`runs a board made by init --agent ${agent} to completion, each role a real ${agent} run`, async () => {
+    it(`runs a board made by init --agent ${agent} to completion, each role a real ${agent} run, the Implementor writing a file without being asked for permission`, async () => {
       const seen: SeenPrompt[] = [];
-      const { url } = await serve({ mode: 'reply', text: scriptedModel(seen) });
+      const where: { dir?: string } = {};
+      const { url } = await serve({ mode: 'reply', text: scriptedModel(seen, where) });
       const env = agentEnv(agent, url);
       const dir = await initBoard(agent, env);
+      where.dir = dir;
 
       const validate = await startSupervisor(['validate', 'kanban.yaml'], env, dir);
       expect(validate.stdout).toMatch(/kanban\.yaml: OK — 2 task file\(s\) and 3 role file\(s\) \(Implementor, Architect, Manager\) checked\./);
@@ -60,6 +62,9 @@ export function agentCliSuite(agent: AgentCli): void {
       for (const [prompt, role, task] of [[manager1, 'Implementor', tasks[0]], [manager2, 'Architect', tasks[1]]] as const) {
         expect(prompt).toBe(expectedPrompt(dir, 'manager', { kanban_file: 'kanban.yaml', done_task: task as string, tasks: JSON.stringify(tasks), result: JSON.stringify(workerReply(role, task as string)) }));
       }
+      // The preset's permission flags let the CLI's own file tool write in the board folder.
+      expect(read(dir, HELLO.file)).toBe(HELLO.content);
+      expect(seen[0]?.toolResult).toBeDefined();
       const accepted = events(dir).filter((e) => e.type === 'attempt_finished');
       expect(accepted.map((e) => [e.role, e.attempt, e.valid, e.via])).toEqual([
         ['Implementor', 1, true, `${agent} > fenced`],
