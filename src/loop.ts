@@ -30,10 +30,11 @@ export async function superviseBoard(file: string, flags: SettingsFlags & { once
   mkdirSync(deps.runDir, { recursive: true });
   let steps = 0;
   let sameTask = 0;
+  let written: Board | undefined;
   try {
     for (;;) {
       throwIfInterrupted(deps);
-      const board = readBoard(file);
+      const board = readBoard(file, written);
       if (board.current === null || board.phase === 'complete') {
         deps.events.emit('done', { steps, phase: board.phase ?? null });
         return { steps, reason: 'done' };
@@ -56,6 +57,7 @@ export async function superviseBoard(file: string, flags: SettingsFlags & { once
         appendEntry(board.dir, { time: deps.clock(), kind: 'Warning', agent: 'Manager', task, issue, action: 'Continuing from the board as it is on disk' });
         deps.events.emit('human_edit_kept', { step: steps, task, fields: applied.fields, issue });
       } else {
+        written = applied.board;
         deps.events.emit('board_written', { step: steps, task, written: applied.written, current: answer.next_task, tasks: (answer.tasks as string[]).length });
       }
       if (answer.status !== 'ok') {

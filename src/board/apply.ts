@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
+import { parseDocument } from 'yaml';
 import { InternalError } from '../errors.js';
 import { writeFileAtomic } from './atomic.js';
 import { parseBoard, type Board, type BoardState } from './board.js';
-import { editYamlFields, type BoardChange } from './edit.js';
+import { editYamlDocument, type BoardChange } from './edit.js';
 
 /** The Manager's answer as a change to the board. */
 export function managerChange(reply: Record<string, unknown>): BoardChange {
@@ -13,8 +14,8 @@ export function managerChange(reply: Record<string, unknown>): BoardChange {
   return change;
 }
 
-/** What happened when the answer was written. */
-export type ApplyOutcome = { written: boolean; keptHumanEdit: false } | { written: false; keptHumanEdit: true; fields: string[] };
+/** What happened when the answer was written; `board` is the board now on disk, already checked. */
+export type ApplyOutcome = { written: boolean; keptHumanEdit: false; board: Board } | { written: false; keptHumanEdit: true; fields: string[] };
 
 /**
  * Write the Manager's answer into kanban.yaml, touching only its fields. The file is
@@ -32,12 +33,12 @@ export function applyManagerAnswer(before: Board, change: BoardChange): ApplyOut
     const edited = keys.filter((k) => !isDeepStrictEqual(field(now, k), field(before, k)) && !isDeepStrictEqual(field(now, k), change[k]));
     if (edited.length) return { written: false, keptHumanEdit: true, fields: edited };
   }
-  const next = editYamlFields(text, change);
-  if (next === text) return { written: false, keptHumanEdit: false };
-  const check = parseBoard(before.file, next);
+  const { text: next, parsed } = editYamlDocument(text, now.doc ?? parseDocument(text), change);
+  if (next === text) return { written: false, keptHumanEdit: false, board: now };
+  const check = parseBoard(before.file, next, parsed);
   if (!check.board) throw new InternalError(`writing the Manager's answer would make ${before.file} invalid: ${check.problems[0]?.message ?? ''}`);
   writeFileAtomic(before.file, next);
-  return { written: true, keptHumanEdit: false };
+  return { written: true, keptHumanEdit: false, board: check.board };
 }
 
 function field(board: BoardState, key: keyof BoardChange): unknown {

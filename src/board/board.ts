@@ -3,7 +3,8 @@ import path from 'node:path';
 import { InputError } from '../errors.js';
 import { resolveAllInBoard, resolveInBoard } from '../paths.js';
 import { describeErrors, validator } from '../schemas.js';
-import { lineOf, parseYaml } from './yaml.js';
+import type { Document } from 'yaml';
+import { lineOf, parseYaml, type ParsedYaml } from './yaml.js';
 
 /** Optional `supervisor:` settings in kanban.yaml (CLI flags override them). */
 export interface BoardSettings {
@@ -32,6 +33,8 @@ export interface Board extends BoardState {
   /** The exact text read, to detect a person's edits before writing. */
   text: string;
   settings: BoardSettings;
+  /** The parse of `text`, which a write splices into (never changed). */
+  doc?: Document;
 }
 
 /** One thing wrong with a file, with its line when known. */
@@ -46,10 +49,9 @@ export function formatProblem(problem: Problem): string {
   return `${problem.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`;
 }
 
-/** Parse and check a board text; every problem is returned, nothing is thrown. */
-export function parseBoard(file: string, text: string): { board?: Board; problems: Problem[] } {
+/** Parse and check a board text (or check its parse, if given); every problem is returned, nothing is thrown. */
+export function parseBoard(file: string, text: string, parsed: ParsedYaml = parseYaml(text)): { board?: Board; problems: Problem[] } {
   const name = path.basename(file);
-  const parsed = parseYaml(text);
   if (!parsed.ok) {
     return { problems: [{ file: name, line: parsed.line, message: `${parsed.message}. Fix the YAML syntax.` }] };
   }
@@ -85,6 +87,7 @@ export function parseBoard(file: string, text: string): { board?: Board; problem
     file,
     dir,
     text,
+    doc: parsed.doc,
     current: state.current,
     tasks: state.tasks,
     settings: state.supervisor ?? {},
@@ -109,14 +112,19 @@ function dedupe(problems: Problem[]): Problem[] {
   return problems.filter((p) => !seen.has(formatProblem(p)) && seen.add(formatProblem(p)));
 }
 
-/** Read kanban.yaml; any problem is an InputError (exit 2) naming the file, the line and the fix. */
-export function readBoard(file: string): Board {
+/**
+ * Read kanban.yaml; any problem is an InputError (exit 2) naming the file, the line and the fix.
+ * If the text is still that of `previous` (the board the loop just wrote and checked), that
+ * board is returned as it is, without parsing and checking it again.
+ */
+export function readBoard(file: string, previous?: Board): Board {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     throw new InputError(readFailure(file, error));
   }
+  if (previous?.file === file && previous.text === text) return previous;
   const { board, problems } = parseBoard(file, text);
   if (!board) {
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`kanban-supervisor validate ${path.basename(file)}\`)` : '';

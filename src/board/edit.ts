@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node, type Pair, type YAMLSeq } from 'yaml';
 import type { BoardState } from './board.js';
+import { parseYaml, type ParsedYaml } from './yaml.js';
 
 /** The fields a Manager answer may change. */
 export type BoardChange = Partial<Pick<BoardState, 'current' | 'tasks' | 'phase' | 'sub_phase'>>;
@@ -12,12 +13,24 @@ export type BoardChange = Partial<Pick<BoardState, 'current' | 'tasks' | 'phase'
  * makes splicing unsafe, the yaml Document is edited and re-rendered instead.
  */
 export function editYamlFields(text: string, change: Record<string, unknown>): string {
-  const doc = parseDocument(text);
+  return editYamlDocument(text, parseDocument(text), change).text;
+}
+
+/**
+ * `editYamlFields` for a text already parsed (`doc`, left unchanged). A splice is checked by
+ * parsing its result, and that parse is returned too: on a board of thousands of tasks each
+ * parse is the bulk of a step, so a caller that has them need not parse again.
+ */
+export function editYamlDocument(text: string, doc: Document, change: Record<string, unknown>): { text: string; parsed?: ParsedYaml & { ok: true } } {
   const expected = { ...(doc.toJS() as Record<string, unknown>), ...change };
   const spliced = trySplice(text, doc, change);
-  if (spliced !== null && isDeepStrictEqual(parseDocument(spliced).toJS(), expected)) return spliced;
-  for (const [key, value] of Object.entries(change)) doc.set(key, value);
-  return String(doc);
+  if (spliced !== null) {
+    const parsed = parseYaml(spliced);
+    if (parsed.ok && isDeepStrictEqual(parsed.value, expected)) return { text: spliced, parsed };
+  }
+  const fresh = parseDocument(text);
+  for (const [key, value] of Object.entries(change)) fresh.set(key, value);
+  return { text: String(fresh) };
 }
 
 interface Edit {

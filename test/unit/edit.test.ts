@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { editYamlFields } from '../../src/board/edit.js';
+import { parse, parseDocument } from 'yaml';
+import { editYamlDocument, editYamlFields } from '../../src/board/edit.js';
 
 describe('editYamlFields', () => {
   it('changes only the value of current, keeping its comment and every other byte', () => {
@@ -36,5 +36,26 @@ describe('editYamlFields', () => {
   it('falls back to re-rendering a flow-mapping board, still with the right values', () => {
     const out = editYamlFields('{current: a, tasks: [a, b], keep: 1}\n', { current: 'b' });
     expect(parse(out)).toEqual({ current: 'b', tasks: ['a', 'b'], keep: 1 });
+  });
+});
+
+describe('editYamlDocument', () => {
+  it('returns the parse of the spliced text it checked, and leaves the given document alone', () => {
+    const text = 'current: a\ntasks: [a, b]\n';
+    const doc = parseDocument(text);
+    const { text: out, parsed } = editYamlDocument(text, doc, { current: 'b' });
+    expect(out).toBe('current: b\ntasks: [a, b]\n');
+    expect(parsed?.value).toEqual({ current: 'b', tasks: ['a', 'b'] });
+    expect(parsed?.doc.toJS()).toEqual(parsed?.value);
+    expect(doc.toJS()).toEqual({ current: 'a', tasks: ['a', 'b'] });
+  });
+
+  it('re-renders a fresh document when splicing is unsafe, and returns no parse', () => {
+    const text = '{current: a, tasks: [a, b]}\n';
+    const doc = parseDocument(text);
+    const { text: out, parsed } = editYamlDocument(text, doc, { current: 'b' });
+    expect(parse(out)).toEqual({ current: 'b', tasks: ['a', 'b'] });
+    expect(parsed).toBeUndefined();
+    expect(doc.toJS()).toEqual({ current: 'a', tasks: ['a', 'b'] });
   });
 });
