@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** Where a board-relative path points, or why it may not be used. */
@@ -10,7 +10,8 @@ export type BoardPath = { ok: true; absolute: string } | { ok: false; reason: st
  * these paths, and nothing they say may make the supervisor read or run outside it.
  */
 export function resolveInBoard(boardDir: string, relative: string): BoardPath {
-  return resolveChecked(lexicalCheck(boardDir, relative), () => realpathSync.native(boardDir));
+  const base = path.resolve(boardDir);
+  return resolveChecked(lexicalCheck(base, relative), () => realpathSync.native(base));
 }
 
 // Symlinks are followed only once the path is known to stay inside the folder on paper.
@@ -40,41 +41,50 @@ const LIST_FROM = 32;
  * each. Symlinks, and names the listing does not show, take the one-by-one way.
  */
 export function resolveAllInBoard(boardDir: string, relatives: readonly string[]): BoardFile[] {
+  const base = path.resolve(boardDir);
   let realBoard: string | undefined;
-  const realBoardDir = () => (realBoard ??= realpathSync.native(boardDir));
-  const lexical = relatives.map((relative) => lexicalCheck(boardDir, relative));
-  const perFolder = new Map<string, number>();
-  for (const where of lexical) if (where.ok) perFolder.set(path.dirname(where.absolute), (perFolder.get(path.dirname(where.absolute)) ?? 0) + 1);
-  const listings = new Map<string, Map<string, Dirent> | null>();
-  const listing = (folder: string) => {
-    if (!listings.has(folder)) listings.set(folder, (perFolder.get(folder) ?? 0) >= LIST_FROM ? listInside(folder, realBoardDir) : null);
-    return listings.get(folder);
-  };
-  return lexical.map((where) => {
+  const realBoardDir = () => (realBoard ??= realpathSync.native(base));
+  const lexical = relatives.map((relative) => lexicalCheck(base, relative));
+  const folders = lexical.map((where) => (where.ok ? path.dirname(where.absolute) : ''));
+  const counts = new Map<string, number>();
+  for (const folder of folders) if (folder) counts.set(folder, (counts.get(folder) ?? 0) + 1);
+  const listed = new Map<string, Set<string> | null>();
+  for (const [folder, count] of counts) listed.set(folder, count >= LIST_FROM ? regularFilesInside(folder, realBoardDir) : null);
+  return lexical.map((where, i) => {
     if (!where.ok) return where;
-    if (listing(path.dirname(where.absolute))?.get(path.basename(where.absolute))?.isFile()) return { ...where, file: true };
+    if (listed.get(folders[i] as string)?.has(path.basename(where.absolute))) return { ok: true, absolute: where.absolute, file: true };
     const one = resolveChecked(where, realBoardDir);
-    return one.ok ? { ...one, file: isFile(one.absolute) } : one;
+    return one.ok ? { ok: true, absolute: one.absolute, file: isFile(one.absolute) } : one;
   });
 }
 
-// A folder's entries by name, or null when its real path is not inside the board (or it cannot be listed).
-function listInside(folder: string, realBoardDir: () => string): Map<string, Dirent> | null {
+// The names of a folder's regular files, or null when its real path is not inside the board (or it cannot be listed).
+function regularFilesInside(folder: string, realBoardDir: () => string): Set<string> | null {
   try {
     const real = realpathSync.native(folder);
     if (real !== realBoardDir() && !isInside(realBoardDir(), real)) return null;
-    return new Map(readdirSync(folder, { withFileTypes: true }).map((entry) => [entry.name, entry]));
+    return new Set(
+      readdirSync(folder, { withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name),
+    );
   } catch {
     return null;
   }
 }
 
-function lexicalCheck(boardDir: string, relative: string): BoardPath {
+// A relative POSIX path of plain names: no empty, `.` or `..` segment and no NUL byte. Joined
+// to the (resolved) board folder it is inside it, with nothing to normalise or compare.
+const PLAIN = /^(?:(?!\.\.?\/)[^/\0]+\/)*(?!\.\.?$)[^/\0]+$/;
+
+// `base` is the board folder, resolved (absolute and normalised).
+function lexicalCheck(base: string, relative: string): BoardPath {
+  if (path.sep === '/' && PLAIN.test(relative)) return { ok: true, absolute: base === '/' ? `/${relative}` : `${base}/${relative}` };
   if (relative.length === 0) return { ok: false, reason: 'is empty' };
   if (relative.includes('\0')) return { ok: false, reason: 'contains a NUL byte' };
   if (path.isAbsolute(relative)) return { ok: false, reason: 'is absolute; use a path relative to the board folder' };
-  const absolute = path.resolve(boardDir, relative);
-  if (!isInside(boardDir, absolute)) return { ok: false, reason: 'leaves the board folder' };
+  const absolute = path.resolve(base, relative);
+  if (!isInside(base, absolute)) return { ok: false, reason: 'leaves the board folder' };
   return { ok: true, absolute };
 }
 
