@@ -197,10 +197,12 @@ export async function watchProcesses(supervisorPid: number, boardDir: string, do
   });
   while (!finished) {
     // Read again each time: between fork and exec a child still shows its parent's command line.
-    // A process gone meanwhile keeps what was last read.
+    // A process gone meanwhile (no stat) or a zombie (no command line) keeps what was last read.
     for (const pid of [...descendants(supervisorPid), ...processesIn(boardDir)]) {
-      const now = { pid, cmdline: cmdline(pid), tty: tty(pid) };
-      if (now.cmdline || !seen.has(pid)) seen.set(pid, now);
+      const terminal = tty(pid);
+      const line = cmdline(pid);
+      if (terminal === undefined || (!line && seen.has(pid))) continue;
+      seen.set(pid, { pid, cmdline: line, tty: terminal });
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -215,12 +217,13 @@ function cmdline(pid: number): string {
   }
 }
 
-// Field 7 of /proc/PID/stat, tty_nr: the controlling terminal's device number, 0 for none.
-function tty(pid: number): number {
+// Field 7 of /proc/PID/stat, tty_nr: the controlling terminal's device number, 0 for none;
+// undefined once the process is gone.
+function tty(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[4]);
   } catch {
-    return -1;
+    return undefined;
   }
 }

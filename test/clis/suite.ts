@@ -120,7 +120,7 @@ export function agentCliSuite(agent: AgentCli): void {
       // fork and exec still shows its parent's command line.
       const supervisor = processes.filter((p) => p.cmdline.endsWith(`${CLI} kanban.yaml`));
       expect(supervisor).toHaveLength(1);
-      const agents = processes.filter((p) => p.pid !== terminal.pid && p.pid !== supervisor[0]?.pid && p.cmdline);
+      const agents = processes.filter((p) => p.pid !== terminal.pid && p.pid !== supervisor[0]?.pid);
       for (const shape of PROCESSES[agent]) {
         expect(agents.filter((p) => shape.test(p.cmdline)).length, `${shape} in ${JSON.stringify(agents.map((p) => p.cmdline.slice(0, 120)))}`).toBeGreaterThanOrEqual(2);
       }
