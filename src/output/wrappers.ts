@@ -39,7 +39,9 @@ const codex: Wrapper = {
   name: 'codex',
   unwrap(stdout) {
     const events = parseJsonLines(stdout);
-    if (!events || !events.some((e) => typeof e.type === 'string' && /^(thread|turn|item)\.|^error$/.test(e.type))) return null;
+    // Codex always starts with thread.started; a bare "error" event is not enough (opencode's
+    // JSONL stream has one too).
+    if (!events || !events.some((e) => typeof e.type === 'string' && /^(thread|turn|item)\./.test(e.type))) return null;
     const message = events
       .filter((e) => e.type === 'item.completed' && isObject(e.item))
       .map((e) => e.item as Record<string, unknown>)

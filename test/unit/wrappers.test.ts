@@ -70,6 +70,11 @@ describe('agent CLI wrappers on recorded real output', () => {
     expect(extractReply([started, turn, early, message, done].join('\n'))).toEqual({ found: true, reply: DEFAULT_REPLY, via: 'codex > fenced' });
   });
 
+  it('leaves a JSONL stream of another CLI with an error event to the generic strategies, not to Codex', () => {
+    const other = [{ type: 'step_start', part: {} }, { type: 'error', error: { message: 'boom' } }].map((e) => JSON.stringify(e)).join('\n');
+    expect(WRAPPERS.find((w) => w.name === 'codex')?.unwrap(other)).toBeNull();
+  });
+
   it('reads a Gemini CLI object printed with a reply of its own that has a response field as a reply, not an envelope', () => {
     const reply = { status: 'ok', message: 'm', response: 'mine' };
     expect(extractReply(JSON.stringify(reply, null, 2))).toEqual({ found: true, reply, via: 'whole' });
