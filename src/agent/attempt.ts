@@ -1,7 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
-import { execa, type ResultPromise } from 'execa';
 import { startProblem } from './command.js';
 import { forgetAgent, recordAgent, signalGroup } from './group.js';
 import type { Invocation } from './invocation.js';
@@ -81,34 +81,34 @@ export const runAttempt: RunAttempt = async (invocation, options) => {
   mkdirSync(path.dirname(options.outFile), { recursive: true }); // a person may have cleaned the state folder mid-run
   const out = logStream(options.outFile);
   const err = logStream(options.errFile);
-  let subprocess: ResultPromise;
+  const failedStart = async (error: NodeJS.ErrnoException): Promise<AttemptResult> => {
+    await Promise.all([closeStream(out), closeStream(err)]);
+    const problem = startProblem(invocation, error.code ?? 'ERR_INVALID_ARG_VALUE');
+    if (problem) throw problem;
+    if (error.syscall === undefined) throw error; // not the system refusing the command: a bug
+    return result({ end: 'spawn-failed', exitCode: null, signal: null, killedWith: null, pid: undefined, spawnError: error.message.split('\n')[0] ?? 'unknown error' });
+  };
+  // node:child_process itself, not a wrapper: a step spawns two agents, and every
+  // millisecond spent around a spawn is the supervisor's overhead.
+  let subprocess: ChildProcess;
   try {
-    subprocess = execa(invocation.file, [...invocation.args], {
+    subprocess = spawn(invocation.file, [...invocation.args], {
       cwd: invocation.cwd,
       env: invocation.env,
-      extendEnv: false,
       // Its own process group, so one kill reaches every grandchild.
       detached: true,
-      stdin: invocation.stdin ? 'pipe' : 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      buffer: false,
-      reject: false,
-      encoding: 'buffer',
-      stripFinalNewline: false,
+      stdio: [invocation.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
   } catch (error) {
-    await Promise.all([closeStream(out), closeStream(err)]);
-    throw startProblem(invocation, (error as NodeJS.ErrnoException).code ?? 'ERR_INVALID_ARG_VALUE') ?? error;
+    // Some refusals (E2BIG, ENOEXEC, a NUL byte) are thrown at once, others come as an 'error' event.
+    return failedStart(error as NodeJS.ErrnoException);
   }
   const pid = subprocess.pid;
-  if (pid === undefined) {
-    const failed = await subprocess;
-    await Promise.all([closeStream(out), closeStream(err)]);
-    const problem = startProblem(invocation, failed.code);
-    if (problem) throw problem;
-    return result({ end: 'spawn-failed', exitCode: null, signal: null, killedWith: null, pid, spawnError: failed.message?.split('\n')[0] ?? 'unknown error' });
-  }
+  if (pid === undefined) return failedStart((await once(subprocess, 'error'))[0] as NodeJS.ErrnoException);
+  // Exit, then every pipe closed; listened to now, as it may follow 'exit' in the same tick.
+  const streamsClosed = new Promise<'closed'>((resolve) => subprocess.once('close', () => resolve('closed')));
+  // Nothing here kills or messages the child through Node, the only other sources of 'error'.
+  subprocess.on('error', () => {});
   if (options.agentFile) recordAgent(options.agentFile, { pid, role: invocation.role, task: options.task ?? '' });
 
   let end: AttemptEnd = 'exited';
@@ -129,6 +129,7 @@ export const runAttempt: RunAttempt = async (invocation, options) => {
   let lastOutput = now();
   const watch = (stream: NodeJS.ReadableStream | null, tail: Tail, file: WriteStream) => {
     if (!stream) return;
+    stream.on('error', () => {}); // a failed read of the pipe ends the output; 'close' still comes
     stream.on('data', (chunk: Buffer) => {
       tail.push(chunk);
       lastOutput = now();
@@ -174,7 +175,6 @@ export const runAttempt: RunAttempt = async (invocation, options) => {
     // The leader is gone; anything it left in its group is an orphan. Stop it the same way,
     // and do not wait on pipes a surviving grandchild might hold open forever.
     killGroup('SIGTERM');
-    const streamsClosed = subprocess.then(() => 'closed' as const);
     if ((await Promise.race([streamsClosed, delay(options.killGraceMs, 'grace' as const)])) === 'grace') {
       killGroup('SIGKILL');
       await Promise.race([streamsClosed, delay(1000, 'given up' as const)]);
