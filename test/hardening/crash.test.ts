@@ -6,8 +6,8 @@ import { parseFrontMatter } from '../../src/frontmatter.js';
 import { boardWithTasks, read, role, runCli } from '../helpers.js';
 import { descendants, fixture, processesIn, startCli, waitFor } from './procs.js';
 
-// Enough tasks that the board outlasts the kills: a fast supervisor gets through several steps between two kills.
-const TASKS = 60;
+// Enough tasks that the board outlasts the 40 kills: a run gets through a few steps between two of them.
+const TASKS = 150;
 const KILLS = 40;
 
 /** kanban.yaml parses and validates, and every task file's front-matter reads. */
@@ -40,7 +40,7 @@ function killAll(pid: number, agentsToo: boolean): void {
 }
 
 describe('crash safety', () => {
-  it('keeps a 60-task board valid through dozens of kill -9 at random moments, and runs every task at least once, in order, never skipping one', async () => {
+  it('keeps a 150-task board valid through dozens of kill -9 at random moments, and runs every task at least once, in order, never skipping one', async () => {
     const dir = boardWithTasks(TASKS, { 'roles/implementor.md': role(['sh', fixture('writes-marker.sh'), 'markers.txt'], 'stdin: none\n') });
     const codes: number[] = [];
     let kills = 0;
