@@ -1,5 +1,11 @@
-import matter from 'gray-matter';
+import { createRequire } from 'node:module';
+import type matterType from 'gray-matter';
 import { parseYaml } from './board/yaml.js';
+
+// gray-matter and js-yaml under it are some forty modules; a run on a finished board, and
+// every command that reads no Markdown, never loads them.
+let matter: typeof matterType | undefined;
+const loadMatter = (): typeof matterType => (matter ??= createRequire(import.meta.url)('gray-matter') as typeof matterType);
 
 /** A Markdown file's YAML front-matter and body, or why it cannot be read. */
 export type FrontMatter = { ok: true; data: Record<string, unknown>; body: string } | { ok: false; line: number; message: string };
@@ -45,7 +51,7 @@ export function parseFrontMatter(text: string): FrontMatter {
   }
   try {
     // An empty options object also turns off gray-matter's module-level cache.
-    const file = matter(text, { engines: ENGINES, language: 'yaml' });
+    const file = loadMatter()(text, { engines: ENGINES, language: 'yaml' });
     const data = file.data as unknown;
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
       return { ok: false, line: 2, message: 'front-matter must be a YAML mapping (key: value lines)' };
