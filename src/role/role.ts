@@ -28,6 +28,10 @@ export function roleFilePath(name: string): string {
   return path.join('roles', `${name.toLowerCase()}.md`);
 }
 
+// The two role files of a step are the same files step after step: a text seen before is
+// not parsed again (read, yes: a person's edit between steps still takes effect).
+const parsedRoles = new Map<string, { text: string; role: Role }>();
+
 /** Read and check a role file; every problem is an InputError naming the role file and the fix. */
 export function loadRole(boardDir: string, name: string, wantedBy: string): Role {
   if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(name)) {
@@ -43,7 +47,13 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
     }
     throw new InputError(`${file}: cannot be read (${(error as Error).message}).`);
   }
-  return parseRole(file, name, text);
+  const key = `${boardDir}\0${name}`;
+  const seen = parsedRoles.get(key);
+  if (seen?.text === text) return seen.role;
+  const role = parseRole(file, name, text);
+  if (parsedRoles.size >= 64) parsedRoles.clear(); // many boards in one process (tests): stay small
+  parsedRoles.set(key, { text, role });
+  return role;
 }
 
 /** Parse a role file's text (pure). */

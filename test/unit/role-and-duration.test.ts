@@ -1,8 +1,11 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildInvocation, fillPlaceholders } from '../../src/agent/invocation.js';
 import { formatDuration, parseDuration } from '../../src/duration.js';
 import { determineRole } from '../../src/role/determine.js';
-import { parseRole } from '../../src/role/role.js';
+import { loadRole, parseRole } from '../../src/role/role.js';
+import { makeBoard } from '../helpers.js';
 
 describe('determineRole', () => {
   it.each([
@@ -64,5 +67,17 @@ describe('role files and invocations', () => {
   it('defaults stdin to the prompt and output to auto', () => {
     const plain = parseRole('roles/x.md', 'X', '---\ncommand: [x]\n---\nHello\n');
     expect(plain).toMatchObject({ stdin: 'prompt', output: 'auto', prompt: 'Hello\n' });
+  });
+});
+
+describe('loadRole', () => {
+  it('parses a role file again only when its text changed', () => {
+    const dir = makeBoard({ 'roles/worker.md': '---\ncommand: [a]\n---\nOne\n' });
+    const first = loadRole(dir, 'Worker', 'the test');
+    expect(loadRole(dir, 'Worker', 'the test')).toBe(first);
+    writeFileSync(path.join(dir, 'roles/worker.md'), '---\ncommand: [b]\n---\nTwo\n');
+    expect(loadRole(dir, 'Worker', 'the test')).toMatchObject({ command: ['b'], prompt: 'Two\n' });
+    writeFileSync(path.join(dir, 'roles/worker.md'), '---\ncommand: b\n---\n');
+    expect(() => loadRole(dir, 'Worker', 'the test')).toThrow(/roles\/worker\.md: front-matter/);
   });
 });
