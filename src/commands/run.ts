@@ -38,13 +38,14 @@ export async function run(options: RunOptions): Promise<LoopResult & { file: str
   };
   const handled = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   for (const signal of handled) signals.on(signal, onSignal);
+  let events: EventLog | undefined;
   try {
     const runId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
     const stateDir = path.join(path.dirname(file), '.kanban-supervisor');
     // An agent left running by a supervisor that was killed would work on beside the re-run.
     const agentFile = path.join(stateDir, 'agent.json');
     const leftover = await stopLeftoverAgent(agentFile, resolveSettings(board.settings, options).killGraceMs);
-    const events = new EventLog(stateDir, runId, options.listeners ?? []);
+    events = new EventLog(stateDir, runId, options.listeners ?? []);
     events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
     const result = await superviseBoard(file, options, {
       runAttempt: options.runAttempt ?? realRunAttempt,
@@ -62,6 +63,7 @@ export async function run(options: RunOptions): Promise<LoopResult & { file: str
     });
     return { ...result, file, runId, elapsedMs: performance.now() - started };
   } finally {
+    events?.close();
     for (const signal of handled) signals.off(signal, onSignal);
     await release();
   }

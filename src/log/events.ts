@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 
 /** One machine-readable event, as written to `.kanban-supervisor/events.jsonl` and printed by `--json`. */
@@ -35,6 +35,8 @@ export function eventsFile(stateDir: string): string {
 /** Appends events to events.jsonl and hands each to the listeners. */
 export class EventLog {
   private readonly file: string;
+  /** events.jsonl, open for appending from the first event to close(). */
+  private fd: number | undefined;
 
   constructor(
     stateDir: string,
@@ -50,9 +52,18 @@ export class EventLog {
   emit(type: SupervisorEvent['type'], fields: Omit<SupervisorEvent, 'time' | 'type' | 'run'> = {}): SupervisorEvent {
     const event = { time: this.clock().toISOString(), type, run: this.run, ...fields } as SupervisorEvent;
     // Sync on purpose: a handful of small lines per step, and each must be on disk
-    // before a crash could make it the last thing a person looks for.
-    appendFileSync(this.file, `${JSON.stringify(event)}\n`);
+    // before a crash could make it the last thing a person looks for. The file stays open:
+    // an open and a close for each of those lines cost more than writing them.
+    this.fd ??= openSync(this.file, 'a');
+    appendFileSync(this.fd, `${JSON.stringify(event)}\n`);
     for (const listener of this.listeners) listener(event);
     return event;
+  }
+
+  /** Close the events file (a later event opens it again). */
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
   }
 }
