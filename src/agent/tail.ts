@@ -6,6 +6,8 @@ const BLOCK_BYTES = 64 * 1024;
 export class Tail {
   /** Full blocks, then the block being filled (`used` bytes of it). */
   private blocks: Buffer[] = [];
+  /** The last dropped block, reused for the next one: a long output then allocates nothing. */
+  private spare: Buffer | undefined;
   private used = 0;
   private size = 0;
   /** Every byte ever written, kept or not. */
@@ -20,7 +22,8 @@ export class Tail {
     while (data.length > 0) {
       let last = this.blocks.at(-1);
       if (!last || this.used === last.length) {
-        last = Buffer.allocUnsafe(Math.min(BLOCK_BYTES, this.limit));
+        last = this.spare ?? Buffer.allocUnsafe(Math.min(BLOCK_BYTES, this.limit));
+        this.spare = undefined;
         this.blocks.push(last);
         this.used = 0;
       }
@@ -30,7 +33,8 @@ export class Tail {
       data = data.subarray(copied);
     }
     while (this.blocks.length > 1 && this.size - (this.blocks[0] as Buffer).length >= this.limit) {
-      this.size -= (this.blocks.shift() as Buffer).length;
+      this.spare = this.blocks.shift() as Buffer;
+      this.size -= this.spare.length;
     }
   }
 
