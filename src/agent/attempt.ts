@@ -109,7 +109,7 @@ export const runAttempt: RunAttempt = async (invocation, options) => {
   const streamsClosed = new Promise<'closed'>((resolve) => subprocess.once('close', () => resolve('closed')));
   // Nothing here kills or messages the child through Node, the only other sources of 'error'.
   subprocess.on('error', () => {});
-  if (options.agentFile) recordAgent(options.agentFile, { pid, role: invocation.role, task: options.task ?? '' });
+  const recorded = options.agentFile ? recordAgent(options.agentFile, { pid, role: invocation.role, task: options.task ?? '' }) : undefined;
 
   let end: AttemptEnd = 'exited';
   let killedWith: AttemptResult['killedWith'] = null;
@@ -187,7 +187,10 @@ export const runAttempt: RunAttempt = async (invocation, options) => {
     if (idle) clearInterval(idle);
     options.interrupt?.removeEventListener('abort', onInterrupt);
     options.forceStop?.removeEventListener('abort', onForce);
-    if (options.agentFile) forgetAgent(options.agentFile);
+    if (options.agentFile) {
+      await recorded; // removed only once written, or a late write would leave it behind
+      forgetAgent(options.agentFile);
+    }
   }
   await Promise.all([closeStream(out), closeStream(err)]);
   return result({ end, exitCode, signal, killedWith, pid });

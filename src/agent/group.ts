@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 
 /**
@@ -67,13 +68,17 @@ export function groupRuns(pgid: number): boolean {
   });
 }
 
-/** Write the record of a running agent (best effort: a failed write must not stop the attempt). */
-export function recordAgent(file: string, record: Omit<AgentRecord, 'host' | 'startTicks' | 'since'>): void {
+/**
+ * Write the record of a running agent; resolves once it is written (best effort: a failed
+ * write must not stop the attempt). The write goes to libuv's thread pool while the agent
+ * starts, instead of holding up the supervisor right after every spawn.
+ */
+export async function recordAgent(file: string, record: Omit<AgentRecord, 'host' | 'startTicks' | 'since'>): Promise<void> {
   const full: AgentRecord = { ...record, host: hostname(), since: new Date().toISOString() };
-  const ticks = startTicks(record.pid);
+  const ticks = startTicks(record.pid); // now, before the pid could be reused
   if (ticks !== undefined) full.startTicks = ticks;
   try {
-    writeFileSync(file, `${JSON.stringify(full)}\n`);
+    await writeFile(file, `${JSON.stringify(full)}\n`);
   } catch {
     // The state folder is gone or full; the attempt itself still runs and is still bounded.
   }
