@@ -1,8 +1,8 @@
 // `npm run bench`: what the supervisor costs beside the agents it runs, each figure printed
 // as a ratio against its floor (see README.md here). Not part of `npm test`.
-//   node bench/run.mjs [--reps N] [--only 1,2,3,4] [--quick]
+//   node bench/run.mjs [--reps N] [--only 1,2,3,4] [--quick] [--work DIR] [--cli PATH]
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,12 +13,15 @@ import { workerCall } from './lib/floor.mjs';
 import { alternate, median, peakRss } from './lib/measure.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const WORK = path.join(ROOT, 'bench', '.work');
-const CLI = path.join(ROOT, 'dist', 'cli.js');
 const FLOOR = path.join(ROOT, 'bench', 'lib', 'floor.mjs');
 const NODE = process.execPath;
 
-const { values: flags } = parseArgs({ options: { reps: { type: 'string' }, only: { type: 'string' }, quick: { type: 'boolean' } } });
+const { values: flags } = parseArgs({ options: { reps: { type: 'string' }, only: { type: 'string' }, quick: { type: 'boolean' }, work: { type: 'string' }, cli: { type: 'string' } } });
+// Another build's cli.js can be measured the same way (an older commit's, to compare).
+const CLI = path.resolve(flags.cli ?? path.join(ROOT, 'dist', 'cli.js'));
+// Where the scratch boards go: the supervisor writes a few files a step (attempt logs, the
+// board), so a run can be pointed at another file system to compare.
+const WORK = path.resolve(flags.work ?? path.join(ROOT, 'bench', '.work'));
 const quick = flags.quick === true;
 const only = new Set((flags.only ?? '1,2,3,4').split(','));
 const reps = (normal) => Number(flags.reps ?? (quick ? Math.max(3, Math.round(normal / 3)) : normal));
@@ -26,13 +29,14 @@ const reps = (normal) => Number(flags.reps ?? (quick ? Math.max(3, Math.round(no
 const agents = buildAgents(path.join(WORK, 'bin'));
 const results = {};
 console.log(`kanban-supervisor ${version()} benchmark · node ${process.version} · ${cpus().length} CPUs · load ${load()}`);
-console.log(`${agents.built}\n`);
+console.log(`${agents.built}; supervisor ${CLI}; boards in ${WORK}\n`);
 
 if (only.has('1')) results.overhead = await perStepOverhead();
 if (only.has('2')) results.scaling = await boardSizeScaling();
 if (only.has('3')) results.startup = await startUp();
 if (only.has('4')) results.memory = await memory();
 console.log(`\nload at the end: ${load()} (figures taken under load are noisier; the ratios less so)`);
+writeFileSync(path.join(WORK, 'last-results.json'), `${JSON.stringify({ time: new Date().toISOString(), cli: CLI, load: loadavg(), results }, null, 2)}\n`);
 
 async function perStepOverhead() {
   const tasks = 200;
