@@ -3,12 +3,8 @@ import path from 'node:path';
 
 /**
  * Replace `file` with `text` so that a crash at any instant leaves either the old or
- * the new file, never a mix: write a temp file in the same folder, fsync it (so a rename
- * that survives a power cut never points at data that did not), and rename it over the
- * original (atomic on POSIX). The folder is not fsynced: that would only make the rename
- * durable, at a second fsync per step, and a crash that loses a rename leaves the old file
- * whole: for the board, an earlier step, which the next run resumes from (at least once,
- * never skipped).
+ * the new file, never a mix: write a temp file in the same folder, fsync it, rename it
+ * over the original (atomic on POSIX), then fsync the folder so the rename itself is durable.
  * The temp file is `.<name>.<pid>.tmp`: a supervisor killed mid-write leaves it, and the
  * next run that takes the lock removes it (lock.ts).
  */
@@ -36,5 +32,11 @@ export function writeFileAtomic(file: string, text: string): void {
     }
     rmSync(temp, { force: true });
     throw error;
+  }
+  const dirFd = openSync(dir, 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
   }
 }
