@@ -17,15 +17,16 @@ export function resolveInBoard(boardDir: string, relative: string): BoardPath {
 // Symlinks are followed only once the path is known to stay inside the folder on paper.
 function resolveChecked(lexical: BoardPath, realBoardDir: () => string): BoardPath {
   if (!lexical.ok) return lexical;
+  const found: BoardPath = { ok: true, absolute: lexical.absolute };
   let real: string;
   try {
     // One realpath(3) call instead of an lstat per path component.
     real = realpathSync.native(lexical.absolute);
   } catch {
-    return lexical; // does not exist (yet): callers decide whether that matters
+    return found; // does not exist (yet): callers decide whether that matters
   }
   if (!isInside(realBoardDir(), real)) return { ok: false, reason: 'is a symlink that leads outside the board folder' };
-  return lexical;
+  return found;
 }
 
 /** A resolved board path, and whether it is an existing regular file (symlinks followed). */
@@ -44,18 +45,72 @@ export function resolveAllInBoard(boardDir: string, relatives: readonly string[]
   const base = path.resolve(boardDir);
   let realBoard: string | undefined;
   const realBoardDir = () => (realBoard ??= realpathSync.native(base));
-  const lexical = relatives.map((relative) => lexicalCheck(base, relative));
-  const folders = lexical.map((where) => (where.ok ? path.dirname(where.absolute) : ''));
-  const counts = new Map<string, number>();
-  for (const folder of folders) if (folder) counts.set(folder, (counts.get(folder) ?? 0) + 1);
+  const plan = planFor(base, relatives);
+  const { parts, counts } = plan;
   const listed = new Map<string, Set<string> | null>();
-  for (const [folder, count] of counts) listed.set(folder, count >= LIST_FROM ? regularFilesInside(folder, realBoardDir) : null);
-  return lexical.map((where, i) => {
+  for (const [folder, count] of counts) {
+    const absolute = path.isAbsolute(folder) || !folder ? folder || base : base === '/' ? `/${folder}` : `${base}/${folder}`;
+    listed.set(folder, count >= LIST_FROM ? regularFilesInside(absolute, realBoardDir) : null);
+  }
+  // The same list against the very same listings gives the same answer, if the listings gave all of it.
+  if (plan.answer && [...listed].every(([folder, names]) => plan.answer?.listed.get(folder) === names)) return plan.answer.result;
+  let fromListings = true;
+  const result = parts.map(({ where, folder, name, listedFile }): BoardFile => {
     if (!where.ok) return where;
-    if (listed.get(folders[i] as string)?.has(path.basename(where.absolute))) return { ok: true, absolute: where.absolute, file: true };
+    if (listed.get(folder)?.has(name)) return listedFile;
+    fromListings = false;
     const one = resolveChecked(where, realBoardDir);
     return one.ok ? { ok: true, absolute: one.absolute, file: isFile(one.absolute) } : one;
   });
+  plan.answer = fromListings ? { listed, result } : undefined;
+  return result;
+}
+
+/** A path checked on paper, split into the folder to list and the name to look for there. */
+interface PathParts {
+  where: BoardPath;
+  folder: string;
+  name: string;
+  /** The answer when the folder's listing shows the name as a regular file. */
+  listedFile: BoardFile;
+}
+
+/** What checking a list of paths takes: each path on paper, and how many paths each folder holds. */
+interface Plan {
+  base: string;
+  relatives: readonly string[];
+  parts: PathParts[];
+  counts: Map<string, number>;
+  /** The last answer, and the listings it came from. */
+  answer?: { listed: Map<string, Set<string> | null>; result: BoardFile[] };
+}
+
+// The Manager answers with the same task list step after step; the checks on paper depend on
+// nothing but the text, so the plan of the last list is kept (the files are checked each time).
+let lastPlan: Plan | undefined;
+
+function planFor(base: string, relatives: readonly string[]): Plan {
+  const last = lastPlan;
+  if (last && last.base === base && last.relatives.length === relatives.length && relatives.every((r, i) => r === last.relatives[i])) return last;
+  const parts = relatives.map((relative) => splitPath(base, relative));
+  const counts = new Map<string, number>();
+  for (const part of parts) if (part.where.ok) counts.set(part.folder, (counts.get(part.folder) ?? 0) + 1);
+  lastPlan = { base, relatives: [...relatives], parts, counts };
+  return lastPlan;
+}
+
+// Folder and name by the last separator, of the short relative path when it is plain: for ten
+// thousand tasks, path.dirname / basename of the absolute paths cost more than the rest.
+function splitPath(base: string, relative: string): PathParts {
+  const where = lexicalCheck(base, relative);
+  const text = where.ok && !where.plain ? where.absolute : relative;
+  const cut = text.lastIndexOf(where.ok && !where.plain ? path.sep : '/');
+  return {
+    where: where.ok ? { ok: true, absolute: where.absolute } : where,
+    folder: where.ok && !where.plain ? text.slice(0, cut || 1) : text.slice(0, Math.max(cut, 0)),
+    name: text.slice(cut + 1),
+    listedFile: { ok: true, absolute: where.ok ? where.absolute : '', file: true },
+  };
 }
 
 // The names of a folder's regular files, or null when its real path is not inside the board (or it cannot be listed).
@@ -63,14 +118,40 @@ function regularFilesInside(folder: string, realBoardDir: () => string): Set<str
   try {
     const real = realpathSync.native(folder);
     if (real !== realBoardDir() && !isInside(realBoardDir(), real)) return null;
-    return new Set(
-      readdirSync(folder, { withFileTypes: true })
-        .filter((entry) => entry.isFile())
-        .map((entry) => entry.name),
-    );
+    return listRegularFiles(real);
   } catch {
     return null;
   }
+}
+
+/** A folder's listing, and the folder's identity and mtime when it was taken. */
+interface Listing {
+  key: string;
+  names: Set<string>;
+}
+
+// The Manager's task list is checked every step, and listing a folder of ten thousand tasks is
+// most of that. Adding, removing or renaming an entry changes the folder's mtime, so a listing
+// stays true while the mtime does, with one catch: a change within the same clock tick as the
+// listing may keep the mtime it had. So a listing is kept only if the folder's mtime was over
+// RACY_MS old when it was taken (git's "racily clean" rule).
+const listings = new Map<string, Listing>();
+const RACY_MS = 1000;
+
+function listRegularFiles(folder: string): Set<string> {
+  const before = Date.now();
+  const stat = statSync(folder, { bigint: true });
+  const key = `${stat.dev}:${stat.ino}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  const kept = listings.get(folder);
+  if (kept?.key === key) return kept.names;
+  const names = new Set(
+    readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name),
+  );
+  if (Number(stat.mtimeMs) < before - RACY_MS) listings.set(folder, { key, names });
+  else listings.delete(folder);
+  return names;
 }
 
 // A relative POSIX path of plain names: no empty, `.` or `..` segment and no NUL byte. Joined
@@ -78,8 +159,8 @@ function regularFilesInside(folder: string, realBoardDir: () => string): Set<str
 const PLAIN = /^(?:(?!\.\.?\/)[^/\0]+\/)*(?!\.\.?$)[^/\0]+$/;
 
 // `base` is the board folder, resolved (absolute and normalised).
-function lexicalCheck(base: string, relative: string): BoardPath {
-  if (path.sep === '/' && PLAIN.test(relative)) return { ok: true, absolute: base === '/' ? `/${relative}` : `${base}/${relative}` };
+function lexicalCheck(base: string, relative: string): BoardPath & { plain?: true } {
+  if (path.sep === '/' && PLAIN.test(relative)) return { ok: true, absolute: base === '/' ? `/${relative}` : `${base}/${relative}`, plain: true };
   if (relative.length === 0) return { ok: false, reason: 'is empty' };
   if (relative.includes('\0')) return { ok: false, reason: 'contains a NUL byte' };
   if (path.isAbsolute(relative)) return { ok: false, reason: 'is absolute; use a path relative to the board folder' };

@@ -1,4 +1,4 @@
-import { mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveAllInBoard, resolveInBoard } from '../../src/paths.js';
@@ -62,5 +62,28 @@ describe('resolveAllInBoard', () => {
     writeFileSync(path.join(dir, 'a.md'), 'a\n');
     const paths = ['a.md', 'b.md', '../a.md', '.'];
     expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+  });
+
+  it('sees a task file removed, added or turned into a folder between two checks of the same list, however recently the folder was listed', () => {
+    for (const age of [0, 60_000]) {
+      const dir = tempDir();
+      mkdirSync(path.join(dir, 'tasks'));
+      const paths = Array.from({ length: 40 }, (_, i) => `tasks/${i}.md`);
+      for (const p of paths.slice(1)) writeFileSync(path.join(dir, p), 'task\n');
+      // A folder last changed a minute ago is one whose listing may be kept.
+      const old = new Date(Date.now() - age);
+      utimesSync(path.join(dir, 'tasks'), old, old);
+      const answer = (p: string) => resolveAllInBoard(dir, paths)[paths.indexOf(p)];
+      expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+      expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+      rmSync(path.join(dir, 'tasks/5.md'));
+      expect(answer('tasks/5.md')).toMatchObject({ ok: true, file: false });
+      writeFileSync(path.join(dir, 'tasks/0.md'), 'new\n');
+      expect(answer('tasks/0.md')).toMatchObject({ ok: true, file: true });
+      rmSync(path.join(dir, 'tasks/7.md'));
+      mkdirSync(path.join(dir, 'tasks/7.md'));
+      expect(answer('tasks/7.md')).toMatchObject({ ok: true, file: false });
+      expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+    }
   });
 });
