@@ -8,7 +8,8 @@ export type OutputStrategy = 'auto' | 'whole' | 'fenced' | 'last-line' | Wrapper
 export type Extraction = { found: true; reply: Record<string, unknown>; via: string } | { found: false; issue: string };
 
 const GENERIC: Record<'whole' | 'fenced' | 'last-line', (text: string) => Record<string, unknown> | undefined> = {
-  whole: (text) => asObject(tryParse(text.trim())),
+  // JSON.parse allows JSON's own white space around the value; trim() also drops others (a BOM).
+  whole: (text) => asObject(tryParse(text) ?? (text.trim() === text ? undefined : tryParse(text.trim()))),
   fenced: lastFencedJson,
   'last-line': lastJsonLine,
 };

@@ -38,7 +38,9 @@ const claude: Wrapper = {
 const codex: Wrapper = {
   name: 'codex',
   unwrap(stdout) {
-    const events = parseJsonLines(stdout);
+    // A stdout that is one JSON object is a stream of one event; its parse is shared with the other wrappers.
+    const whole = tryParse(stdout);
+    const events = isObject(whole) ? [whole] : parseJsonLines(stdout);
     // Codex always starts with thread.started; a bare "error" event is not enough (opencode's
     // JSONL stream has one too).
     if (!events || !events.some((e) => typeof e.type === 'string' && /^(thread|turn|item)\./.test(e.type))) return null;
