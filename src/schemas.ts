@@ -1,39 +1,53 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import AjvModule from 'ajv';
-
-// ajv is CommonJS; under NodeNext its default export arrives wrapped.
-const Ajv = AjvModule.default;
+import * as shipped from './generated/validators.js';
 
 /** The JSON Schemas shipped in `schemas/`. */
 export type SchemaName = 'kanban' | 'role' | 'reply' | 'manager-reply';
 
+/** A schema's validator: true when the data matches; otherwise the reasons are in `errors`. */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+const NAMES: readonly SchemaName[] = ['kanban', 'role', 'reply', 'manager-reply'];
 const SCHEMA_DIR = new URL('../schemas/', import.meta.url);
-let ajv: InstanceType<typeof Ajv> | undefined;
+
+// The shipped schemas are compiled at build time (scripts/compile-schemas.mjs, ajv standalone
+// code), so a run loads no ajv and compiles nothing unless a role names its own schema.
+const SHIPPED: Record<SchemaName, Validator> = {
+  kanban: shipped.kanban as Validator,
+  role: shipped.role as Validator,
+  reply: shipped.reply as Validator,
+  'manager-reply': shipped.managerReply as Validator,
+};
+
+/** The validator for a shipped schema, compiled at build time. */
+export function validator(name: SchemaName): Validator {
+  return SHIPPED[name];
+}
+
+type Ajv = InstanceType<typeof AjvModule.default>;
+let ajv: Ajv | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
-function instance(): InstanceType<typeof Ajv> {
+// Loaded on first use: only a role's own reply schema needs ajv at run time.
+function instance(): Ajv {
   if (!ajv) {
-    ajv = new Ajv({ allErrors: true, strict: false });
-    for (const name of ['kanban', 'role', 'reply', 'manager-reply'] as const) {
-      // Not checked against the JSON Schema meta-schema: compiling that costs more than all of
-      // these, and the shipped schemas are checked by the tests. A role's own schema still is.
-      ajv.addSchema(JSON.parse(readFileSync(new URL(`${name}.schema.json`, SCHEMA_DIR), 'utf8')) as object, undefined, undefined, false);
+    // ajv is CommonJS; required, it is loaded synchronously, and only now.
+    const { default: AjvClass } = createRequire(import.meta.url)('ajv') as typeof AjvModule;
+    // The same options as scripts/compile-schemas.mjs compiles the shipped schemas with.
+    ajv = new AjvClass({ allErrors: true, strict: false });
+    for (const name of NAMES) {
+      // The shipped schemas are there for a role schema's $ref. Not checked against the JSON
+      // Schema meta-schema (the tests check them); a role's own schema still is.
+      ajv.addSchema(schemaText(name), undefined, undefined, false);
     }
   }
   return ajv;
-}
-
-/** The compiled validator for a shipped schema; compiled once per process. */
-export function validator(name: SchemaName): ValidateFunction {
-  const id = `https://kanban-supervisor.dev/schemas/${name}.schema.json`;
-  let fn = compiled.get(id);
-  if (!fn) {
-    fn = instance().getSchema(id);
-    if (!fn) throw new Error(`schema ${name} is missing from ${SCHEMA_DIR.pathname}`);
-    compiled.set(id, fn);
-  }
-  return fn;
 }
 
 /** Compile a user-supplied schema (a role's extra reply schema), cached by its key. */
@@ -46,9 +60,16 @@ export function compileExtra(key: string, schema: object): ValidateFunction {
   return fn;
 }
 
-/** The shipped schema itself, for the log's **Expected:** section. */
+const texts = new Map<SchemaName, object>();
+
+/** The shipped schema itself, for the log's **Expected:** section; read once per process. */
 export function schemaText(name: SchemaName): object {
-  return instance().getSchema(`https://kanban-supervisor.dev/schemas/${name}.schema.json`)?.schema as object;
+  let schema = texts.get(name);
+  if (!schema) {
+    schema = JSON.parse(readFileSync(new URL(`${name}.schema.json`, SCHEMA_DIR), 'utf8')) as object;
+    texts.set(name, schema);
+  }
+  return schema;
 }
 
 /** One `path: message (got value)` line per ajv error, deduplicated. */
