@@ -1,12 +1,11 @@
 import path from 'node:path';
 import { requireDuration } from '../duration.js';
 import { InputError, SupervisorError } from '../errors.js';
-import { parseHook, runHook, type Hook, type HookContext } from '../hooks/hook.js';
+import type { Hook, HookContext } from '../hooks/hook.js';
 import type { EventListener } from '../log/events.js';
 import { failedOutcome, finishedOutcome, type Outcome } from '../reporter/outcome.js';
 import { printOutcome, reporterFor } from '../reporter/reporter.js';
 import type { SettingsFlags } from '../settings.js';
-import { dryRun, formatDryRun } from './dry-run.js';
 import { run } from './run.js';
 
 /** The flags of `kanban-supervisor run`, as cli.ts parsed them. */
@@ -38,15 +37,13 @@ export interface RunIO {
 export async function runCommand(file: string, flags: RunFlags, io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const settings = settingsFlags(flags);
   if (flags['dry-run']) {
+    const { dryRun, formatDryRun } = await import('./dry-run.js');
     const plan = dryRun({ file, ...settings, env: io.env });
     io.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : formatDryRun(plan));
     return 0;
   }
   const boardDir = path.dirname(path.resolve(file));
-  const hooks: { complete?: Hook; halt?: Hook } = {
-    ...(flags['on-complete'] !== undefined && { complete: parseHook('--on-complete', flags['on-complete'], boardDir, io.env) }),
-    ...(flags['on-halt'] !== undefined && { halt: parseHook('--on-halt', flags['on-halt'], boardDir, io.env) }),
-  };
+  const hooks = await parseHooks(flags, boardDir, io.env);
   const { mode, reporter } = reporterFor({ json: flags.json === true, quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stdout, io.env);
   const context: HookContext = { file: path.resolve(file), run: '', steps: 0, task: '' };
   const track: EventListener = (event) => {
@@ -68,11 +65,23 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   if (bug === undefined) printOutcome(outcome, mode, reporter, io);
   const hook = outcome.exitCode === 0 ? hooks.complete : hooks.halt;
   if (hook) {
+    const { runHook } = await import('../hooks/hook.js');
     const warning = await runHook(hook, outcome, context, io.env);
     if (warning) io.stderr.write(`kanban-supervisor: warning: ${warning}\n`);
   }
   if (bug !== undefined) throw bug;
   return outcome.exitCode;
+}
+
+// hooks/hook.js is loaded only when a hook is given, like dry-run.js for --dry-run: each module
+// a run loads is start-up time.
+async function parseHooks(flags: RunFlags, boardDir: string, env: NodeJS.ProcessEnv): Promise<{ complete?: Hook; halt?: Hook }> {
+  if (flags['on-complete'] === undefined && flags['on-halt'] === undefined) return {};
+  const { parseHook } = await import('../hooks/hook.js');
+  return {
+    ...(flags['on-complete'] !== undefined && { complete: parseHook('--on-complete', flags['on-complete'], boardDir, env) }),
+    ...(flags['on-halt'] !== undefined && { halt: parseHook('--on-halt', flags['on-halt'], boardDir, env) }),
+  };
 }
 
 function settingsFlags(flags: RunFlags): SettingsFlags {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { runAttempt as realRunAttempt, type RunAttempt } from '../agent/attempt.js';
+import type { RunAttempt } from '../agent/attempt.js';
 import { stopLeftoverAgent } from '../agent/group.js';
 import { readBoard } from '../board/board.js';
 import { InterruptedError, type SupervisorError } from '../errors.js';
@@ -21,6 +21,14 @@ export interface RunOptions extends SettingsFlags {
   /** Called with the running agent's latest non-blank output line (the live status line shows it). */
   onLine?: (line: string) => void;
 }
+
+// Loaded at the first attempt: a run on a finished board starts no agent. (runAttempt checks
+// for an interrupt first thing, so one that comes while this loads is not missed.)
+let loadedRunAttempt: RunAttempt | undefined;
+const realRunAttempt: RunAttempt = async (invocation, options) => {
+  loadedRunAttempt ??= (await import('../agent/attempt.js')).runAttempt;
+  return loadedRunAttempt(invocation, options);
+};
 
 /** Run a board to completion (or one step with --once); throws a SupervisorError on every other outcome. */
 export async function run(options: RunOptions): Promise<LoopResult & { file: string; runId: string; elapsedMs: number }> {
