@@ -4,8 +4,6 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { RunFlags } from './commands/run-command.js';
-import { HELP, commandHelp } from './help.js';
-import { closest } from './suggest.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -38,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    const { HELP, commandHelp } = await import('./help.js');
     process.stdout.write(argv[0] === 'help' && argv[1] ? commandHelp(argv[1]) : HELP);
     return argv.length === 0 ? 2 : 0;
   }
@@ -47,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
     if (verb !== argv[0]) await refuseMistypedCommand(argv[0] as string);
     const { values, positionals } = parseArgs({ args: rest, options: { ...COMMON, ...FLAGS[verb] }, allowPositionals: true, strict: true });
     if (values.help) {
-      process.stdout.write(commandHelp(verb));
+      process.stdout.write((await import('./help.js')).commandHelp(verb));
       return 0;
     }
     return await dispatch(verb, values as Record<string, string | boolean | undefined>, positionals);
@@ -98,7 +97,7 @@ async function dispatch(verb: string, values: Record<string, string | boolean | 
 // `kanban-supervisor stauts kanban.yaml` would otherwise be read as a board named "stauts".
 async function refuseMistypedCommand(first: string): Promise<void> {
   if (first.startsWith('-') || existsSync(first)) return;
-  const guess = closest(first, [...Object.keys(FLAGS), 'help']);
+  const guess = (await import('./suggest.js')).closest(first, [...Object.keys(FLAGS), 'help']);
   if (guess) throw new (await import('./errors.js')).InputError(`unknown command "${first}". Did you mean ${guess}? See \`kanban-supervisor --help\`.`);
 }
 
@@ -110,7 +109,7 @@ async function report(error: unknown, verb: string): Promise<number> {
   }
   const code = (error as { code?: string }).code;
   if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`kanban-supervisor: ${argsMessage(error as Error, verb)}\n`);
+    process.stderr.write(`kanban-supervisor: ${await argsMessage(error as Error, verb)}\n`);
     return 2;
   }
   process.stderr.write(
@@ -120,11 +119,11 @@ async function report(error: unknown, verb: string): Promise<number> {
   return 1;
 }
 
-function argsMessage(error: Error, verb: string): string {
+async function argsMessage(error: Error, verb: string): Promise<string> {
   const flag = /'(-{1,2}[^'\s]+)'/.exec(error.message)?.[1];
   if (flag && /Unknown option/.test(error.message)) {
     const known = Object.keys({ ...COMMON, ...FLAGS[verb] }).map((k) => `--${k}`);
-    const guess = closest(flag.replace(/=.*/, ''), known);
+    const guess = (await import('./suggest.js')).closest(flag.replace(/=.*/, ''), known);
     const owner = Object.keys(FLAGS).find((other) => Object.hasOwn(FLAGS[other] as Options, flag.replace(/^--|=.*$/g, '')));
     const elsewhere = !guess && owner ? ` ${flag.replace(/=.*/, '')} is an option of \`kanban-supervisor ${owner}\`.` : '';
     return `unknown option ${flag} for ${verb}.${guess ? ` Did you mean ${guess}?` : elsewhere} See \`kanban-supervisor ${verb} --help\`.`;
