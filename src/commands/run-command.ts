@@ -44,7 +44,7 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   }
   const boardDir = path.dirname(path.resolve(file));
   const hooks = await parseHooks(flags, boardDir, io.env);
-  const { mode, reporter } = reporterFor({ json: flags.json === true, quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stdout, io.env);
+  const { mode, reporter } = await reporterFor({ json: flags.json === true, quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stdout, io.env);
   const context: HookContext = { file: path.resolve(file), run: '', steps: 0, task: '' };
   const track: EventListener = (event) => {
     if (event.type === 'run_started') context.run = event.run;

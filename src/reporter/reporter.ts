@@ -1,6 +1,4 @@
-import { liveReporter } from './live.js';
 import { outcomeLine, type Outcome } from './outcome.js';
-import { plainReporter } from './plain.js';
 import { createStyle, wantsColour, wantsLiveLine } from './style.js';
 import type { Reporter } from './types.js';
 
@@ -23,8 +21,8 @@ export function reporterMode(choice: ReporterChoice): ReporterMode {
   return wantsLiveLine(choice.isTTY, choice.env) ? 'live' : 'plain';
 }
 
-/** The reporter that shows a run's progress on `out` (a TTY stream for the live mode). */
-export function createReporter(mode: ReporterMode, out: NodeJS.WritableStream & { columns?: number }, options: { colour?: boolean } = {}): Reporter {
+/** The reporter that shows a run's progress on `out` (a TTY stream for the live mode); only its own module is loaded. */
+export async function createReporter(mode: ReporterMode, out: NodeJS.WritableStream & { columns?: number }, options: { colour?: boolean } = {}): Promise<Reporter> {
   const write = (text: string) => void out.write(text);
   const style = createStyle(mode === 'live' && options.colour === true);
   const none = { line: () => {}, close: () => {}, style };
@@ -33,18 +31,22 @@ export function createReporter(mode: ReporterMode, out: NodeJS.WritableStream & 
       return { ...none, event: (event) => write(`${JSON.stringify(event)}\n`) };
     case 'quiet':
       return { ...none, event: () => {} };
-    case 'live':
+    case 'live': {
+      const { liveReporter } = await import('./live.js');
       // Under `script` or a pty of size 0 the width is unknown: assume the classic 80.
       return liveReporter({ write, style, columns: () => out.columns || 80 });
-    default:
+    }
+    default: {
+      const { plainReporter } = await import('./plain.js');
       return { ...none, event: plainReporter(write) };
+    }
   }
 }
 
 /** Create the reporter for these flags on this process's stdout. */
-export function reporterFor(flags: { json?: boolean; quiet?: boolean; noColor?: boolean }, stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv): { mode: ReporterMode; reporter: Reporter } {
+export async function reporterFor(flags: { json?: boolean; quiet?: boolean; noColor?: boolean }, stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Promise<{ mode: ReporterMode; reporter: Reporter }> {
   const mode = reporterMode({ ...flags, isTTY: stdout.isTTY === true, env });
-  return { mode, reporter: createReporter(mode, stdout, { colour: wantsColour(stdout.isTTY === true, env, flags.noColor === true) }) };
+  return { mode, reporter: await createReporter(mode, stdout, { colour: wantsColour(stdout.isTTY === true, env, flags.noColor === true) }) };
 }
 
 /**
