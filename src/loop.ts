@@ -1,17 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { checkCommand } from './agent/command.js';
-import { buildInvocation, type AgentInputs } from './agent/invocation.js';
-import { applyManagerAnswer, managerChange } from './board/apply.js';
 import { readBoard, type Board } from './board/board.js';
 import { HaltedForHumanError, MaxStepsError, RetriesExhaustedError, SupervisorError } from './errors.js';
-import { appendEntry } from './log/supervisor-log.js';
-import { loadReplyRules } from './output/rules.js';
-import { determineRole } from './role/determine.js';
-import { loadRole } from './role/role.js';
-import { runWithRetries, type AgentRun, type RetryDeps } from './retry.js';
-import { resolveSettings, type Settings, type SettingsFlags } from './settings.js';
-import { readTaskMeta } from './task.js';
+import type { RetryDeps } from './retry.js';
+import { resolveSettings, type SettingsFlags } from './settings.js';
+import type * as StepModule from './step.js';
+
+// What a step runs (roles, agents, retries, output checks, the board write) is loaded at the
+// first step: a run on a finished board needs none of it.
+let stepModule: typeof StepModule | undefined;
 
 /** What the loop needs from outside: the attempt runner, the event log, interrupts, the clock. */
 export type LoopDeps = Omit<RetryDeps, 'killGraceMs' | 'boardDir'> & { env: NodeJS.ProcessEnv };
@@ -43,18 +40,19 @@ export async function superviseBoard(file: string, flags: SettingsFlags & { once
       if (steps >= settings.maxSteps) throw new MaxStepsError(`Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`);
       steps++;
       const task = board.current;
-      const inputs = workerInputs(board, task);
+      const step = (stepModule ??= await import('./step.js'));
+      const inputs = step.workerInputs(board, task);
       const role = inputs.role;
       deps.events.emit('step_started', { step: steps, role, task, phase: board.phase ?? null });
 
-      const reply = await runAgent(board, settings, steps, task, inputs, deps);
+      const reply = await step.runAgent(board, settings, steps, task, inputs, deps);
       throwIfInterrupted(deps);
-      const answer = await runAgent(board, settings, steps, `${path.basename(file)} (done_task: ${task})`, { role: 'Manager', kanban_file: path.basename(file), done_task: task, tasks: board.tasks, result: reply }, deps);
+      const answer = await step.runAgent(board, settings, steps, `${path.basename(file)} (done_task: ${task})`, { role: 'Manager', kanban_file: path.basename(file), done_task: task, tasks: board.tasks, result: reply }, deps);
 
-      const applied = applyManagerAnswer(board, managerChange(answer));
+      const applied = step.applyManagerAnswer(board, step.managerChange(answer));
       if (applied.keptHumanEdit) {
         const issue = `kanban.yaml was changed during the step (${applied.fields.join(', ')}); the person's version is kept and the Manager's answer (next_task ${JSON.stringify(answer.next_task)}) is not written`;
-        appendEntry(board.dir, { time: deps.clock(), kind: 'Warning', agent: 'Manager', task, issue, action: 'Continuing from the board as it is on disk' });
+        step.appendEntry(board.dir, { time: deps.clock(), kind: 'Warning', agent: 'Manager', task, issue, action: 'Continuing from the board as it is on disk' });
         deps.events.emit('human_edit_kept', { step: steps, task, fields: applied.fields, issue });
       } else {
         written = applied.board;
@@ -73,29 +71,6 @@ export async function superviseBoard(file: string, flags: SettingsFlags & { once
     recordStop(error, steps, deps);
     throw error;
   }
-}
-
-/** The role and inputs of a task's worker (SPEC §2); shared with --dry-run so both run the same thing. */
-export function workerInputs(board: Board, task: string): AgentInputs {
-  const role = determineRole(board, readTaskMeta(board.dir, task));
-  return { role, kanban_file: path.basename(board.file), task_file: task };
-}
-
-/** A role's checked invocation and reply rules: what every attempt repeats (shared with --dry-run). */
-export function prepareAgent(board: Board, settings: Settings, inputs: AgentInputs, env: NodeJS.ProcessEnv): Pick<AgentRun, 'invocation' | 'output' | 'rules'> {
-  const role = loadRole(board.dir, inputs.role, inputs.task_file ?? 'the loop');
-  const invocation = buildInvocation(role, inputs, env, board.dir, {
-    timeoutMs: role.timeoutMs ?? settings.timeoutMs,
-    idleTimeoutMs: role.idleTimeoutMs ?? settings.idleTimeoutMs,
-  });
-  checkCommand(invocation);
-  const rules = loadReplyRules(board.dir, role, inputs.role === 'Manager');
-  return { invocation, output: role.output, rules };
-}
-
-async function runAgent(board: Board, settings: Settings, step: number, task: string, inputs: AgentInputs, deps: LoopDeps): Promise<Record<string, unknown>> {
-  const run = { ...prepareAgent(board, settings, inputs, deps.env), step, task, maxRetries: settings.maxRetries };
-  return runWithRetries(run, { ...deps, boardDir: board.dir, killGraceMs: settings.killGraceMs });
 }
 
 function throwIfInterrupted(deps: LoopDeps): void {

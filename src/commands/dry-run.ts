@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describeCommand } from '../agent/invocation.js';
 import { readBoard } from '../board/board.js';
 import { formatDuration } from '../duration.js';
-import { prepareAgent, workerInputs } from '../loop.js';
+import { prepareAgent, workerInputs } from '../step.js';
 import { resolveSettings, type SettingsFlags } from '../settings.js';
 
 /** What the next step would run, exactly as a real run would build it. */
