@@ -17,16 +17,15 @@ export function resolveInBoard(boardDir: string, relative: string): BoardPath {
 // Symlinks are followed only once the path is known to stay inside the folder on paper.
 function resolveChecked(lexical: BoardPath, realBoardDir: () => string): BoardPath {
   if (!lexical.ok) return lexical;
-  const found: BoardPath = { ok: true, absolute: lexical.absolute };
   let real: string;
   try {
     // One realpath(3) call instead of an lstat per path component.
     real = realpathSync.native(lexical.absolute);
   } catch {
-    return found; // does not exist (yet): callers decide whether that matters
+    return lexical; // does not exist (yet): callers decide whether that matters
   }
   if (!isInside(realBoardDir(), real)) return { ok: false, reason: 'is a symlink that leads outside the board folder' };
-  return found;
+  return lexical;
 }
 
 /** A resolved board path, and whether it is an existing regular file (symlinks followed). */
@@ -48,10 +47,7 @@ export function resolveAllInBoard(boardDir: string, relatives: readonly string[]
   const plan = planFor(base, relatives);
   const { parts, counts } = plan;
   const listed = new Map<string, Set<string> | null>();
-  for (const [folder, count] of counts) {
-    const absolute = path.isAbsolute(folder) || !folder ? folder || base : base === '/' ? `/${folder}` : `${base}/${folder}`;
-    listed.set(folder, count >= LIST_FROM ? regularFilesInside(absolute, realBoardDir) : null);
-  }
+  for (const [folder, count] of counts) listed.set(folder, count >= LIST_FROM ? regularFilesInside(folder, realBoardDir) : null);
   // The same list against the very same listings gives the same answer, if the listings gave all of it.
   if (plan.answer && [...listed].every(([folder, names]) => plan.answer?.listed.get(folder) === names)) return plan.answer.result;
   let fromListings = true;
@@ -99,18 +95,12 @@ function planFor(base: string, relatives: readonly string[]): Plan {
   return lastPlan;
 }
 
-// Folder and name by the last separator, of the short relative path when it is plain: for ten
-// thousand tasks, path.dirname / basename of the absolute paths cost more than the rest.
+// Folder and name by the last separator of the absolute (normalised) path.
 function splitPath(base: string, relative: string): PathParts {
   const where = lexicalCheck(base, relative);
-  const text = where.ok && !where.plain ? where.absolute : relative;
-  const cut = text.lastIndexOf(where.ok && !where.plain ? path.sep : '/');
-  return {
-    where: where.ok ? { ok: true, absolute: where.absolute } : where,
-    folder: where.ok && !where.plain ? text.slice(0, cut || 1) : text.slice(0, Math.max(cut, 0)),
-    name: text.slice(cut + 1),
-    listedFile: { ok: true, absolute: where.ok ? where.absolute : '', file: true },
-  };
+  const absolute = where.ok ? where.absolute : '';
+  const cut = absolute.lastIndexOf(path.sep);
+  return { where, folder: absolute.slice(0, cut || 1), name: absolute.slice(cut + 1), listedFile: { ok: true, absolute, file: true } };
 }
 
 // The names of a folder's regular files, or null when its real path is not inside the board (or it cannot be listed).
@@ -159,8 +149,8 @@ function listRegularFiles(folder: string): Set<string> {
 const PLAIN = /^(?:(?!\.\.?\/)[^/\0]+\/)*(?!\.\.?$)[^/\0]+$/;
 
 // `base` is the board folder, resolved (absolute and normalised).
-function lexicalCheck(base: string, relative: string): BoardPath & { plain?: true } {
-  if (path.sep === '/' && PLAIN.test(relative)) return { ok: true, absolute: base === '/' ? `/${relative}` : `${base}/${relative}`, plain: true };
+function lexicalCheck(base: string, relative: string): BoardPath {
+  if (path.sep === '/' && PLAIN.test(relative)) return { ok: true, absolute: base === '/' ? `/${relative}` : `${base}/${relative}` };
   if (relative.length === 0) return { ok: false, reason: 'is empty' };
   if (relative.includes('\0')) return { ok: false, reason: 'contains a NUL byte' };
   if (path.isAbsolute(relative)) return { ok: false, reason: 'is absolute; use a path relative to the board folder' };

@@ -33,7 +33,7 @@ export interface Board extends BoardState {
   /** The exact text read, to detect a person's edits before writing. */
   text: string;
   settings: BoardSettings;
-  /** The parse of `text`, which a write splices into (never changed). */
+  /** The parse of `text`, which a write splices into; a write of a few scalar lines moves it to the new text (line-splice.ts). */
   doc?: Document;
 }
 

@@ -9,13 +9,18 @@ export type Extraction = { found: true; reply: Record<string, unknown>; via: str
 
 const GENERIC: Record<'whole' | 'fenced' | 'last-line', (text: string) => Record<string, unknown> | undefined> = {
   // JSON.parse allows JSON's own white space around the value; trim() also drops others (a BOM).
-  whole: (text) => asObject(tryParse(text) ?? (text.trim() === text ? undefined : tryParse(text.trim()))),
+  whole: (text) => asObject(tryParse(text) ?? tryParseTrimmed(text)),
   fenced: lastFencedJson,
   'last-line': lastJsonLine,
 };
 
 // A wrapper's text may itself be a wrapper (an agent wrapping another); a few levels suffice.
 const MAX_DEPTH = 4;
+
+function tryParseTrimmed(text: string): unknown {
+  const trimmed = text.trim();
+  return trimmed === text ? undefined : tryParse(trimmed);
+}
 
 /** Find the reply object in an agent's stdout using the role's `output` strategy (SPEC §3). Pure. */
 export function extractReply(stdout: string, strategy: OutputStrategy = 'auto', depth = 0): Extraction {
