@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { RunFlags } from './commands/run-command.js';
+import type { RunFlags } from './commands/run-flags.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -88,7 +88,7 @@ async function dispatch(verb: string, values: Record<string, string | boolean | 
       return 0;
     }
     default: {
-      const { runCommand } = await import('./commands/run-command.js');
+      const { runCommand } = await import('./commands/run-flags.js');
       return runCommand(file, values as RunFlags);
     }
   }
@@ -97,12 +97,12 @@ async function dispatch(verb: string, values: Record<string, string | boolean | 
 // `kanban-supervisor stauts kanban.yaml` would otherwise be read as a board named "stauts".
 async function refuseMistypedCommand(first: string): Promise<void> {
   if (first.startsWith('-') || existsSync(first)) return;
-  const guess = (await import('./suggest.js')).closest(first, [...Object.keys(FLAGS), 'help']);
+  const guess = (await import('./util/suggest.js')).closest(first, [...Object.keys(FLAGS), 'help']);
   if (guess) throw new (await import('./errors.js')).InputError(`unknown command "${first}". Did you mean ${guess}? See \`kanban-supervisor --help\`.`);
 }
 
 async function report(error: unknown, verb: string): Promise<number> {
-  const [{ SupervisorError }, { failedOutcome, outcomeLine }] = await Promise.all([import('./errors.js'), import('./reporter/outcome.js')]);
+  const [{ SupervisorError }, { failedOutcome, outcomeLine }] = await Promise.all([import('./errors.js'), import('./progress/outcome.js')]);
   if (error instanceof SupervisorError) {
     process.stderr.write(`${outcomeLine(failedOutcome(error))}\n`);
     return error.exitCode;
@@ -123,7 +123,7 @@ async function argsMessage(error: Error, verb: string): Promise<string> {
   const flag = /'(-{1,2}[^'\s]+)'/.exec(error.message)?.[1];
   if (flag && /Unknown option/.test(error.message)) {
     const known = Object.keys({ ...COMMON, ...FLAGS[verb] }).map((k) => `--${k}`);
-    const guess = (await import('./suggest.js')).closest(flag.replace(/=.*/, ''), known);
+    const guess = (await import('./util/suggest.js')).closest(flag.replace(/=.*/, ''), known);
     const owner = Object.keys(FLAGS).find((other) => Object.hasOwn(FLAGS[other] as Options, flag.replace(/^--|=.*$/g, '')));
     const elsewhere = !guess && owner ? ` ${flag.replace(/=.*/, '')} is an option of \`kanban-supervisor ${owner}\`.` : '';
     return `unknown option ${flag} for ${verb}.${guess ? ` Did you mean ${guess}?` : elsewhere} See \`kanban-supervisor ${verb} --help\`.`;

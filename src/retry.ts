@@ -4,9 +4,9 @@ import { describeCommand, type Invocation } from './agent/invocation.js';
 import { InterruptedError, RetriesExhaustedError } from './errors.js';
 import type { EventLog } from './log/events.js';
 import { appendEntry } from './log/supervisor-log.js';
-import type { OutputStrategy } from './output/extract.js';
-import { judgeAttempt } from './output/judge.js';
-import type { ReplyRules } from './output/validate.js';
+import type { OutputStrategy } from './reply/extract.js';
+import { judgeAttempt } from './reply/judge.js';
+import type { ReplyRules } from './reply/validate.js';
 import { expectedReply } from './schemas.js';
 
 /** One agent run: the invocation every attempt repeats exactly, and how its reply is judged. */

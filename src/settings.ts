@@ -1,5 +1,5 @@
 import type { BoardSettings } from './board/board.js';
-import { requireDuration } from './duration.js';
+import { requireDuration } from './util/duration.js';
 
 /** Settings given on the command line; they override the board's `supervisor:` block. */
 export interface SettingsFlags {

@@ -3,12 +3,12 @@ import { checkCommand } from './agent/command.js';
 import { buildInvocation, type AgentInputs } from './agent/invocation.js';
 import type { Board } from './board/board.js';
 import type { LoopDeps } from './loop.js';
-import { loadReplyRules } from './output/rules.js';
+import { loadReplyRules } from './reply/rules.js';
 import { determineRole } from './role/determine.js';
 import { loadRole } from './role/role.js';
 import { runWithRetries, type AgentRun } from './retry.js';
 import type { Settings } from './settings.js';
-import { readTaskMeta } from './task.js';
+import { readTaskMeta } from './board/task.js';
 
 // What else a step needs, loaded with it (loop.ts imports this module at the first step).
 export { applyManagerAnswer, managerChange } from './board/apply.js';

@@ -36,7 +36,7 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
 const KNOWN = new Set(['task_file', 'kanban_file', 'done_task', 'tasks', 'instruction', 'result', 'role', 'prompt', 'agents']);
 
 /** The shipped reference agents (`{{agents}}` in a role file), wherever the package is installed. */
-export const AGENTS_DIR = fileURLToPath(new URL('../../dist/agents', import.meta.url));
+export const AGENTS_DIR = fileURLToPath(new URL('../../dist/reference-agents', import.meta.url));
 
 /** Fill `{{name}}` placeholders from the inputs; an unknown name is a role-file error. Pure. */
 export function fillPlaceholders(template: string, values: Record<string, unknown>, where: string): string {

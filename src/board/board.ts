@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { resolveAllInBoard, resolveInBoard } from '../paths.js';
+import { resolveAllInBoard, resolveInBoard } from './paths.js';
 import { describeErrors, validator } from '../schemas.js';
 import type { Document } from 'yaml';
 import { lineOf, parseYaml, type ParsedYaml } from './yaml.js';

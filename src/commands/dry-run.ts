@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describeCommand } from '../agent/invocation.js';
 import { readBoard } from '../board/board.js';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../util/duration.js';
 import { prepareAgent, workerInputs } from '../step.js';
 import { resolveSettings, type SettingsFlags } from '../settings.js';
 

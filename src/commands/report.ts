@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readBoard } from '../board/board.js';
 import { InputError } from '../errors.js';
-import { buildHistory, readEvents } from '../report/history.js';
+import { buildHistory, readEvents } from '../history/runs.js';
 import { renderReport } from '../report/html.js';
 import { tally } from '../report/totals.js';
 

@@ -4,7 +4,7 @@ import { stopLeftoverAgent } from '../agent/group.js';
 import { readBoard } from '../board/board.js';
 import { InterruptedError, type SupervisorError } from '../errors.js';
 import { EventLog, type EventListener } from '../log/events.js';
-import { acquireBoardLock } from '../lock.js';
+import { acquireBoardLock } from '../lock/lock.js';
 import { superviseBoard, type LoopResult } from '../loop.js';
 import { resolveSettings, type SettingsFlags } from '../settings.js';
 

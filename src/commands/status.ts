@@ -3,10 +3,10 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { readBoard } from '../board/board.js';
 import { SupervisorError } from '../errors.js';
-import { isAlive, lockPath, readLockOwner } from '../lock.js';
-import { buildHistory, readEvents, type AttemptRecord, type RunEnd, type RunRecord } from '../report/history.js';
+import { isAlive, lockPath, readLockOwner } from '../lock/lock.js';
+import { buildHistory, readEvents, type AttemptRecord, type RunEnd, type RunRecord } from '../history/runs.js';
 import { determineRole } from '../role/determine.js';
-import { readTaskMeta } from '../task.js';
+import { readTaskMeta } from '../board/task.js';
 
 /** One task of the board at a glance. */
 export interface TaskStatus {

@@ -5,12 +5,12 @@ import { formatProblem, parseBoard, readFailure, type BoardState, type Problem }
 import { lineOf, parseYaml } from '../board/yaml.js';
 import { frontMatterLocator, problemFrom } from '../check/locate.js';
 import { checkRoleFile } from '../check/role-file.js';
-import { parseDuration } from '../duration.js';
+import { parseDuration } from '../util/duration.js';
 import { InputError, SupervisorError } from '../errors.js';
-import { resolveInBoard } from '../paths.js';
+import { resolveInBoard } from '../board/paths.js';
 import { determineRole } from '../role/determine.js';
 import { roleFilePath } from '../role/role.js';
-import { readTaskMeta } from '../task.js';
+import { readTaskMeta } from '../board/task.js';
 
 /** What `validate` found: every problem, and what it checked. */
 export interface Validation {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import type { Outcome } from '../reporter/outcome.js';
+import type { Outcome } from '../progress/outcome.js';
 import { splitWords } from './words.js';
 
 /** A command to run when a run ends (`--on-complete` / `--on-halt`), already split into argv. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { formatDuration } from '../duration.js';
-import { timedOut, type AttemptRecord, type RunRecord } from './history.js';
+import { formatDuration } from '../util/duration.js';
+import { timedOut, type AttemptRecord, type RunRecord } from '../history/runs.js';
 import { PAGE_STYLE } from './page-style.js';
 import { runSpanMs, totals, type Tally } from './totals.js';
 

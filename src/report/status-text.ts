@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { formatDuration } from '../duration.js';
-import type { AttemptRecord, RunEnd } from './history.js';
+import { formatDuration } from '../util/duration.js';
+import type { AttemptRecord, RunEnd } from '../history/runs.js';
 import type { LockStatus, StatusReport } from '../commands/status.js';
 
 /** `status` as a person reads it (pure but for the clock in `now`). */

@@ -1,4 +1,4 @@
-import { timedOut, type AttemptRecord, type RunRecord } from './history.js';
+import { timedOut, type AttemptRecord, type RunRecord } from '../history/runs.js';
 
 /** Counts and times over a set of attempts. */
 export interface Tally {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseDuration } from '../duration.js';
+import { parseDuration } from '../util/duration.js';
 import { InputError } from '../errors.js';
-import { parseFrontMatter } from '../frontmatter.js';
+import { parseFrontMatter } from '../util/front-matter.js';
 import { describeErrors, validator } from '../schemas.js';
-import type { OutputStrategy } from '../output/extract.js';
+import type { OutputStrategy } from '../reply/extract.js';
 
 /** How to run a role's agent: the front-matter of `roles/<name>.md` plus its body as the prompt. */
 export interface Role {

@@ -7,9 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Tail } from '../../src/agent/tail.js';
 import { parseBoard, readBoard } from '../../src/board/board.js';
 import { InputError } from '../../src/errors.js';
-import { parseFrontMatter } from '../../src/frontmatter.js';
-import { extractReply, type OutputStrategy } from '../../src/output/extract.js';
-import { resolveInBoard } from '../../src/paths.js';
+import { parseFrontMatter } from '../../src/util/front-matter.js';
+import { extractReply, type OutputStrategy } from '../../src/reply/extract.js';
+import { resolveInBoard } from '../../src/board/paths.js';
 
 const STRATEGIES: OutputStrategy[] = ['auto', 'whole', 'fenced', 'last-line', 'claude', 'codex', 'gemini'];
 

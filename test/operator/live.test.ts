@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { liveReporter } from '../../src/reporter/live.js';
-import { createStyle } from '../../src/reporter/style.js';
+import { liveReporter } from '../../src/progress/live.js';
+import { createStyle } from '../../src/progress/style.js';
 import type { SupervisorEvent } from '../../src/log/events.js';
 import { boardWithTasks, CLI, role, runCli } from '../helpers.js';
 

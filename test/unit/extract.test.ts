@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractReply } from '../../src/output/extract.js';
+import { extractReply } from '../../src/reply/extract.js';
 
 const reply = { status: 'ok', message: 'done' };
 

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveAllInBoard, resolveInBoard } from '../../src/paths.js';
+import { resolveAllInBoard, resolveInBoard } from '../../src/board/paths.js';
 import { tempDir } from '../helpers.js';
 
 // What resolveAllInBoard must agree with: one resolveInBoard and one stat per path.

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildInvocation, fillPlaceholders } from '../../src/agent/invocation.js';
-import { formatDuration, parseDuration } from '../../src/duration.js';
+import { formatDuration, parseDuration } from '../../src/util/duration.js';
 import { determineRole } from '../../src/role/determine.js';
 import { loadRole, parseRole } from '../../src/role/role.js';
 import { makeBoard } from '../helpers.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extractReply } from '../../src/output/extract.js';
-import { WRAPPERS } from '../../src/output/wrappers.js';
+import { extractReply } from '../../src/reply/extract.js';
+import { WRAPPERS } from '../../src/reply/wrappers.js';
 import { DEFAULT_REPLY, DEFAULT_REPLY_TEXT, PROSE_TEXT } from '../fixtures/fake-model-server.mjs';
 import { ROOT } from '../helpers.js';
 

@@ -1,4 +1,4 @@
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../util/duration.js';
 import type { SupervisorEvent } from '../log/events.js';
 import { fitWidth, sanitizeLine, type Style } from './style.js';
 import type { Reporter } from './types.js';

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { requireDuration } from '../duration.js';
+import { requireDuration } from '../util/duration.js';
 import { InputError, SupervisorError } from '../errors.js';
 import type { Hook, HookContext } from '../hooks/hook.js';
 import type { EventListener } from '../log/events.js';
-import { failedOutcome, finishedOutcome, type Outcome } from '../reporter/outcome.js';
-import { printOutcome, reporterFor } from '../reporter/reporter.js';
+import { failedOutcome, finishedOutcome, type Outcome } from '../progress/outcome.js';
+import { printOutcome, reporterFor } from '../progress/reporter.js';
 import type { SettingsFlags } from '../settings.js';
 import { run } from './run.js';
 

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { resolveAllInBoard } from '../paths.js';
+import { resolveAllInBoard } from '../board/paths.js';
 import { describeErrors, validator } from '../schemas.js';
 
 /** The checks a reply must pass: the shipped schema, an optional role schema, and for the Manager the board paths. */

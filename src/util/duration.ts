@@ -1,4 +1,4 @@
-import { InputError } from './errors.js';
+import { InputError } from '../errors.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
-import { resolveInBoard } from '../paths.js';
+import { resolveInBoard } from '../board/paths.js';
 import type { Role } from '../role/role.js';
 import { compileExtra } from '../schemas.js';
 import { tryParse, isObject } from './json.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../util/duration.js';
 import { ExitCode, SupervisorError } from '../errors.js';
 
 /** How a run ended, as hooks (`KANBAN_OUTCOME`) and `--json` consumers see it. */

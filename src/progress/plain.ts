@@ -1,4 +1,4 @@
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../util/duration.js';
 import type { SupervisorEvent } from '../log/events.js';
 
 /** One human line for an event, or null for events that need none (pure). */

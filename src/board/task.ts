@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { readFailure } from './board/board.js';
-import { InputError } from './errors.js';
-import { parseFrontMatter } from './frontmatter.js';
+import { readFailure } from './board.js';
+import { InputError } from '../errors.js';
+import { parseFrontMatter } from '../util/front-matter.js';
 import { resolveInBoard } from './paths.js';
 
 /** What the supervisor reads from a task file: its front-matter only. */

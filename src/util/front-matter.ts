@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type matterType from 'gray-matter';
-import { parseYaml } from './board/yaml.js';
+import { parseYaml } from '../board/yaml.js';
 
 // gray-matter and js-yaml under it are some forty modules; a run on a finished board, and
 // every command that reads no Markdown, never loads them.

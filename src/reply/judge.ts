@@ -1,4 +1,4 @@
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../util/duration.js';
 import type { AttemptResult } from '../agent/attempt.js';
 import { extractReply, type OutputStrategy } from './extract.js';
 import { checkReply, type ReplyRules } from './validate.js';

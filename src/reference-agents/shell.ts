@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
-import { readInputs, reply } from './agent-io.js';
+import { readInputs, reply } from './io.js';
 
 const OUTPUT_LIMIT = 20_000;
 

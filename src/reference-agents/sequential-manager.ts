@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../board/atomic.js';
 import { editYamlFields } from '../board/edit.js';
-import { parseFrontMatter } from '../frontmatter.js';
-import { readInputs, reply } from './agent-io.js';
+import { parseFrontMatter } from '../util/front-matter.js';
+import { readInputs, reply } from './io.js';
 
 const inputs = readInputs();
 const tasks = (inputs.tasks as string[] | undefined) ?? [];

@@ -2,11 +2,11 @@ import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { writeFileAtomic } from './board/atomic.js';
-import { BoardLockedError, InputError } from './errors.js';
-import { isAlive, readClaims, removeClaim, removeDeadClaims, removeDeadLeftovers, stateDir, writeClaim, type LockClaim } from './lock-claims.js';
+import { writeFileAtomic } from '../board/atomic.js';
+import { BoardLockedError, InputError } from '../errors.js';
+import { isAlive, readClaims, removeClaim, removeDeadClaims, removeDeadLeftovers, stateDir, writeClaim, type LockClaim } from '../lock-claims.js';
 
-export { isAlive } from './lock-claims.js';
+export { isAlive } from '../lock-claims.js';
 
 /** Who holds a board's run lock, recorded beside it. */
 export interface LockOwner {
