@@ -3,7 +3,7 @@
  * them and exits, so every command stays callable (and testable) without argv.
  */
 
-/** Exit codes of SPEC §6 (plus 129 for SIGHUP). */
+/** Exit codes of SPEC §6, with the outcomes it leaves to us (69, 73, 74). */
 export const ExitCode = {
   done: 0,
   internal: 1,
@@ -11,6 +11,12 @@ export const ExitCode = {
   retriesExhausted: 3,
   haltedForHuman: 4,
   maxSteps: 5,
+  /** A usage limit whose reset is further off than supervisor.max_limit_wait (sysexits EX_UNAVAILABLE). */
+  limitWait: 69,
+  /** The board folder cannot be written: read-only, no permission, disk full, a planted symlink (EX_CANTCREAT). */
+  unwritable: 73,
+  /** Our own output was closed: a pipe reader gone, a terminal lost (EX_IOERR). */
+  outputClosed: 74,
   locked: 75,
   sighup: 129,
   sigint: 130,
@@ -56,6 +62,30 @@ export class MaxStepsError extends SupervisorError {
   }
 }
 
+/** An agent's usage limit resets later than the run may wait (exit 69); `resetAt` says when to try again. */
+export class LimitWaitError extends SupervisorError {
+  constructor(
+    message: string,
+    readonly resetAt: Date | null,
+  ) {
+    super(message, ExitCode.limitWait);
+  }
+}
+
+/** The board folder or a file in it cannot be written safely (exit 73): the message names the path and the cause. */
+export class UnwritableError extends SupervisorError {
+  constructor(message: string) {
+    super(message, ExitCode.unwritable);
+  }
+}
+
+/** stdout or stderr was closed under the supervisor (exit 74): it stopped its agent and wrote nothing more. */
+export class OutputClosedError extends SupervisorError {
+  constructor(message: string) {
+    super(message, ExitCode.outputClosed);
+  }
+}
+
 /** Another supervisor holds the board, or the lock was lost mid-run (exit 75). */
 export class BoardLockedError extends SupervisorError {
   constructor(message: string) {
@@ -73,7 +103,7 @@ export class InterruptedError extends SupervisorError {
   }
 }
 
-/** A bug in kanban-supervisor itself (exit 1). */
+/** A bug in kanban-supervisor itself (exit 1): the message says so and how to report it. */
 export class InternalError extends SupervisorError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, ExitCode.internal);
