@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { RunFlags } from './commands/run-flags.js';
+import type { RunFlags } from './commands/run.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -88,7 +88,7 @@ async function dispatch(verb: string, values: Record<string, string | boolean | 
       return 0;
     }
     default: {
-      const { runCommand } = await import('./commands/run-flags.js');
+      const { runCommand } = await import('./commands/run.js');
       return runCommand(file, values as RunFlags);
     }
   }

@@ -111,6 +111,41 @@ export class InternalError extends SupervisorError {
   }
 }
 
+/** How a run ended, as hooks (`KANBAN_OUTCOME`), events and `--json` name it. */
+export type OutcomeKind =
+  | 'done'
+  | 'once'
+  | 'halted_for_human'
+  | 'retries_exhausted'
+  | 'max_steps'
+  | 'limit_wait'
+  | 'unwritable'
+  | 'output_closed'
+  | 'locked'
+  | 'interrupted'
+  | 'bad_input'
+  | 'internal_error';
+
+const KIND_BY_CODE: Record<number, OutcomeKind> = {
+  [ExitCode.done]: 'done',
+  [ExitCode.badInput]: 'bad_input',
+  [ExitCode.retriesExhausted]: 'retries_exhausted',
+  [ExitCode.haltedForHuman]: 'halted_for_human',
+  [ExitCode.maxSteps]: 'max_steps',
+  [ExitCode.limitWait]: 'limit_wait',
+  [ExitCode.unwritable]: 'unwritable',
+  [ExitCode.outputClosed]: 'output_closed',
+  [ExitCode.locked]: 'locked',
+  [ExitCode.sighup]: 'interrupted',
+  [ExitCode.sigint]: 'interrupted',
+  [ExitCode.sigterm]: 'interrupted',
+};
+
+/** The outcome kind of an exit code. */
+export function outcomeKind(exitCode: number): OutcomeKind {
+  return KIND_BY_CODE[exitCode] ?? 'internal_error';
+}
+
 /** 128 + the signal's number, as shells report it. */
 export function signalExitCode(signal: NodeJS.Signals): number {
   switch (signal) {

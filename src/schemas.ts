@@ -17,8 +17,8 @@ const NAMES: readonly SchemaName[] = ['kanban', 'role', 'reply', 'manager-reply'
 const SCHEMA_DIR = new URL('../schemas/', import.meta.url);
 
 // The shipped schemas are compiled at build time (scripts/compile-schemas.mjs, ajv standalone
-// code), so a run loads no ajv and compiles nothing unless a role names its own schema.
-const SHIPPED: Record<SchemaName, Validator> = {
+// code): a run compiles nothing unless a role names its own schema.
+const SHIPPED: Readonly<Record<SchemaName, Validator>> = {
   kanban: shipped.kanban as Validator,
   role: shipped.role as Validator,
   reply: shipped.reply as Validator,
@@ -30,46 +30,34 @@ export function validator(name: SchemaName): Validator {
   return SHIPPED[name];
 }
 
-type Ajv = InstanceType<typeof AjvModule.default>;
-let ajv: Ajv | undefined;
-const compiled = new Map<string, ValidateFunction>();
-
-// Loaded on first use: only a role's own reply schema needs ajv at run time.
-function instance(): Ajv {
-  if (!ajv) {
-    // ajv is CommonJS; required, it is loaded synchronously, and only now.
-    const { default: AjvClass } = createRequire(import.meta.url)('ajv') as typeof AjvModule;
-    // The same options as scripts/compile-schemas.mjs compiles the shipped schemas with.
-    ajv = new AjvClass({ allErrors: true, strict: false });
-    for (const name of NAMES) {
-      // The shipped schemas are there for a role schema's $ref. Not checked against the JSON
-      // Schema meta-schema (the tests check them); a role's own schema still is.
-      ajv.addSchema(schemaText(name), undefined, undefined, false);
-    }
-  }
-  return ajv;
+/** A shipped schema as JSON, read from `schemas/`. */
+export function schemaText(name: SchemaName): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL(`${name}.schema.json`, SCHEMA_DIR), 'utf8')) as Record<string, unknown>;
 }
 
-/** Compile a user-supplied schema (a role's extra reply schema), cached by its key. */
-export function compileExtra(key: string, schema: object): ValidateFunction {
-  let fn = compiled.get(key);
-  if (!fn) {
-    fn = instance().compile(schema);
-    compiled.set(key, fn);
-  }
-  return fn;
+/** Compiles the extra reply schemas role files name; one per run, so a schema seen before is not compiled again. */
+export interface SchemaCompiler {
+  compile(key: string, schema: object): ValidateFunction;
 }
 
-const texts = new Map<SchemaName, object>();
-
-/** The shipped schema itself, for the log's **Expected:** section; read once per process. */
-export function schemaText(name: SchemaName): object {
-  let schema = texts.get(name);
-  if (!schema) {
-    schema = JSON.parse(readFileSync(new URL(`${name}.schema.json`, SCHEMA_DIR), 'utf8')) as object;
-    texts.set(name, schema);
-  }
-  return schema;
+/** A compiler of role schemas that may `$ref` the shipped ones, keeping what it compiled by key. */
+export function createSchemaCompiler(): SchemaCompiler {
+  let ajv: InstanceType<typeof AjvModule.default> | undefined;
+  const compiled = new Map<string, ValidateFunction>();
+  return {
+    compile(key, schema) {
+      if (!ajv) {
+        // ajv is CommonJS; only a role's own schema needs it at run time.
+        const { default: Ajv } = createRequire(import.meta.url)('ajv') as typeof AjvModule;
+        // The same options as scripts/compile-schemas.mjs compiles the shipped schemas with.
+        ajv = new Ajv({ allErrors: true, strict: false });
+        for (const name of NAMES) ajv.addSchema(schemaText(name), undefined, undefined, false);
+      }
+      let fn = compiled.get(key);
+      if (!fn) compiled.set(key, (fn = ajv.compile(schema)));
+      return fn;
+    },
+  };
 }
 
 /** One `path: message (got value)` line per ajv error, deduplicated. */
@@ -77,8 +65,7 @@ export function describeErrors(errors: ErrorObject[] | null | undefined, data: u
   const lines = new Set<string>();
   for (const error of errors ?? []) {
     if (error.keyword === 'if' || error.keyword === 'allOf') continue;
-    const where = error.instancePath || '/';
-    lines.add(`${where} ${describeOne(error)}${gotSuffix(error, data)}`);
+    lines.add(`${error.instancePath || '/'} ${describeOne(error)}${gotSuffix(error, data)}`);
   }
   return [...lines];
 }
@@ -88,10 +75,15 @@ function describeOne(error: ErrorObject): string {
   switch (error.keyword) {
     case 'required':
       return `is missing the required field "${String(params.missingProperty)}"`;
+    case 'additionalProperties':
+      return `has an unknown key "${String(params.additionalProperty)}"`;
     case 'enum':
       return `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'type':
-      return `must be ${articleList(String(params.type).split(','))}`;
+      return `must be ${String(params.type)
+        .split(',')
+        .map((t) => (t === 'null' ? 'null' : /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`))
+        .join(' or ')}`;
     case 'minItems':
       return `must have at least ${String(params.limit)} item(s)`;
     default:
@@ -99,22 +91,16 @@ function describeOne(error: ErrorObject): string {
   }
 }
 
-function articleList(types: string[]): string {
-  const named = types.map((t) => (t === 'null' ? 'null' : t === 'array' || t === 'object' || t === 'integer' ? `an ${t}` : `a ${t}`));
-  return named.join(' or ');
-}
-
 function gotSuffix(error: ErrorObject, data: unknown): string {
-  if (error.keyword === 'required') return '';
-  const value = pointerGet(data, error.instancePath);
-  return ` (got ${preview(value)})`;
+  if (error.keyword === 'required' || error.keyword === 'additionalProperties') return '';
+  return ` (got ${preview(pointerGet(data, error.instancePath))})`;
 }
 
 /** A short, single-line rendering of a value for messages. */
 export function preview(value: unknown, max = 60): string {
   let text: string;
   try {
-    text = value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value);
+    text = value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value));
   } catch {
     text = String(value);
   }
@@ -131,16 +117,15 @@ function pointerGet(data: unknown, pointer: string): unknown {
   return node;
 }
 
-/** The reply schema as one flat object, for the log's **Expected:** section. */
+/** The reply schema as one flat object, for the Supervisor Log's **Expected:** section. */
 export function expectedReply(manager: boolean): object {
-  const base = schemaText('reply') as { required: string[]; properties: object };
-  const strip = ({ $schema: _s, $id: _i, description: _d, title: _t, ...rest }: Record<string, unknown>) => rest;
-  if (!manager) return strip(base as unknown as Record<string, unknown>);
+  const { $schema: _s, $id: _i, description: _d, title: _t, ...base } = schemaText('reply') as { required: string[]; properties: object } & Record<string, unknown>;
+  if (!manager) return base;
   const extra = schemaText('manager-reply') as { required: string[]; properties: object };
   return {
     type: 'object',
-    required: [...base.required, ...extra.required],
-    properties: { ...base.properties, ...extra.properties },
-    note: 'next_task must be one of tasks; every path relative, inside the board folder and an existing file',
+    required: [...(base.required as string[]), ...extra.required],
+    properties: { ...(base.properties as object), ...extra.properties },
+    note: 'next_task must be one of tasks; every path relative, inside the board folder, an existing task file, listed once',
   };
 }

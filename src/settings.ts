@@ -1,5 +1,8 @@
-import type { BoardSettings } from './board/board.js';
-import { requireDuration } from './util/duration.js';
+import type { BoardSettings } from './board/read.js';
+import { InputError } from './errors.js';
+import type { Retention } from './log/output-store.js';
+import { parseDuration } from './util/duration.js';
+import { parseSize } from './util/size.js';
 
 /** Settings given on the command line; they override the board's `supervisor:` block. */
 export interface SettingsFlags {
@@ -17,9 +20,10 @@ export interface Settings {
   timeoutMs: number;
   idleTimeoutMs: number | null;
   killGraceMs: number;
+  retention: Retention;
 }
 
-/** Defaults of SPEC §1 and §5. */
+/** Defaults of SPEC §1 and §5, and of the retention limits. */
 export const DEFAULTS: Settings = {
   maxRetries: 3,
   maxSteps: 500,
@@ -27,17 +31,31 @@ export const DEFAULTS: Settings = {
   timeoutMs: 30 * 60_000,
   idleTimeoutMs: null,
   killGraceMs: 5_000,
+  retention: { runs: 20, bytes: 1024 ** 3, attempts: 10_000 },
 };
 
-/** Flags over board settings over defaults. */
+/** Flags over board settings over defaults (pure). A malformed duration or size is an InputError naming the key. */
 export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Settings {
-  const duration = (value: unknown, key: string) => (value === undefined ? undefined : requireDuration(value, `kanban.yaml: /supervisor/${key}`));
+  const duration = (key: string) => parsed(board[key], key, parseDuration, 'a duration like 90s, 20m or 1h30m');
+  const number = (key: string) => board[key] as number | undefined;
   return {
-    maxRetries: flags.maxRetries ?? board.max_retries ?? DEFAULTS.maxRetries,
-    maxSteps: flags.maxSteps ?? board.max_steps ?? DEFAULTS.maxSteps,
-    maxSameTask: board.max_same_task ?? DEFAULTS.maxSameTask,
-    timeoutMs: flags.timeoutMs ?? duration(board.timeout, 'timeout') ?? DEFAULTS.timeoutMs,
-    idleTimeoutMs: duration(board.idle_timeout, 'idle_timeout') ?? DEFAULTS.idleTimeoutMs,
-    killGraceMs: duration(board.kill_grace, 'kill_grace') ?? DEFAULTS.killGraceMs,
+    maxRetries: flags.maxRetries ?? number('max_retries') ?? DEFAULTS.maxRetries,
+    maxSteps: flags.maxSteps ?? number('max_steps') ?? DEFAULTS.maxSteps,
+    maxSameTask: number('max_same_task') ?? DEFAULTS.maxSameTask,
+    timeoutMs: flags.timeoutMs ?? duration('timeout') ?? DEFAULTS.timeoutMs,
+    idleTimeoutMs: duration('idle_timeout') ?? DEFAULTS.idleTimeoutMs,
+    killGraceMs: duration('kill_grace') ?? DEFAULTS.killGraceMs,
+    retention: {
+      runs: number('keep_runs') ?? DEFAULTS.retention.runs,
+      bytes: parsed(board.keep_bytes, 'keep_bytes', parseSize, 'a size like 500MB or 2GiB') ?? DEFAULTS.retention.bytes,
+      attempts: number('keep_attempts') ?? DEFAULTS.retention.attempts,
+    },
   };
+}
+
+function parsed(value: unknown, key: string, parse: (value: unknown) => number | null, what: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const result = parse(value);
+  if (result === null) throw new InputError(`kanban.yaml: /supervisor/${key} must be ${what} (got ${JSON.stringify(value)}).`);
+  return result;
 }

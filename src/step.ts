@@ -1,39 +1,47 @@
 import path from 'node:path';
-import { checkCommand } from './agent/command.js';
-import { buildInvocation, type AgentInputs } from './agent/invocation.js';
-import type { Board } from './board/board.js';
-import type { LoopDeps } from './loop.js';
-import { loadReplyRules } from './reply/rules.js';
-import { determineRole } from './role/determine.js';
-import { loadRole } from './role/role.js';
-import { runWithRetries, type AgentRun } from './retry.js';
-import type { Settings } from './settings.js';
+import type { AgentInputs } from './agent/invocation.js';
+import type { Board } from './board/read.js';
 import { readTaskMeta } from './board/task.js';
+import { managerChange, writeManagerAnswer } from './board/write.js';
+import type { RunContext } from './context.js';
+import { appendEntry } from './log/supervisor-log.js';
+import { runAgent } from './retry/run-agent.js';
+import { determineRole } from './role/determine.js';
+import type { Settings } from './settings.js';
 
-// What else a step needs, loaded with it (loop.ts imports this module at the first step).
-export { applyManagerAnswer, managerChange } from './board/apply.js';
-export { appendEntry } from './log/supervisor-log.js';
+/** What a step ended with: the worker's reply and the Manager's answer, already written to the board. */
+export interface StepResult {
+  reply: Record<string, unknown>;
+  answer: Record<string, unknown>;
+}
 
 /** The role and inputs of a task's worker (SPEC §2); shared with --dry-run so both run the same thing. */
 export function workerInputs(board: Board, task: string): AgentInputs {
-  const role = determineRole(board, readTaskMeta(board.dir, task));
-  return { role, kanban_file: path.basename(board.file), task_file: task };
+  return { role: determineRole(board, readTaskMeta(board.dir, task)), kanban_file: path.basename(board.file), task_file: task };
 }
 
-/** A role's checked invocation and reply rules: what every attempt repeats (shared with --dry-run). */
-export function prepareAgent(board: Board, settings: Settings, inputs: AgentInputs, env: NodeJS.ProcessEnv): Pick<AgentRun, 'invocation' | 'output' | 'rules'> {
-  const role = loadRole(board.dir, inputs.role, inputs.task_file ?? 'the loop');
-  const invocation = buildInvocation(role, inputs, env, board.dir, {
-    timeoutMs: role.timeoutMs ?? settings.timeoutMs,
-    idleTimeoutMs: role.idleTimeoutMs ?? settings.idleTimeoutMs,
-  });
-  checkCommand(invocation);
-  const rules = loadReplyRules(board.dir, role, inputs.role === 'Manager');
-  return { invocation, output: role.output, rules };
+/** The Manager's inputs after a worker's reply (SPEC §2). */
+export function managerInputs(board: Board, task: string, reply: Record<string, unknown>): AgentInputs {
+  return { role: 'Manager', kanban_file: path.basename(board.file), done_task: task, tasks: board.tasks, result: reply };
 }
 
-/** Run a role's agent for these inputs until it replies in the right format (retries included). */
-export async function runAgent(board: Board, settings: Settings, step: number, task: string, inputs: AgentInputs, deps: LoopDeps): Promise<Record<string, unknown>> {
-  const run = { ...prepareAgent(board, settings, inputs, deps.env), step, task, maxRetries: settings.maxRetries };
-  return runWithRetries(run, { ...deps, boardDir: board.dir, killGraceMs: settings.killGraceMs });
+/**
+ * One step of the loop: run the current task's role, hand its reply untouched to the Manager,
+ * and write the Manager's answer to kanban.yaml — unless a person edited those fields meanwhile.
+ */
+export async function runStep(ctx: RunContext, board: Board, settings: Settings, step: number): Promise<StepResult> {
+  const task = board.current as string;
+  const inputs = workerInputs(board, task);
+  ctx.events.emit('step_started', { step, role: inputs.role, task, phase: board.phase ?? null });
+  const reply = await runAgent(ctx, board, settings, { step, inputs, task });
+  const answer = await runAgent(ctx, board, settings, { step, inputs: managerInputs(board, task, reply), task });
+  const written = writeManagerAnswer(board, managerChange(answer));
+  if (written.keptHumanEdit) {
+    const issue = `${path.basename(board.file)} was changed during the step (${written.fields.join(', ')}); the person's version is kept and the Manager's answer (next_task ${JSON.stringify(answer.next_task)}) is not written`;
+    appendEntry(board.dir, { time: ctx.clock.now(), kind: 'Warning', agent: 'Manager', task, issue, action: 'Continuing from the board as it is on disk' });
+    ctx.events.emit('human_edit_kept', { step, task, fields: written.fields, issue });
+  } else {
+    ctx.events.emit('board_written', { step, task, written: written.written, current: answer.next_task, tasks: (answer.tasks as string[]).length, status: answer.status, message: answer.message });
+  }
+  return { reply, answer };
 }

@@ -1,6 +1,5 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import path from 'node:path';
 import { InputError } from '../errors.js';
+import { findProgram } from '../util/process.js';
 import type { Invocation } from './invocation.js';
 
 // Linux refuses any single argv or environment string longer than this (MAX_ARG_STRLEN).
@@ -12,23 +11,9 @@ const MAX_ARG_BYTES = 128 * 1024;
  * errors (exit 2) naming the command and the role file, not something retries can fix.
  */
 export function checkCommand(invocation: Pick<Invocation, 'file' | 'cwd' | 'env' | 'roleFile' | 'role'> & { args?: readonly string[] }): void {
-  const { file, cwd, env, roleFile } = invocation;
-  const fix = `Install it, or fix \`command:\` in ${roleFile}.`;
   checkStrings(invocation);
-  if (file.includes('/')) {
-    const absolute = path.resolve(cwd, file);
-    const problem = executableProblem(absolute);
-    if (problem) throw new InputError(`${roleFile}: the ${invocation.role} command "${file}" ${problem} (looked in ${cwd}). ${fix}`);
-    return;
-  }
-  const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  let lastProblem = 'was not found on PATH';
-  for (const dir of dirs) {
-    const problem = executableProblem(path.resolve(cwd, dir, file));
-    if (!problem) return;
-    if (problem !== 'does not exist') lastProblem = `was found in ${dir} but ${problem}`;
-  }
-  throw new InputError(`${roleFile}: the ${invocation.role} command "${file}" ${lastProblem}. ${fix}`);
+  const found = findProgram(invocation.file, invocation.env, invocation.cwd);
+  if ('problem' in found) throw new InputError(`${invocation.roleFile}: the ${invocation.role} command "${invocation.file}" ${found.problem}. Install it, or fix \`command:\` in ${invocation.roleFile}.`);
 }
 
 /**
@@ -67,15 +52,5 @@ function checkStrings(invocation: Pick<Invocation, 'file' | 'env' | 'roleFile' |
     if (Buffer.byteLength(key) + Buffer.byteLength(value) + 1 >= MAX_ARG_BYTES) {
       throw new InputError(`${where} would get an environment variable ${key} of ${Buffer.byteLength(value)} bytes; the system refuses more than ${MAX_ARG_BYTES - 2 - key.length}. Shorten it in \`env:\` of ${invocation.roleFile} or in the environment.`);
     }
-  }
-}
-
-function executableProblem(file: string): string | null {
-  try {
-    if (!statSync(file).isFile()) return 'is not a file';
-    accessSync(file, constants.X_OK);
-    return null;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EACCES' ? 'is not executable (chmod +x it)' : 'does not exist';
   }
 }

@@ -29,7 +29,16 @@ export interface Invocation {
   cwd: string;
   timeoutMs: number;
   idleTimeoutMs: number | null;
+  /** SIGTERM → SIGKILL grace period. */
+  killGraceMs: number;
+  /** The value of TAG_VARIABLE this agent run's processes inherit: the same for every retry. */
+  tag: string;
+  /** The task the agent works on (the done task, for the Manager), for the agent record. */
+  task: string;
 }
+
+/** The environment variable every process an agent starts inherits, so that leftovers can be found. */
+export const TAG_VARIABLE = 'KANBAN_SUPERVISOR_TAG';
 
 const MAX_ENV_INPUT = 64 * 1024;
 const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
@@ -52,10 +61,21 @@ export function fillPlaceholders(template: string, values: Record<string, unknow
 export interface Limits {
   timeoutMs: number;
   idleTimeoutMs: number | null;
+  killGraceMs: number;
+}
+
+/** Where and how one agent run happens: the board folder, the inherited environment, its limits and tag. */
+export interface RunPlace {
+  boardDir: string;
+  env: NodeJS.ProcessEnv;
+  limits: Limits;
+  /** This agent run's own tag (run, step, role); appended to an inherited one, so nested supervisors compose. */
+  tag: string;
 }
 
 /** Build the invocation of a role's agent for these inputs (pure: the environment is passed in). */
-export function buildInvocation(role: Role, inputs: AgentInputs, baseEnv: NodeJS.ProcessEnv, boardDir: string, limits: Limits): Invocation {
+export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace): Invocation {
+  const baseEnv = place.env;
   const prompt = fillPlaceholders(role.prompt, { ...inputs, agents: AGENTS_DIR }, role.file);
   const values = { ...inputs, prompt, agents: AGENTS_DIR };
   const [file, ...args] = role.command.map((part) => fillPlaceholders(part, values, role.file)) as [string, ...string[]];
@@ -63,7 +83,10 @@ export function buildInvocation(role: Role, inputs: AgentInputs, baseEnv: NodeJS
   // One environment string may not exceed 128 KiB on Linux (E2BIG); a huge result goes by stdin only.
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(baseEnv)) if (value !== undefined) env[key] = value;
+  const inherited = env[TAG_VARIABLE];
+  const tag = inherited ? `${inherited}:${place.tag}` : place.tag;
   Object.assign(env, role.env, {
+    [TAG_VARIABLE]: tag,
     KANBAN_ROLE: inputs.role,
     KANBAN_FILE: inputs.kanban_file,
     KANBAN_TASK_FILE: inputs.task_file ?? '',
@@ -72,7 +95,8 @@ export function buildInvocation(role: Role, inputs: AgentInputs, baseEnv: NodeJS
   if (json.length <= MAX_ENV_INPUT) env.KANBAN_INPUT = json;
   else delete env.KANBAN_INPUT;
   const stdin = role.stdin === 'none' ? null : Buffer.from(role.stdin === 'json' ? `${json}\n` : prompt, 'utf8');
-  return { role: role.name, roleFile: role.file, file, args, stdin, env, cwd: boardDir, ...limits };
+  const task = inputs.task_file ?? inputs.done_task ?? '';
+  return { role: role.name, roleFile: role.file, file, args, stdin, env, cwd: place.boardDir, ...place.limits, tag, task };
 }
 
 /** The command as a person would type it, for messages (`claude -p …`). */

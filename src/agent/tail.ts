@@ -1,3 +1,5 @@
+import { cleanLine, shorten } from '../util/text.js';
+
 // Output is copied into blocks of this size, so an agent that prints one byte per write
 // (a spinner, a dot every second for hours) costs a few dozen Buffers, not millions.
 const BLOCK_BYTES = 64 * 1024;
@@ -52,14 +54,12 @@ export class Tail {
   }
 }
 
-/** The last non-blank line of a chunk, trimmed to `max` characters; undefined if there is none. */
+/** The last non-blank line of a chunk, cleaned for a terminal and cut to `max` characters; undefined if there is none. */
 export function lastLine(chunk: Buffer, max = 200): string | undefined {
-  const text = chunk.subarray(Math.max(0, chunk.length - 4096)).toString('utf8');
-  const lines = text.split(/\r?\n|\r/);
+  const lines = chunk.subarray(Math.max(0, chunk.length - 4096)).toString('utf8').split(/\r?\n|\r/);
   for (let i = lines.length - 1; i >= 0; i--) {
-    // eslint-disable-next-line no-control-regex -- strip terminal escapes and control bytes from agent output
-    const line = (lines[i] as string).replace(/\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]/g, '').trim();
-    if (line) return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+    const line = cleanLine(lines[i] as string);
+    if (line) return shorten(line, max);
   }
   return undefined;
 }

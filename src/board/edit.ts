@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node, type Pair, type YAMLSeq } from 'yaml';
-import type { BoardState } from './board.js';
+import type { BoardState } from './read.js';
 import { parseYaml, type ParsedYaml } from './yaml.js';
 
 /** The fields a Manager answer may change. */

@@ -1,8 +1,9 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { readFailure } from './board.js';
 import { InputError } from '../errors.js';
+import { isRoleName } from '../role/role.js';
 import { parseFrontMatter } from '../util/front-matter.js';
 import { resolveInBoard } from './paths.js';
+import { readFailure } from './read.js';
 
 /** What the supervisor reads from a task file: its front-matter only. */
 export interface TaskMeta {
@@ -11,12 +12,12 @@ export interface TaskMeta {
   [key: string]: unknown;
 }
 
-// Agents append their work logs to task files, which can grow large; the
+// Agents append their work logs to task files, which can grow large (hundreds of MB); the
 // front-matter is at the top, so only the head is read.
 const HEAD_BYTES = 256 * 1024;
 
-/** Read a task's front-matter; a missing file or broken front-matter is an InputError naming the task. */
-export function readTaskMeta(boardDir: string, task: string): TaskMeta {
+/** A task's front-matter, and the line of each of its keys (for messages). */
+export function readTask(boardDir: string, task: string): { meta: TaskMeta; lineOf: (pointer: string) => number } {
   const where = resolveInBoard(boardDir, task);
   if (!where.ok) throw new InputError(`${task}: the task path ${where.reason}. Fix /current in kanban.yaml.`);
   let head: string;
@@ -25,15 +26,18 @@ export function readTaskMeta(boardDir: string, task: string): TaskMeta {
   } catch (error) {
     throw new InputError(readFailure(task, error).replace('Check the path, or create a board with `kanban-supervisor init`.', 'Create the task file or fix /current in kanban.yaml.'));
   }
-  // Editors on Windows may start the file with a byte-order mark; gray-matter skips it too.
-  if (!head.replace(/^\uFEFF/, '').startsWith('---')) return {};
   const parsed = parseFrontMatter(head);
   if (!parsed.ok) throw new InputError(`${task}:${parsed.line}: ${parsed.message}. Fix the front-matter between the --- lines.`);
   const role = parsed.data.role;
-  if (role !== undefined && role !== null && (typeof role !== 'string' || !/^[A-Za-z][A-Za-z0-9_-]*$/.test(role))) {
-    throw new InputError(`${task}: front-matter role must be a role name like Implementor (got ${JSON.stringify(role)}). Fix or remove the role line.`);
+  if (role !== undefined && role !== null && !isRoleName(role)) {
+    throw new InputError(`${task}:${parsed.lineOf('/role')}: front-matter role must be a role name like Implementor (got ${JSON.stringify(role)}). Fix or remove the role line.`);
   }
-  return parsed.data as TaskMeta;
+  return { meta: parsed.data as TaskMeta, lineOf: parsed.lineOf };
+}
+
+/** Read a task's front-matter; a missing file or broken front-matter is an InputError naming the task. */
+export function readTaskMeta(boardDir: string, task: string): TaskMeta {
+  return readTask(boardDir, task).meta;
 }
 
 function readHead(file: string): string {

@@ -1,8 +1,10 @@
 import path from 'node:path';
-import { describeCommand } from '../agent/invocation.js';
-import { readBoard } from '../board/board.js';
+import { describeCommand, TAG_VARIABLE } from '../agent/invocation.js';
+import { readBoard } from '../board/read.js';
 import { formatDuration } from '../util/duration.js';
-import { prepareAgent, workerInputs } from '../step.js';
+import { prepareAgent } from '../agent/prepare.js';
+import { createSchemaCompiler } from '../schemas.js';
+import { managerInputs, workerInputs } from '../step.js';
 import { resolveSettings, type SettingsFlags } from '../settings.js';
 
 /** What the next step would run, exactly as a real run would build it. */
@@ -42,11 +44,13 @@ export function dryRun(options: SettingsFlags & { file: string; env?: NodeJS.Pro
   }
   const settings = resolveSettings(board.settings, options);
   const inputs = workerInputs(board, board.current);
-  const { invocation } = prepareAgent(board, settings, inputs, env);
+  const ctx = { env, runId: '<run>', schemas: createSchemaCompiler() };
+  const { invocation } = prepareAgent(ctx, board, settings, inputs, 1);
   // The Manager's argv depends on the worker's reply; preparing it here still checks its role file and command.
-  const manager = prepareAgent(board, settings, { role: 'Manager', kanban_file: path.basename(file), done_task: board.current, tasks: board.tasks }, env).invocation;
+  const manager = prepareAgent(ctx, board, settings, managerInputs(board, board.current, {}), 1).invocation;
   const added: Record<string, string> = {};
-  for (const [key, value] of Object.entries(invocation.env)) if (key.startsWith('KANBAN_') || env[key] !== value) added[key] = value;
+  // The tag names the run, which a dry run does not have: it is shown as its run would set it.
+  for (const [key, value] of Object.entries(invocation.env)) if (key !== TAG_VARIABLE && (key.startsWith('KANBAN_') || env[key] !== value)) added[key] = value;
   return {
     file,
     next: {

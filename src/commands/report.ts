@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readBoard } from '../board/board.js';
+import { readBoard } from '../board/read.js';
 import { InputError } from '../errors.js';
 import { buildHistory, readEvents } from '../history/runs.js';
 import { renderReport } from '../report/html.js';

@@ -1,78 +1,99 @@
 import path from 'node:path';
-import type { RunAttempt } from '../agent/attempt.js';
-import { stopLeftoverAgent } from '../agent/group.js';
-import { readBoard } from '../board/board.js';
-import { InterruptedError, type SupervisorError } from '../errors.js';
-import { EventLog, type EventListener } from '../log/events.js';
-import { acquireBoardLock } from '../lock/lock.js';
-import { superviseBoard, type LoopResult } from '../loop.js';
-import { resolveSettings, type SettingsFlags } from '../settings.js';
+import { requireDuration } from '../util/duration.js';
+import { InputError, SupervisorError } from '../errors.js';
+import type { Hook, HookContext } from '../hooks/hook.js';
+import type { EventListener } from '../log/events.js';
+import { failedOutcome, finishedOutcome, type Outcome } from '../progress/outcome.js';
+import { printOutcome, reporterFor } from '../progress/reporter.js';
+import type { SettingsFlags } from '../settings.js';
+import { supervise } from '../supervise.js';
 
-/** Options of `kanban-supervisor run`. */
-export interface RunOptions extends SettingsFlags {
-  file: string;
+/** The flags of `kanban-supervisor run`, as cli.ts parsed them. */
+export interface RunFlags {
+  'max-retries'?: string;
+  'max-steps'?: string;
+  timeout?: string;
   once?: boolean;
-  listeners?: EventListener[];
-  /** Replaceable for tests of the loop without real agents. */
-  runAttempt?: RunAttempt;
-  env?: NodeJS.ProcessEnv;
-  /** Where signals come from (the process, by default). */
-  signals?: NodeJS.EventEmitter;
-  /** Called with the running agent's latest non-blank output line (the live status line shows it). */
-  onLine?: (line: string) => void;
+  'dry-run'?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  'no-color'?: boolean;
+  'on-complete'?: string;
+  'on-halt'?: string;
 }
 
-// Loaded at the first attempt: a run on a finished board starts no agent. (runAttempt checks
-// for an interrupt first thing, so one that comes while this loads is not missed.)
-let loadedRunAttempt: RunAttempt | undefined;
-const realRunAttempt: RunAttempt = async (invocation, options) => {
-  loadedRunAttempt ??= (await import('../agent/attempt.js')).runAttempt;
-  return loadedRunAttempt(invocation, options);
-};
+/** Where the command talks: the process's streams and environment by default. */
+export interface RunIO {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
 
-/** Run a board to completion (or one step with --once); throws a SupervisorError on every other outcome. */
-export async function run(options: RunOptions): Promise<LoopResult & { file: string; runId: string; elapsedMs: number }> {
-  const started = performance.now();
-  const file = path.resolve(options.file);
-  const board = readBoard(file); // bad input fails with exit 2 before anything is locked or written
-  const interrupt = new AbortController();
-  const force = new AbortController();
-  const release = await acquireBoardLock(file, (lost) => interrupt.abort(lost));
-  const signals = options.signals ?? process;
-  const onSignal = (signal: NodeJS.Signals) => {
-    // First signal: stop the agent's group gracefully. Second: kill it at once.
-    if (interrupt.signal.aborted) force.abort();
-    else interrupt.abort(new InterruptedError(`Interrupted by ${signal}: the running agent and its children were stopped. The board is unchanged; run again to resume at the current task.`, signal));
-  };
-  const handled = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  for (const signal of handled) signals.on(signal, onSignal);
-  let events: EventLog | undefined;
-  try {
-    const runId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
-    const stateDir = path.join(path.dirname(file), '.kanban-supervisor');
-    // An agent left running by a supervisor that was killed would work on beside the re-run.
-    const agentFile = path.join(stateDir, 'agent.json');
-    const leftover = await stopLeftoverAgent(agentFile, resolveSettings(board.settings, options).killGraceMs);
-    events = new EventLog(stateDir, runId, options.listeners ?? []);
-    events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
-    const result = await superviseBoard(file, options, {
-      runAttempt: options.runAttempt ?? realRunAttempt,
-      events,
-      runDir: path.join(stateDir, 'runs', runId),
-      interrupt: interrupt.signal,
-      forceStop: force.signal,
-      agentFile,
-      clock: () => new Date(),
-      env: options.env ?? process.env,
-      ...(options.onLine && { onLine: options.onLine }),
-    }).catch((error: unknown) => {
-      // Whatever was underway, an interrupt or a lost lock is what the person must hear about.
-      throw interrupt.signal.aborted ? (interrupt.signal.reason as SupervisorError) : error;
-    });
-    return { ...result, file, runId, elapsedMs: performance.now() - started };
-  } finally {
-    events?.close();
-    for (const signal of handled) signals.off(signal, onSignal);
-    await release();
+/**
+ * `kanban-supervisor run`: turn flags into options, show progress, print the outcome in one
+ * place, run the --on-complete / --on-halt hook; returns the exit code. Internal errors are
+ * rethrown for cli.ts to report as bugs.
+ */
+export async function runCommand(file: string, flags: RunFlags, io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const settings = settingsFlags(flags);
+  if (flags['dry-run']) {
+    const { dryRun, formatDryRun } = await import('./dry-run.js');
+    const plan = dryRun({ file, ...settings, env: io.env });
+    io.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : formatDryRun(plan));
+    return 0;
   }
+  const boardDir = path.dirname(path.resolve(file));
+  const hooks = await parseHooks(flags, boardDir, io.env);
+  const { mode, reporter } = await reporterFor({ json: flags.json === true, quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stdout, io.env);
+  const context: HookContext = { file: path.resolve(file), run: '', steps: 0, task: '' };
+  const track: EventListener = (event) => {
+    if (event.type === 'run_started') context.run = event.run;
+    if (event.type === 'step_started') Object.assign(context, { steps: event.step, task: event.task });
+  };
+
+  let outcome: Outcome;
+  let bug: unknown;
+  try {
+    const result = await supervise({ file, ...settings, once: flags.once === true, listeners: [track, reporter.event], onLine: reporter.line, env: io.env });
+    outcome = finishedOutcome(result, file);
+  } catch (error) {
+    outcome = failedOutcome(error, file);
+    if (!(error instanceof SupervisorError)) bug = error;
+  } finally {
+    reporter.close();
+  }
+  if (bug === undefined) printOutcome(outcome, mode, reporter, io);
+  const hook = outcome.exitCode === 0 ? hooks.complete : hooks.halt;
+  if (hook) {
+    const { runHook } = await import('../hooks/hook.js');
+    const warning = await runHook(hook, outcome, context, io.env);
+    if (warning) io.stderr.write(`kanban-supervisor: warning: ${warning}\n`);
+  }
+  if (bug !== undefined) throw bug;
+  return outcome.exitCode;
+}
+
+// hooks/hook.js is loaded only when a hook is given, like dry-run.js for --dry-run: each module
+// a run loads is start-up time.
+async function parseHooks(flags: RunFlags, boardDir: string, env: NodeJS.ProcessEnv): Promise<{ complete?: Hook; halt?: Hook }> {
+  if (flags['on-complete'] === undefined && flags['on-halt'] === undefined) return {};
+  const { parseHook } = await import('../hooks/hook.js');
+  return {
+    ...(flags['on-complete'] !== undefined && { complete: parseHook('--on-complete', flags['on-complete'], boardDir, env) }),
+    ...(flags['on-halt'] !== undefined && { halt: parseHook('--on-halt', flags['on-halt'], boardDir, env) }),
+  };
+}
+
+function settingsFlags(flags: RunFlags): SettingsFlags {
+  return {
+    ...(flags['max-retries'] !== undefined && { maxRetries: integerFlag('--max-retries', flags['max-retries'], 0) }),
+    ...(flags['max-steps'] !== undefined && { maxSteps: integerFlag('--max-steps', flags['max-steps'], 1) }),
+    ...(flags.timeout !== undefined && { timeoutMs: requireDuration(flags.timeout, '--timeout') }),
+  };
+}
+
+function integerFlag(name: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new InputError(`${name} must be a whole number >= ${min} (got ${JSON.stringify(value)}).`);
+  return n;
 }

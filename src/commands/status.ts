@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { readBoard } from '../board/board.js';
+import { readBoard } from '../board/read.js';
+import { realBoardPath } from '../supervise.js';
 import { SupervisorError } from '../errors.js';
-import { isAlive, lockPath, readLockOwner } from '../lock/lock.js';
+import { lockPath, readLockOwner } from '../lock/lock.js';
+import { isAlive } from '../util/process.js';
 import { buildHistory, readEvents, type AttemptRecord, type RunEnd, type RunRecord } from '../history/runs.js';
 import { determineRole } from '../role/determine.js';
 import { readTaskMeta } from '../board/task.js';
@@ -41,7 +43,7 @@ export interface StatusReport {
 
 /** `kanban-supervisor status`: the board, its event log and its lock at a glance. Reads only: takes no lock, writes nothing. */
 export function status(options: { file: string }): StatusReport {
-  const file = path.resolve(options.file);
+  const file = realBoardPath(options.file);
   const board = readBoard(file);
   const runs = buildHistory(readEvents(board.dir));
   const lastWorker = new Map<string, AttemptRecord>();
@@ -78,8 +80,9 @@ function summary(run: RunRecord): NonNullable<StatusReport['lastRun']> {
 
 /** Who holds the lock: the lock folder proper-lockfile made, and the owner record beside it. */
 export function lockStatus(file: string): LockStatus {
-  const owner = readLockOwner(file);
-  if (!existsSync(lockPath(file))) return { state: 'free' };
+  const stateDir = path.join(path.dirname(file), '.kanban-supervisor');
+  const owner = readLockOwner(stateDir);
+  if (!existsSync(lockPath(stateDir))) return { state: 'free' };
   if (!owner) return { state: 'unknown' };
   const who = { pid: owner.pid, host: owner.host, since: owner.since };
   if (owner.host !== hostname()) return { state: 'unknown', ...who };

@@ -1,37 +1,38 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentInputs } from '../agent/invocation.js';
-import { formatProblem, parseBoard, readFailure, type BoardState, type Problem } from '../board/board.js';
-import { lineOf, parseYaml } from '../board/yaml.js';
-import { frontMatterLocator, problemFrom } from '../check/locate.js';
-import { checkRoleFile } from '../check/role-file.js';
-import { parseDuration } from '../util/duration.js';
-import { InputError, SupervisorError } from '../errors.js';
 import { resolveInBoard } from '../board/paths.js';
+import { formatProblem, parseBoard, readFailure, type BoardState, type Problem } from '../board/read.js';
+import { readTask } from '../board/task.js';
+import { lineOf, parseYaml } from '../board/yaml.js';
+import { InputError, SupervisorError } from '../errors.js';
+import { checkRole } from '../role/check.js';
 import { determineRole } from '../role/determine.js';
 import { roleFilePath } from '../role/role.js';
-import { readTaskMeta } from '../board/task.js';
+import { createSchemaCompiler } from '../schemas.js';
+import { resolveSettings } from '../settings.js';
 
-/** What `validate` found: every problem, and what it checked. */
+/** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
   file: string;
   problems: Problem[];
+  warnings: Problem[];
   tasks: number;
   roles: string[];
 }
 
-/** Where a role is asked for: the first task that needs it, and the line that decides it. */
+/** Where a role is asked for: the inputs a run would give it, and the line that decides it. */
 interface Need {
   inputs: AgentInputs;
   file: string;
-  line: number;
+  line?: number;
   why: string;
 }
 
 /**
  * `kanban-supervisor validate`: check the board, every task file and every role file it needs
- * (each task's role, and the Manager), collecting all problems rather than stopping at the first.
- * Reads only. Problem files are relative to the board folder.
+ * (each task's role, and the Manager), collecting every problem rather than stopping at the
+ * first. `run` makes the same checks before its first agent starts. Reads only.
  */
 export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Validation {
   const file = path.resolve(options.file);
@@ -46,15 +47,11 @@ export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Va
   }
   const { board, problems } = parseBoard(file, text);
   const yaml = parseYaml(text);
-  if (!yaml.ok) return { file, problems, tasks: 0, roles: [] };
+  if (!yaml.ok) return { file, problems, warnings: [], tasks: 0, roles: [] };
   const at = (pointer: string) => lineOf(yaml.doc, yaml.lines, pointer);
   // A board with schema problems still has task paths worth checking: take what is usable.
   const state = board ?? usable(yaml.value);
-
-  for (const key of ['timeout', 'idle_timeout', 'kill_grace']) {
-    const value = (state.settings as Record<string, unknown>)[key];
-    if (value !== undefined && parseDuration(value) === null) problems.push({ file: name, line: at(`/supervisor/${key}`), message: `/supervisor/${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).` });
-  }
+  problems.push(...settingProblems(state.settings, name, at));
 
   const needs = new Map<string, Need>();
   const listed = state.tasks.map((task, i) => ({ task, pointer: `/tasks/${i}` }));
@@ -69,32 +66,31 @@ export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Va
       continue;
     }
     try {
-      const meta = readTaskMeta(dir, task);
+      const { meta, lineOf: taskLine } = readTask(dir, task);
       const role = determineRole(state, meta);
       const fromTask = typeof meta.role === 'string' && meta.role.length > 0;
-      if (!needs.has(role)) {
-        needs.set(role, {
-          inputs: { role, kanban_file: name, task_file: task },
-          ...(fromTask ? { file: task, line: frontMatterLocator(readFileSync(where.absolute, 'utf8'))('/role'), why: `its front-matter asks for role ${role}` } : { file: name, line: at('/phase'), why: `${task} runs as ${role} (phase ${JSON.stringify(state.phase ?? null)})` }),
-        });
-      }
+      const why = fromTask ? { file: task, line: taskLine('/role'), why: `its front-matter asks for role ${role}` } : { file: name, line: at('/phase'), why: `${task} runs as ${role} (phase ${JSON.stringify(state.phase ?? null)})` };
+      if (!needs.has(role)) needs.set(role, { inputs: { role, kanban_file: name, task_file: task }, ...why });
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
-      // A role that is not a name is reported without a line: find the line of its key.
-      const roleLine = /front-matter role /.test(error.message) ? frontMatterLocator(readFileSync(where.absolute, 'utf8'))('/role') : undefined;
-      problems.push(problemFrom(error.message, task, roleLine));
+      problems.push(problemFrom(error.message, task));
     }
   }
   const first = state.tasks.find((t) => typeof t === 'string') ?? '';
-  needs.set('Manager', needs.get('Manager') ?? { inputs: { role: 'Manager', kanban_file: name, done_task: first, tasks: state.tasks }, file: roleFilePath('Manager'), line: 0, why: 'every board needs a Manager to pick the next task' });
+  if (!needs.has('Manager')) needs.set('Manager', { inputs: { role: 'Manager', kanban_file: name, done_task: first, tasks: state.tasks }, file: roleFilePath('Manager'), why: 'every board needs a Manager to pick the next task' });
 
+  const compiler = createSchemaCompiler();
   for (const [role, need] of needs) {
-    const found = checkRoleFile(dir, role, need.inputs, env);
-    if (found) problems.push(...found);
+    const check = checkRole(dir, role, need.inputs, env, compiler);
+    if (!check.missing) problems.push(...check.problems);
     else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}. Create it (see \`kanban-supervisor init\`).` });
-    else problems.push({ file: need.file, ...(need.line > 0 && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}. Create it (see \`kanban-supervisor init\`) or change the role.` });
+    else problems.push({ file: need.file, ...(need.line !== undefined && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}. Create it (see \`kanban-supervisor init\`) or change the role.` });
   }
-  return { file, problems: ordered(dedupe(problems), [name, ...seen]), tasks: seen.size, roles: [...needs.keys()] };
+  const warnings: Problem[] = [];
+  if (state.phase === 'complete' && state.current !== null) {
+    warnings.push({ file: name, line: at('/phase'), message: `phase is complete, so a run stops at once and ${state.current} (current) is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.` });
+  }
+  return { file, problems: ordered(dedupe(problems), [name, ...seen]), warnings, tasks: seen.size, roles: [...needs.keys()] };
 }
 
 /** The validation as lines `file:line: message` (paths relative to `cwd`) and a summary (pure). */
@@ -102,14 +98,36 @@ export function formatValidation(result: Validation, cwd: string): string {
   const dir = path.relative(cwd, path.dirname(result.file));
   const shown = (problem: Problem) => formatProblem({ ...problem, file: path.join(dir, problem.file) });
   const name = path.join(dir, path.basename(result.file));
-  if (result.problems.length === 0) return `${name}: OK — ${result.tasks} task file(s) and ${result.roles.length} role file(s) (${result.roles.join(', ')}) checked.\n`;
-  return `${result.problems.map(shown).join('\n')}\n${result.problems.length} problem(s) found; nothing was run or changed.\n`;
+  const warnings = result.warnings.map((w) => `${shown(w)} (warning)\n`).join('');
+  if (result.problems.length === 0) return `${warnings}${name}: OK — ${result.tasks} task file(s) and ${result.roles.length} role file(s) (${result.roles.join(', ')}) checked.\n`;
+  return `${result.problems.map(shown).join('\n')}\n${warnings}${result.problems.length} problem(s) found; nothing was run or changed.\n`;
 }
 
-function usable(value: unknown): BoardState & { settings: object } {
+// Each duration and size on its own, so that every malformed one is listed.
+function settingProblems(settings: Record<string, unknown>, name: string, at: (pointer: string) => number): Problem[] {
+  const problems: Problem[] = [];
+  for (const key of Object.keys(settings)) {
+    try {
+      resolveSettings({ [key]: settings[key] }, {});
+    } catch (error) {
+      if (!(error instanceof SupervisorError)) throw error;
+      problems.push({ file: name, line: at(`/supervisor/${key}`), message: error.message.replace(/^kanban\.yaml: /, '') });
+    }
+  }
+  return problems;
+}
+
+/** A problem from an InputError message that starts `file:line: ` or `file: `. */
+function problemFrom(message: string, file: string): Problem {
+  const match = new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(?:(\\d+):)? `).exec(message);
+  if (!match) return { file, message };
+  return { file, ...(match[1] !== undefined && { line: Number(match[1]) }), message: message.slice(match[0].length) };
+}
+
+function usable(value: unknown): BoardState & { settings: Record<string, unknown> } {
   const data = (value && typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
   const tasks = Array.isArray(data.tasks) ? data.tasks.filter((t): t is string => typeof t === 'string') : [];
-  const supervisor = data.supervisor && typeof data.supervisor === 'object' ? data.supervisor : {};
+  const supervisor = data.supervisor && typeof data.supervisor === 'object' && !Array.isArray(data.supervisor) ? (data.supervisor as Record<string, unknown>) : {};
   return {
     current: typeof data.current === 'string' ? data.current : null,
     tasks,

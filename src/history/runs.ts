@@ -90,7 +90,7 @@ export function buildHistory(events: SupervisorEvent[]): RunRecord[] {
         break;
       case 'attempt_started': {
         const task = stepTask.get(stepKey) ?? String(event.task);
-        const record: AttemptRecord = { run: event.run, step: Number(event.step), task, role: String(event.role), manager: event.task !== task, attempt: Number(event.attempt), of: Number(event.of), start: event.time };
+        const record: AttemptRecord = { run: event.run, step: Number(event.step), task, role: String(event.role), manager: event.done_task !== undefined || event.task !== task, attempt: Number(event.attempt), of: Number(event.of), start: event.time };
         run.attempts.push(record);
         open.set(`${stepKey}\0${String(event.task)}\0${String(event.attempt)}`, record);
         break;

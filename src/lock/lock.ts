@@ -1,168 +1,151 @@
-import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { writeFileAtomic } from '../board/atomic.js';
-import { BoardLockedError, InputError } from '../errors.js';
-import { isAlive, readClaims, removeClaim, removeDeadClaims, removeDeadLeftovers, stateDir, writeClaim, type LockClaim } from '../lock-claims.js';
+import { BoardLockedError } from '../errors.js';
+import { isAlive } from '../util/process.js';
 
-export { isAlive } from '../lock-claims.js';
-
-/** Who holds a board's run lock, recorded beside it. */
+/** Who holds a board's run lock, recorded inside the lock folder. */
 export interface LockOwner {
   pid: number;
   host: string;
   since: string;
-  /** Inode of the lock folder this owner created: ties the record to that lock, not a later one. */
-  lockIno?: number;
+  /** The board file the owner runs, as it named it. */
+  board: string;
 }
 
-/** The lock folder proper-lockfile creates for a board. */
-export function lockPath(boardFile: string): string {
-  return `${boardFile}.lock`;
-}
-
-function ownerFile(boardFile: string): string {
-  return path.join(stateDir(boardFile), 'lock-owner.json');
-}
-
-/** The recorded owner of a board's lock, if any. */
-export function readLockOwner(boardFile: string): LockOwner | null {
-  try {
-    return JSON.parse(readFileSync(ownerFile(boardFile), 'utf8')) as LockOwner;
-  } catch {
-    return null;
-  }
-}
-
-// proper-lockfile refreshes the lock's mtime every UPDATE ms; a lock not refreshed for
-// STALE ms is considered abandoned (its owner crashed, possibly on another host).
-const STALE_MS = 20_000;
+// proper-lockfile refreshes the lock folder's mtime every UPDATE_MS. A lock held on another
+// host is abandoned once not refreshed for STALE_MS; one of this host, as soon as its owner is
+// gone; one without an owner record, NO_OWNER_MS after it was made (its maker died in between).
 const UPDATE_MS = 5_000;
+const STALE_MS = 20_000;
+const NO_OWNER_MS = 3_000;
+
+/** The lock folder of a board folder's state folder: one supervisor per board folder. */
+export function lockPath(stateDir: string): string {
+  return path.join(stateDir, 'run.lock');
+}
+
+/** The recorded owner of the lock, if any. */
+export function readLockOwner(stateDir: string): LockOwner | null {
+  return ownerIn(lockPath(stateDir));
+}
 
 /**
- * Take the board's run lock (SPEC §5). A lock whose owner is gone from this host is taken
- * over at once; a live owner, or one on another host until the lock goes stale, is refused
- * with exit 75. `onLost` is called if the lock is compromised mid-run.
- *
- * Before touching the lock a supervisor leaves a claim (lock-claims.ts), and removes it
- * only once the owner record of its new lock is written. So a lock without a matching
- * record belongs to a claimant: alive, it is refused; dead, it crashed in between.
+ * Take the run lock of a board folder (SPEC §5; the protocol is in README.md here). The state
+ * folder is given by its real path, so every name of the board — a symlink, `..`, a hard link —
+ * meets the same lock. A live owner is refused with exit 75; an abandoned lock is taken over.
+ * `onLost` is called if the lock is taken away mid-run. Returns the release.
  */
-export async function acquireBoardLock(boardFile: string, onLost: (error: BoardLockedError) => void): Promise<() => Promise<void>> {
-  const name = path.basename(boardFile);
+export async function acquireBoardLock(stateDir: string, board: string, onLost: (error: BoardLockedError) => void): Promise<() => Promise<void>> {
+  const lock = lockPath(stateDir);
   const options = {
-    stale: STALE_MS,
-    update: UPDATE_MS,
+    lockfilePath: lock,
     realpath: false,
     retries: 0,
-    onCompromised: (error: Error) =>
-      onLost(new BoardLockedError(`${name}: the run lock ${path.basename(lockPath(boardFile))} was lost (${error.message}); stopped to keep two supervisors off one board. Check that no other supervisor runs on it, then run again.`)),
+    // Staleness is judged here (with the owner record), never by removing a folder that holds one.
+    stale: 24 * 3_600_000,
+    update: UPDATE_MS,
+    onCompromised: (error: Error) => onLost(new BoardLockedError(`${board}: the run lock .kanban-supervisor/run.lock was lost (${error.message}); stopped to keep two supervisors off one board. Check that no other supervisor runs on it, then run again.`)),
   };
-  const claim = unwritable(boardFile, () => writeClaim(boardFile));
-  let aside: string | undefined;
+  let release: () => Promise<void>;
   try {
-    let release: () => Promise<void>;
+    release = await lockfile.lock(stateDir, options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    await ownerOrAge(stateDir);
+    setAsideAbandoned(stateDir, board);
+    release = await lockfile.lock(stateDir, options).catch(() => {
+      throw lockedError(board, readLockOwner(stateDir));
+    });
+  }
+  const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), board };
+  // Writing the record changes the folder's mtime, which proper-lockfile checks is still the one it
+  // set (else it reports the lock compromised): it is put back.
+  const { atime, mtime } = statSync(lock);
+  writeFileSync(path.join(lock, 'owner.json'), `${JSON.stringify(owner)}\n`, { flag: 'wx', mode: 0o600 });
+  utimesSync(lock, atime, mtime);
+  removeDeadAsides(stateDir);
+  return async () => {
+    rmSync(path.join(lock, 'owner.json'), { force: true });
+    await release().catch(() => undefined); // lost meanwhile: not ours to remove
+  };
+}
+
+/** Whether a lock folder has been given up by its owner, and who that was. */
+export function abandoned(stateDir: string, now = Date.now()): { abandoned: boolean; owner: LockOwner | null } {
+  const owner = readLockOwner(stateDir);
+  let age: number;
+  try {
+    age = now - statSync(lockPath(stateDir)).mtimeMs;
+  } catch {
+    return { abandoned: false, owner }; // released meanwhile
+  }
+  if (!owner) return { abandoned: age > NO_OWNER_MS, owner };
+  if (owner.host !== hostname()) return { abandoned: age > STALE_MS, owner };
+  return { abandoned: !isAlive(owner.pid), owner };
+}
+
+// A lock without an owner record may be one being taken right now (its maker is between the
+// mkdir and writing the record) or one whose maker died in between: wait until the record
+// appears or the lock is old enough to tell.
+async function ownerOrAge(stateDir: string): Promise<void> {
+  for (;;) {
+    if (readLockOwner(stateDir)) return;
+    let age: number;
     try {
-      release = await lockfile.lock(boardFile, options);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') return unwritable(boardFile, () => { throw error; });
-      aside = setAsideAbandoned(boardFile, claim);
-      release = await lockfile.lock(boardFile, options).catch(() => {
-        throw lockedError(boardFile, currentOwner(boardFile));
-      });
+      age = Date.now() - statSync(lockPath(stateDir)).mtimeMs;
+    } catch {
+      return; // released meanwhile
     }
-    const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), lockIno: inode(lockPath(boardFile)) };
-    writeFileAtomic(ownerFile(boardFile), `${JSON.stringify(owner)}\n`);
-    removeLeftovers(boardFile);
-    return async () => {
-      // After a lost lock the record may be the next owner's: leave theirs alone.
-      if (JSON.stringify(readLockOwner(boardFile)) === JSON.stringify(owner)) rmSync(ownerFile(boardFile), { force: true });
-      await release().catch(() => undefined);
-    };
-  } finally {
-    // Kept until the new lock exists, so the old lock's inode cannot be reused meanwhile.
-    if (aside) rmSync(aside, { recursive: true, force: true });
-    removeClaim(claim);
+    if (age > NO_OWNER_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(100, NO_OWNER_MS - age + 1)));
   }
 }
 
-/**
- * Move a lock whose owner is gone from this host out of the way and return where it went;
- * throw the locked error for any lock that may have a live owner. Claims are read before
- * the owner record: an owner writes its record before dropping its claim, so one of the
- * two reads always sees it.
- */
-function setAsideAbandoned(boardFile: string, ours: LockClaim): string | undefined {
-  const claims = readClaims(boardFile).filter((c) => c.file !== ours.file);
-  const owner = readLockOwner(boardFile);
-  const lock = lockPath(boardFile);
-  const ino = inode(lock);
-  const here = hostname();
-  if (ino === undefined) return undefined; // released meanwhile: just try again
-  const recorded = owner !== null && owner.lockIno === ino;
-  const live = claims.find((c) => c.host !== here || isAlive(c.pid));
-  const refuse = () => lockedError(boardFile, live ?? (recorded ? owner : null));
-  if (live) throw refuse();
-  if (recorded ? owner.host !== here || isAlive(owner.pid) : claims.length === 0) throw refuse();
-  // Renaming (atomic) rather than deleting means two supervisors taking over together
-  // cannot both succeed; checking what was moved catches a lock made in between.
+// Move an abandoned lock out of the way, or throw the locked error. Renaming (atomic) rather
+// than deleting means two supervisors taking over at once cannot both succeed; checking what
+// was moved catches a lock made in between, which is put back.
+function setAsideAbandoned(stateDir: string, board: string): void {
+  const lock = lockPath(stateDir);
+  const seen = abandoned(stateDir);
+  if (!seen.abandoned) throw lockedError(board, seen.owner);
   const aside = `${lock}.taken-${process.pid}`;
   try {
     renameSync(lock, aside);
   } catch {
-    throw refuse();
+    throw lockedError(board, readLockOwner(stateDir));
   }
-  if (inode(aside) !== ino || JSON.stringify(readLockOwner(boardFile)) !== JSON.stringify(owner)) {
+  if (JSON.stringify(ownerIn(aside)) !== JSON.stringify(seen.owner)) {
     try {
       renameSync(aside, lock);
     } catch {
       rmSync(aside, { recursive: true, force: true }); // its owner sees the lock gone and stops (exit 75)
     }
-    throw lockedError(boardFile, currentOwner(boardFile));
+    throw lockedError(board, readLockOwner(stateDir));
   }
-  return aside;
+  rmSync(aside, { recursive: true, force: true });
 }
 
-// A board folder the supervisor may not write to is a setup problem (exit 2), not a bug.
-function unwritable<T>(boardFile: string, action: () => T): T {
-  try {
-    return action();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (!['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT'].includes(code)) throw error;
-    throw new InputError(`${path.dirname(boardFile)}: cannot create the run lock or .kanban-supervisor there (${code}). Run where the board folder is writable (and the disk not full).`);
+// A supervisor killed while taking a lock over leaves the lock it set aside.
+function removeDeadAsides(stateDir: string): void {
+  for (const entry of readdirSync(stateDir)) {
+    const pid = Number(/^run\.lock\.taken-(\d+)$/.exec(entry)?.[1]);
+    if (pid > 0 && pid !== process.pid && !isAlive(pid)) rmSync(path.join(stateDir, entry), { recursive: true, force: true });
   }
 }
 
-/** The owner record if it belongs to the lock folder there now. */
-function currentOwner(boardFile: string): LockOwner | null {
-  const owner = readLockOwner(boardFile);
-  return owner && owner.lockIno === inode(lockPath(boardFile)) ? owner : null;
-}
-
-// What a supervisor killed at the wrong instant leaves: its claim, a lock it was taking over
-// (`kanban.yaml.lock.taken-<pid>`) and half-written temp files (`.kanban.yaml.<pid>.tmp`).
-function removeLeftovers(boardFile: string): void {
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const base = escape(path.basename(boardFile));
-  removeDeadClaims(boardFile);
-  removeDeadLeftovers(path.dirname(boardFile), new RegExp(`^(?:${base}\\.lock\\.taken-|\\.${base}\\.)(\\d+)(?:\\.tmp)?$`));
-  removeDeadLeftovers(stateDir(boardFile), /^\.lock-owner\.json\.(\d+)\.tmp$/);
-}
-
-function inode(file: string): number | undefined {
+function ownerIn(lockDir: string): LockOwner | null {
   try {
-    return statSync(file).ino;
+    return JSON.parse(readFileSync(path.join(lockDir, 'owner.json'), 'utf8')) as LockOwner;
   } catch {
-    return undefined;
+    return null;
   }
 }
 
-function lockedError(boardFile: string, owner: { pid: number; host: string; since?: string } | null): BoardLockedError {
-  const name = path.basename(boardFile);
-  const who = owner ? `pid ${owner.pid} on ${owner.host}${owner.since ? `, since ${owner.since}` : ''}` : 'owner unknown';
+function lockedError(board: string, owner: LockOwner | null): BoardLockedError {
+  const who = owner ? `pid ${owner.pid} on ${owner.host}, since ${owner.since}, running ${owner.board}` : 'owner unknown';
   return new BoardLockedError(
-    `${name} is locked by another kanban-supervisor (${who}). Wait for it to finish or stop it; if no supervisor runs, remove ${path.basename(lockPath(boardFile))} (it also goes stale after ${STALE_MS / 1000}s).`,
+    `${board} is locked by another kanban-supervisor (${who}). Wait for it to finish or stop it; if none runs, remove .kanban-supervisor/run.lock (a lock from another host also goes stale after ${STALE_MS / 1000}s).`,
   );
 }

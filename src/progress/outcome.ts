@@ -1,9 +1,6 @@
 import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
-import { ExitCode, SupervisorError } from '../errors.js';
-
-/** How a run ended, as hooks (`KANBAN_OUTCOME`) and `--json` consumers see it. */
-export type OutcomeKind = 'done' | 'once' | 'halted_for_human' | 'retries_exhausted' | 'max_steps' | 'locked' | 'interrupted' | 'bad_input' | 'internal_error';
+import { ExitCode, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
 
 /** The end of a run: its kind, exit code and the one line a person reads, with what to do next. */
 export interface Outcome {
@@ -18,19 +15,10 @@ export interface FinishedRun {
   reason: 'done' | 'once';
   steps: number;
   elapsedMs: number;
+  /** The board as the run left it. */
+  current: string | null;
+  phase: string | null;
 }
-
-const KIND_BY_CODE: Record<number, OutcomeKind> = {
-  [ExitCode.done]: 'done',
-  [ExitCode.badInput]: 'bad_input',
-  [ExitCode.retriesExhausted]: 'retries_exhausted',
-  [ExitCode.haltedForHuman]: 'halted_for_human',
-  [ExitCode.maxSteps]: 'max_steps',
-  [ExitCode.locked]: 'locked',
-  [ExitCode.sighup]: 'interrupted',
-  [ExitCode.sigint]: 'interrupted',
-  [ExitCode.sigterm]: 'interrupted',
-};
 
 /** The outcome of a run that ended normally (exit 0). `file` is kanban.yaml as the person gave it. */
 export function finishedOutcome(run: FinishedRun, file: string): Outcome {
@@ -38,11 +26,9 @@ export function finishedOutcome(run: FinishedRun, file: string): Outcome {
   if (run.reason === 'once') {
     return { kind: 'once', exitCode: 0, message: `Ran one step (--once) in ${took}. Run again to continue: kanban-supervisor ${file}` };
   }
-  return {
-    kind: 'done',
-    exitCode: 0,
-    message: `Done: the board has no next task (${run.steps} step(s), ${took}). See what happened: kanban-supervisor report ${file}`,
-  };
+  // `phase: complete` ends the run whatever `current` says: a task left there will not run.
+  const why = run.current === null ? 'the board has no next task' : `phase is complete, so ${run.current} (current) is not run; to run it, set phase in ${path.basename(file)} to another value (e.g. execute)`;
+  return { kind: 'done', exitCode: 0, message: `Done: ${why} (${run.steps} step(s), ${took}). See what happened: kanban-supervisor report ${file}` };
 }
 
 /**
@@ -53,7 +39,7 @@ export function failedOutcome(error: unknown, file?: string): Outcome {
   if (!(error instanceof SupervisorError)) {
     return { kind: 'internal_error', exitCode: ExitCode.internal, message: error instanceof Error ? error.message : String(error) };
   }
-  const kind = KIND_BY_CODE[error.exitCode] ?? 'internal_error';
+  const kind = outcomeKind(error.exitCode);
   // An agent's message may span lines; the outcome is one line.
   let message = error.message.replace(/\s*\n\s*/g, ' ').trim();
   if (kind === 'halted_for_human') {

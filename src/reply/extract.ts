@@ -1,4 +1,4 @@
-import { isObject, tryParse } from './json.js';
+import { isObject, ParsedOutput, tryParse } from './json.js';
 import { WRAPPERS, type Wrapper } from './wrappers.js';
 
 /** How the reply is found in stdout: `auto`, one generic strategy, or one agent CLI's wrapper. */
@@ -7,11 +7,11 @@ export type OutputStrategy = 'auto' | 'whole' | 'fenced' | 'last-line' | Wrapper
 /** The reply candidate found in stdout (not yet validated), or why none was found. */
 export type Extraction = { found: true; reply: Record<string, unknown>; via: string } | { found: false; issue: string };
 
-const GENERIC: Record<'whole' | 'fenced' | 'last-line', (text: string) => Record<string, unknown> | undefined> = {
+const GENERIC: Record<'whole' | 'fenced' | 'last-line', (out: ParsedOutput) => Record<string, unknown> | undefined> = {
   // JSON.parse allows JSON's own white space around the value; trim() also drops others (a BOM).
-  whole: (text) => asObject(tryParse(text) ?? tryParseTrimmed(text)),
-  fenced: lastFencedJson,
-  'last-line': lastJsonLine,
+  whole: (out) => asObject(out.whole ?? tryParseTrimmed(out.text)),
+  fenced: (out) => lastFencedJson(out.text),
+  'last-line': (out) => lastJsonLine(out.text),
 };
 
 // A wrapper's text may itself be a wrapper (an agent wrapping another); a few levels suffice.
@@ -24,23 +24,24 @@ function tryParseTrimmed(text: string): unknown {
 
 /** Find the reply object in an agent's stdout using the role's `output` strategy (SPEC §3). Pure. */
 export function extractReply(stdout: string, strategy: OutputStrategy = 'auto', depth = 0): Extraction {
+  const out = new ParsedOutput(stdout);
   if (strategy === 'whole' || strategy === 'fenced' || strategy === 'last-line') {
-    const reply = GENERIC[strategy](stdout);
+    const reply = GENERIC[strategy](out);
     return reply ? { found: true, reply, via: strategy } : { found: false, issue: `printed no JSON reply (output: ${strategy})` };
   }
   if (strategy !== 'auto') {
     const wrapper = WRAPPERS.find((w) => w.name === strategy) as Wrapper;
-    const unwrapped = wrapper.unwrap(stdout);
+    const unwrapped = wrapper.unwrap(out);
     if (!unwrapped) return { found: false, issue: `printed something other than ${strategy}'s JSON output (output: ${strategy})` };
     return fromUnwrapped(unwrapped, strategy, depth);
   }
   if (stdout.trim() === '') return { found: false, issue: 'printed nothing on stdout' };
   for (const wrapper of WRAPPERS) {
-    const unwrapped = wrapper.unwrap(stdout);
+    const unwrapped = wrapper.unwrap(out);
     if (unwrapped) return fromUnwrapped(unwrapped, wrapper.name, depth);
   }
   for (const name of ['whole', 'fenced', 'last-line'] as const) {
-    const reply = GENERIC[name](stdout);
+    const reply = GENERIC[name](out);
     if (reply) return { found: true, reply, via: name };
   }
   return { found: false, issue: 'printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block and the last JSON line)' };

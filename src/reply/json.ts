@@ -1,21 +1,10 @@
-// `output: auto` tries the known wrappers, then the whole stdout, and several of them parse the
-// same text (stdout, or it without its final newline): a reply of thousands of tasks would be
-// parsed four times. The last two texts and their values are kept; JSON.parse is pure.
-const recent: Array<{ text: string; value: unknown }> = [];
-
 /** JSON.parse that returns undefined instead of throwing (deeply nested input can throw RangeError). */
 export function tryParse(text: string): unknown {
-  const seen = recent.find((entry) => entry.text === text);
-  if (seen) return seen.value;
-  let value: unknown;
   try {
-    value = JSON.parse(text) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
-    value = undefined;
+    return undefined;
   }
-  recent.unshift({ text, value });
-  recent.length = Math.min(recent.length, 2);
-  return value;
 }
 
 /** A plain JSON object (not an array, not null). */
@@ -33,4 +22,28 @@ export function parseJsonLines(text: string): Record<string, unknown>[] | null {
     events.push(value);
   }
   return events.length > 0 ? events : null;
+}
+
+/**
+ * An agent's stdout, parsed at most once each way: as one JSON value and as JSONL. Every
+ * known wrapper and the whole-output strategy look at the same text, and a reply of
+ * thousands of tasks is worth parsing once, not four times.
+ */
+export class ParsedOutput {
+  private wholeValue?: { value: unknown };
+  private lineValues?: { value: Record<string, unknown>[] | null };
+
+  constructor(readonly text: string) {}
+
+  /** The whole text as one JSON value, or undefined. */
+  get whole(): unknown {
+    this.wholeValue ??= { value: tryParse(this.text) };
+    return this.wholeValue.value;
+  }
+
+  /** Every non-blank line as a JSON object, or null. */
+  get lines(): Record<string, unknown>[] | null {
+    this.lineValues ??= { value: parseJsonLines(this.text) };
+    return this.lineValues.value;
+  }
 }

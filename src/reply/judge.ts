@@ -1,4 +1,5 @@
 import { formatDuration } from '../util/duration.js';
+import { cleanBlock } from '../util/text.js';
 import type { AttemptResult } from '../agent/attempt.js';
 import { extractReply, type OutputStrategy } from './extract.js';
 import { checkReply, type ReplyRules } from './validate.js';
@@ -11,10 +12,10 @@ export type Judgement =
 const RECEIVED_MAX = 4000;
 
 /** Judge an attempt by the format of its output only; the exit code alone never decides (SPEC §3). */
-export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rules: ReplyRules, timeoutMs: number, idleTimeoutMs: number | null): Judgement {
+export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rules: ReplyRules, limits: { timeoutMs: number; idleTimeoutMs: number | null }): Judgement {
   const killed = `was killed with ${result.killedWith ?? 'SIGTERM'}`;
-  if (result.end === 'timeout') return invalid(`timed out after ${formatDuration(timeoutMs)} and ${killed}`, result);
-  if (result.end === 'idle-timeout') return invalid(`printed nothing for ${formatDuration(idleTimeoutMs ?? 0)} (idle_timeout) and ${killed}`, result);
+  if (result.end === 'timeout') return invalid(`timed out after ${formatDuration(limits.timeoutMs)} and ${killed}`, result);
+  if (result.end === 'idle-timeout') return invalid(`printed nothing for ${formatDuration(limits.idleTimeoutMs ?? 0)} (idle_timeout) and ${killed}`, result);
   if (result.end === 'spawn-failed') return invalid(`could not be started: ${result.spawnError ?? 'unknown error'}`, result);
   const extraction = extractReply(result.stdout, output);
   if (!extraction.found) return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}`, result);
@@ -52,8 +53,7 @@ function receivedText(result: AttemptResult): string {
 
 // The log is read in a terminal: an agent's NUL bytes or escape sequences must not reach it.
 function bounded(text: string): string {
-  // eslint-disable-next-line no-control-regex -- exactly the control characters are the point
-  return (text.length > RECEIVED_MAX ? text.slice(text.length - RECEIVED_MAX) : text).replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '\uFFFD');
+  return cleanBlock(text.length > RECEIVED_MAX ? text.slice(text.length - RECEIVED_MAX) : text);
 }
 
 function safeStringify(value: unknown): string {

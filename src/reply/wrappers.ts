@@ -1,4 +1,4 @@
-import { isObject, parseJsonLines, tryParse } from './json.js';
+import { isObject, type ParsedOutput } from './json.js';
 
 /**
  * What an agent CLI's own JSON envelope says: the model's final text (or an object
@@ -11,15 +11,15 @@ export type Unwrapped = { text: string } | { reply: Record<string, unknown> } | 
 export interface Wrapper {
   name: 'claude' | 'codex' | 'gemini';
   /** Unwrap stdout, or return null when stdout is not in this CLI's format. */
-  unwrap(stdout: string): Unwrapped | null;
+  unwrap(out: ParsedOutput): Unwrapped | null;
 }
 
 /** Claude Code `-p --output-format json` (one result object, or an array of messages with --verbose) and `stream-json` (JSONL). */
 const claude: Wrapper = {
   name: 'claude',
-  unwrap(stdout) {
-    const whole = tryParse(stdout);
-    const candidates = Array.isArray(whole) ? whole : isObject(whole) ? [whole] : (parseJsonLines(stdout) ?? []);
+  unwrap(out) {
+    const whole = out.whole;
+    const candidates = Array.isArray(whole) ? whole : isObject(whole) ? [whole] : (out.lines ?? []);
     const result = candidates.filter(isObject).findLast((m) => m.type === 'result');
     if (!result || (!('result' in result) && !('structured_output' in result) && !('is_error' in result))) return null;
     if (result.is_error === true) {
@@ -37,10 +37,10 @@ const claude: Wrapper = {
 /** Codex `exec --json`: a JSONL event stream whose last completed agent_message holds the final text. */
 const codex: Wrapper = {
   name: 'codex',
-  unwrap(stdout) {
-    // A stdout that is one JSON object is a stream of one event; its parse is shared with the other wrappers.
-    const whole = tryParse(stdout);
-    const events = isObject(whole) ? [whole] : parseJsonLines(stdout);
+  unwrap(out) {
+    // A stdout that is one JSON object is a stream of one event.
+    const whole = out.whole;
+    const events = isObject(whole) ? [whole] : out.lines;
     // Codex always starts with thread.started; a bare "error" event is not enough (opencode's
     // JSONL stream has one too).
     if (!events || !events.some((e) => typeof e.type === 'string' && /^(thread|turn|item)\./.test(e.type))) return null;
@@ -61,8 +61,8 @@ const codex: Wrapper = {
 /** Gemini CLI `-p -o json`: one (pretty-printed) object whose `response` holds the final text. */
 const gemini: Wrapper = {
   name: 'gemini',
-  unwrap(stdout) {
-    const whole = tryParse(stdout);
+  unwrap(out) {
+    const whole = out.whole;
     // A reply of our own format that happens to have a `response` field is not an envelope.
     if (!isObject(whole) || 'status' in whole || !('response' in whole || ('error' in whole && 'stats' in whole) || ('session_id' in whole && 'stats' in whole))) return null;
     if (isObject(whole.error)) return { error: `reported an error in its Gemini CLI envelope: ${String(whole.error.message ?? '').slice(0, 300)}` };

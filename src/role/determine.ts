@@ -1,4 +1,4 @@
-import type { BoardState } from '../board/board.js';
+import type { BoardState } from '../board/read.js';
 import type { TaskMeta } from '../board/task.js';
 
 /**

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseDuration } from '../util/duration.js';
+import { formatProblem, type Problem } from '../board/read.js';
 import { InputError } from '../errors.js';
-import { parseFrontMatter } from '../util/front-matter.js';
-import { describeErrors, validator } from '../schemas.js';
 import type { OutputStrategy } from '../reply/extract.js';
+import { describeErrors, validator } from '../schemas.js';
+import { parseDuration } from '../util/duration.js';
+import { parseFrontMatter } from '../util/front-matter.js';
+import { closest } from '../util/suggest.js';
 
 /** How to run a role's agent: the front-matter of `roles/<name>.md` plus its body as the prompt. */
 export interface Role {
@@ -19,79 +21,112 @@ export interface Role {
   env: Record<string, string>;
   /** Board-relative path of an extra JSON Schema the role's replies must also satisfy. */
   schema?: string;
-  /** The role prompt (file body), placeholders not yet filled. */
+  /** The role prompt (the file's body), placeholders not yet filled. */
   prompt: string;
+  /** The file line where the prompt starts, for messages about it. */
+  promptLine: number;
+  /** The file line of a front-matter key, for messages about it. */
+  lineOf: (pointer: string) => number;
 }
+
+/** A role file read and checked: the role when it can be used, and every problem found. */
+export interface RoleCheck {
+  role?: Role;
+  /** The role as far as it could be read, when it has problems: enough to check its placeholders, command and schema too. */
+  draft?: Role;
+  problems: Problem[];
+  /** The file does not exist (the caller knows who needed it). */
+  missing?: boolean;
+}
+
+const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+const KEYS = ['command', 'stdin', 'output', 'timeout', 'idle_timeout', 'env', 'schema'];
 
 /** `roles/<name>.md`, lower-cased, relative to the board folder. */
 export function roleFilePath(name: string): string {
   return path.join('roles', `${name.toLowerCase()}.md`);
 }
 
-// The two role files of a step are the same files step after step: a text seen before is
-// not parsed again (read, yes: a person's edit between steps still takes effect).
-const parsedRoles = new Map<string, { text: string; role: Role }>();
+/** Whether a string can name a role (letters, digits, - and _). */
+export function isRoleName(name: unknown): name is string {
+  return typeof name === 'string' && NAME.test(name);
+}
 
-/** Read and check a role file; every problem is an InputError naming the role file and the fix. */
-export function loadRole(boardDir: string, name: string, wantedBy: string): Role {
-  if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(name)) {
-    throw new InputError(`${wantedBy}: role "${name}" is not a valid role name. Use letters, digits, - and _ only.`);
-  }
+/** Read and check `roles/<name>.md`, returning every problem of its front-matter at once. */
+export function readRole(boardDir: string, name: string): RoleCheck {
   const file = roleFilePath(name);
   let text: string;
   try {
     text = readFileSync(path.join(boardDir, file), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}. Create ${file} (see \`kanban-supervisor init\`) or change the role.`);
-    }
-    throw new InputError(`${file}: cannot be read (${(error as Error).message}).`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { problems: [], missing: true };
+    return { problems: [{ file, message: `cannot be read (${(error as Error).message}).` }] };
   }
-  const key = `${boardDir}\0${name}`;
-  const seen = parsedRoles.get(key);
-  if (seen?.text === text) return seen.role;
-  const role = parseRole(file, name, text);
-  if (parsedRoles.size >= 64) parsedRoles.clear(); // many boards in one process (tests): stay small
-  parsedRoles.set(key, { text, role });
-  return role;
+  return parseRole(file, name, text);
 }
 
-/** Parse a role file's text (pure). */
-export function parseRole(file: string, name: string, text: string): Role {
+/** Parse and check a role file's text (pure). */
+export function parseRole(file: string, name: string, text: string): RoleCheck {
   const parsed = parseFrontMatter(text);
-  if (!parsed.ok) throw new InputError(`${file}:${parsed.line}: ${parsed.message}. ${placeholderHint(text) ?? 'Fix the front-matter between the --- lines.'}`);
-  if (!text.startsWith('---')) {
-    throw new InputError(`${file}: has no front-matter. Start it with ---, a \`command: [...]\` line and --- (see the README).`);
-  }
-  const data = parsed.data;
+  if (!parsed.ok) return { problems: [{ file, line: parsed.line, message: `${parsed.message}. ${placeholderHint(text) ?? 'Fix the front-matter between the --- lines.'}` }] };
+  if (!parsed.present) return { problems: [{ file, line: 1, message: 'has no front-matter. Start it with ---, a `command: [...]` line and --- (see the README).' }] };
+  const { data, lineOf } = parsed;
+  const problems: Problem[] = [];
   const validate = validator('role');
   if (!validate(data)) {
-    const first = describeErrors(validate.errors, data)[0] ?? 'is invalid';
-    throw new InputError(`${file}: front-matter ${first}. ${(first.startsWith('/command/') && placeholderHint(text)) || roleFix(first)}`);
+    for (const error of validate.errors ?? []) {
+      const problem = describeErrors([error], data)[0];
+      if (problem) problems.push({ file, line: lineOf(pointerOf(error)), message: `front-matter ${problem}. ${roleFix(problem, error.params, placeholderHint(text))}`.trim() });
+    }
   }
-  const timeoutMs = optionalDuration(data.timeout, file, 'timeout');
-  const idleTimeoutMs = optionalDuration(data.idle_timeout, file, 'idle_timeout');
+  const durations: Record<string, number | undefined> = {};
+  for (const key of ['timeout', 'idle_timeout']) {
+    const value = data[key];
+    if (value === undefined || value === null) continue;
+    durations[key] = parseDuration(value) ?? undefined;
+    if (durations[key] === undefined) problems.push({ file, line: lineOf(`/${key}`), message: `front-matter /${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).` });
+  }
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries((data.env as Record<string, unknown> | undefined) ?? {})) env[key] = String(value);
-  return {
+  if (data.env && typeof data.env === 'object') for (const [key, value] of Object.entries(data.env)) env[key] = String(value);
+  const role: Role = {
     name,
     file,
-    command: data.command as string[],
+    command: Array.isArray(data.command) ? data.command.filter((part): part is string => typeof part === 'string') : [],
     stdin: (data.stdin as Role['stdin'] | undefined) ?? 'prompt',
     output: (data.output as OutputStrategy | undefined) ?? 'auto',
     env,
     prompt: parsed.body.replace(/^\n/, ''),
-    ...(timeoutMs !== undefined && { timeoutMs }),
-    ...(idleTimeoutMs !== undefined && { idleTimeoutMs }),
+    promptLine: parsed.bodyLine + (parsed.body.startsWith('\n') ? 1 : 0),
+    lineOf,
+    ...(durations.timeout !== undefined && { timeoutMs: durations.timeout }),
+    ...(durations.idle_timeout !== undefined && { idleTimeoutMs: durations.idle_timeout }),
     ...(typeof data.schema === 'string' && { schema: data.schema }),
   };
+  return problems.length ? { draft: role, problems } : { role, problems };
 }
 
-function optionalDuration(value: unknown, file: string, key: string): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const ms = parseDuration(value);
-  if (ms === null) throw new InputError(`${file}: front-matter /${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).`);
-  return ms;
+/** The role for a run: every problem becomes one InputError (exit 2) naming the file, the line and the fix. */
+export function loadRole(boardDir: string, name: string, wantedBy: string): Role {
+  if (!isRoleName(name)) throw new InputError(`${wantedBy}: role "${name}" is not a valid role name. Use letters, digits, - and _ only.`);
+  const check = readRole(boardDir, name);
+  if (check.missing) {
+    const file = roleFilePath(name);
+    throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}. Create ${file} (see \`kanban-supervisor init\`) or change the role.`);
+  }
+  if (!check.role) throw new InputError(problemsMessage(check.problems));
+  return check.role;
+}
+
+/** The first problem as one line, and how many more there are. */
+export function problemsMessage(problems: Problem[]): string {
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`kanban-supervisor validate\`)` : '';
+  return `${formatProblem(problems[0] as Problem)}${more}`;
+}
+
+/** Where an ajv error points: an unknown key is found at the key itself, not its parent. */
+export function pointerOf(error: { instancePath: string; params: unknown }): string {
+  const unknown = (error.params as { additionalProperty?: string }).additionalProperty;
+  return unknown === undefined ? error.instancePath : `${error.instancePath}/${unknown}`;
 }
 
 // In YAML, `{{x}}` unquoted inside a flow list is a nested mapping, not text.
@@ -99,8 +134,14 @@ function placeholderHint(text: string): string | undefined {
   return /^command:.*[[,\s=]\{\{/m.test(text) ? 'Quote argv elements that contain {{placeholders}}, e.g. command: [agent, "{{task_file}}"].' : undefined;
 }
 
-function roleFix(problem: string): string {
-  if (problem.startsWith('/command') || problem.includes('"command"')) return 'Set `command:` to the agent\'s argv as a list, e.g. `command: [claude, -p, --output-format, json]`.';
+function roleFix(problem: string, params: unknown, hint: string | undefined): string {
+  const unknown = (params as { additionalProperty?: string }).additionalProperty;
+  if (unknown !== undefined) {
+    const guess = closest(unknown, KEYS);
+    return guess ? `Did you mean ${guess}?` : `Role files know ${KEYS.join(', ')}.`;
+  }
+  if (problem.startsWith('/command/') && hint) return hint;
+  if (problem.startsWith('/command') || problem.includes('"command"')) return "Set `command:` to the agent's argv as a list, e.g. `command: [claude, -p, --output-format, json]`.";
   if (problem.startsWith('/stdin')) return 'Use `stdin: prompt`, `stdin: json` or `stdin: none`.';
   if (problem.startsWith('/output')) return 'Use `output: auto` unless you need a named strategy.';
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';

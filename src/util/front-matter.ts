@@ -1,14 +1,20 @@
-import { createRequire } from 'node:module';
-import type matterType from 'gray-matter';
-import { parseYaml } from '../board/yaml.js';
-
-// gray-matter and js-yaml under it are some forty modules; a run on a finished board, and
-// every command that reads no Markdown, never loads them.
-let matter: typeof matterType | undefined;
-const loadMatter = (): typeof matterType => (matter ??= createRequire(import.meta.url)('gray-matter') as typeof matterType);
+import matter from 'gray-matter';
+import { lineOf, parseYaml } from '../board/yaml.js';
 
 /** A Markdown file's YAML front-matter and body, or why it cannot be read. */
-export type FrontMatter = { ok: true; data: Record<string, unknown>; body: string } | { ok: false; line: number; message: string };
+export type FrontMatter =
+  | {
+      ok: true;
+      data: Record<string, unknown>;
+      body: string;
+      /** Whether the file has front-matter at all. */
+      present: boolean;
+      /** The file line of the key at a JSON pointer into `data`. */
+      lineOf: (pointer: string) => number;
+      /** The file line where `body` starts. */
+      bodyLine: number;
+    }
+  | { ok: false; line: number; message: string };
 
 class FrontMatterProblem extends Error {
   constructor(
@@ -23,9 +29,8 @@ const refuse = (language: string) => () => {
   throw new FrontMatterProblem(`front-matter in "${language}" is not accepted; only YAML front-matter (---) is`, 1);
 };
 
-// gray-matter evaluates `---js` front-matter as code with its default engines.
-// Every engine but YAML is replaced by one that refuses, and YAML goes through the
-// same alias-bomb-safe parser as kanban.yaml.
+// gray-matter evaluates `---js` front-matter as code with its default engines. Every engine
+// but YAML refuses, and YAML goes through the same alias-bomb-safe parser as kanban.yaml.
 const ENGINES = {
   yaml: (text: string): object => {
     const parsed = parseYaml(text);
@@ -39,26 +44,39 @@ const ENGINES = {
   toml: refuse('toml'),
 };
 
-/** Split a Markdown file into front-matter and body; never evaluates code, never throws. */
+/**
+ * Split a Markdown file into YAML front-matter and body with gray-matter, the one
+ * front-matter parser of the project. Never evaluates code, never throws.
+ */
 export function parseFrontMatter(text: string): FrontMatter {
-  // Read the language as gray-matter does (after a BOM, the rest of the opening line, trimmed),
-  // so no spelling of it (`--- JS`, `---javascript `) reaches an engine; the ENGINES above
-  // refuse code in any case. `----` opens no front-matter at all.
+  // The language as gray-matter reads it (after a BOM, the rest of the opening line), so no
+  // spelling of it (`--- JS`, `---javascript `) reaches an engine. `----` opens nothing.
   const language = /^\uFEFF?---(?!-)([^\r\n]*)/.exec(text)?.[1]?.trim();
   if (language && !['yaml', 'yml'].includes(language.toLowerCase())) {
     const shown = language.length > 40 ? `${language.slice(0, 39)}…` : language;
     return { ok: false, line: 1, message: `front-matter in "${shown}" is not accepted; only YAML front-matter (---) is` };
   }
   try {
-    // An empty options object also turns off gray-matter's module-level cache.
-    const file = loadMatter()(text, { engines: ENGINES, language: 'yaml' });
+    // Passing options also keeps gray-matter from caching the result in a module-level map.
+    const file = matter(text, { engines: ENGINES, language: 'yaml' });
     const data = file.data as unknown;
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
       return { ok: false, line: 2, message: 'front-matter must be a YAML mapping (key: value lines)' };
     }
-    return { ok: true, data: data as Record<string, unknown>, body: file.content };
+    const raw = file.matter;
+    const head = text.slice(0, Math.max(0, text.lastIndexOf(file.content)));
+    return { ok: true, data: data as Record<string, unknown>, body: file.content, present: language !== undefined, lineOf: locator(raw), bodyLine: head.split('\n').length };
   } catch (error) {
     if (error instanceof FrontMatterProblem) return { ok: false, line: error.line, message: error.message };
     return { ok: false, line: 1, message: `front-matter cannot be read: ${(error as Error).message.split('\n')[0]}` };
   }
+}
+
+// The front-matter's YAML starts on line 2 of the file, after the opening `---`.
+function locator(raw: string): (pointer: string) => number {
+  let parsed: ReturnType<typeof parseYaml> | undefined;
+  return (pointer) => {
+    parsed ??= parseYaml(raw.replace(/^\r?\n/, ''));
+    return parsed.ok ? lineOf(parsed.doc, parsed.lines, pointer) + 1 : 1;
+  };
 }

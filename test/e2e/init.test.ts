@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { parseRole } from '../../src/role/role.js';
+import { parseRole, type Role } from '../../src/role/role.js';
 import { CLI, read, runCli, tempDir } from '../helpers.js';
 
 const AGENT_CLIS = ['claude', 'codex', 'gemini'] as const;
@@ -54,7 +54,7 @@ describe('kanban-supervisor init', () => {
     expect(init.stdout).toMatch(new RegExp(`^  2\\. Install .*\\(npm install -g @[\\w-]+/[\\w-]+\\)`, 'm'));
     expect(init.stdout).toContain(`Check it:  npx kanban-supervisor validate ${path.join(dir, 'kanban.yaml')}`);
     for (const name of ['Architect', 'Implementor', 'Manager']) {
-      const role = parseRole(`roles/${name.toLowerCase()}.md`, name, read(dir, `roles/${name.toLowerCase()}.md`));
+      const role = parseRole(`roles/${name.toLowerCase()}.md`, name, read(dir, `roles/${name.toLowerCase()}.md`)).role as Role;
       expect(role.command[0]).toBe(agent);
       expect(role.command.filter((arg) => arg.includes('{{prompt}}'))).toHaveLength(1);
       expect(role).toMatchObject({ stdin: 'none', output: 'auto' });
@@ -76,7 +76,7 @@ describe('kanban-supervisor init', () => {
       AGENT_CLIS.map(async (agent) => {
         const dir = path.join(tempDir(), agent);
         expect((await runCli(['init', dir, '--agent', agent])).exitCode).toBe(0);
-        return ['architect', 'implementor', 'manager'].map((role) => parseRole(role, role, read(dir, `roles/${role}.md`)).prompt);
+        return ['architect', 'implementor', 'manager'].map((role) => parseRole(role, role, read(dir, `roles/${role}.md`)).role?.prompt);
       }),
     );
     expect(bodies[1]).toEqual(bodies[0]);

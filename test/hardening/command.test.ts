@@ -23,8 +23,8 @@ async function expectConfigError(files: Record<string, string>, message: RegExp,
 
 describe('agent commands that cannot run', () => {
   it('names the Manager role file when its command is not on PATH, before any agent runs', async () => {
-    const { all } = await expectConfigError({ 'roles/manager.md': role(['no-such-manager-cli']) }, /^kanban-supervisor: roles\/manager\.md: the Manager command "no-such-manager-cli" was not found on PATH\. Install it, or fix `command:` in roles\/manager\.md\.$/);
-    expect(all.filter((e) => e.type === 'attempt_started').map((e) => e.role)).toEqual(['Implementor']);
+    const { all } = await expectConfigError({ 'roles/manager.md': role(['no-such-manager-cli']) }, /^kanban-supervisor: roles\/manager\.md:2: the Manager command "no-such-manager-cli" was not found on PATH\. Install it, or fix `command:` in roles\/manager\.md\.$/);
+    expect(all.filter((e) => e.type === 'attempt_started').map((e) => e.role)).toEqual([]);
   });
 
   it.each([

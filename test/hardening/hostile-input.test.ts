@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from '
 import path from 'node:path';
 import matter from 'gray-matter';
 import { describe, expect, it } from 'vitest';
-import { events, fixtureRole, read, runCli, tempDir } from '../helpers.js';
+import { events, fixtureRole, read, runCli, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
 
 const VALID_WORKER = fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n');
 
@@ -14,6 +14,7 @@ function boardInRoot(files: Record<string, string> = {}) {
   const all: Record<string, string> = {
     'kanban.yaml': `phase: execute\ncurrent: tasks/001.md\ntasks:\n${tasks.map((t) => `  - ${t}`).join('\n')}\n`,
     'roles/implementor.md': VALID_WORKER,
+    'roles/manager.md': SEQUENTIAL_MANAGER,
     ...Object.fromEntries(tasks.map((t) => [t, '---\ntitle: a task\n---\nDo it.\n'])),
     ...files,
   };

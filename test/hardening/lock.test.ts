@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { boardWithTasks, events, fixtureRole, read, role, runCli } from '../helpers.js';
 import { fixture, isRunning, recordedPids, startCli, survivors, waitFor } from './procs.js';
 
-const LOCKED = /^kanban-supervisor: kanban\.yaml is locked by another kanban-supervisor \(.*\)\. Wait for it to finish or stop it/;
+const LOCKED = /^kanban-supervisor: [\w.]+\.yaml is locked by another kanban-supervisor \(.*\)\. Wait for it to finish or stop it/;
+const LOCK = '.kanban-supervisor/run.lock';
 
 /** A one-task board whose worker appends to markers.txt and takes `seconds` to reply. */
 function slowBoard(seconds: number): string {
@@ -26,19 +27,14 @@ async function deadPid(): Promise<number> {
   return gone.pid as number;
 }
 
-/** Plant a lock folder beside kanban.yaml as another supervisor would have left it. */
-function plantLock(dir: string, owner?: { pid: number; host?: string }, claimPid?: number): number {
-  mkdirSync(path.join(dir, 'kanban.yaml.lock'));
-  const ino = statSync(path.join(dir, 'kanban.yaml.lock')).ino;
-  mkdirSync(path.join(dir, '.kanban-supervisor'), { recursive: true });
-  if (owner) {
-    const record = { pid: owner.pid, host: owner.host ?? hostname(), since: '2026-01-02T03:04:05.000Z', lockIno: ino };
-    writeFileSync(path.join(dir, '.kanban-supervisor', 'lock-owner.json'), JSON.stringify(record));
-  }
-  if (claimPid !== undefined) {
-    writeFileSync(path.join(dir, '.kanban-supervisor', `lock-claim-${claimPid}-0badc0de.json`), JSON.stringify({ pid: claimPid, host: hostname(), since: '2026-01-02T03:04:05.000Z' }));
-  }
-  return ino;
+/** Plant a lock folder as another supervisor would have left it, made `ageMs` ago; returns its inode. */
+function plantLock(dir: string, owner?: { pid: number; host?: string }, ageMs = 0): number {
+  const lock = path.join(dir, LOCK);
+  mkdirSync(lock, { recursive: true });
+  if (owner) writeFileSync(path.join(lock, 'owner.json'), JSON.stringify({ pid: owner.pid, host: owner.host ?? hostname(), since: '2026-01-02T03:04:05.000Z', board: 'kanban.yaml' }));
+  const then = new Date(Date.now() - ageMs);
+  utimesSync(lock, then, then);
+  return statSync(lock).ino;
 }
 
 describe('the run lock', () => {
@@ -66,7 +62,7 @@ describe('the run lock', () => {
     await cli;
     // The agent is in its own process group: the supervisor's death does not reach it.
     expect(orphans.filter(isRunning)).toEqual(orphans);
-    expect(existsSync(path.join(dir, 'kanban.yaml.lock'))).toBe(true);
+    expect(existsSync(path.join(dir, LOCK, 'owner.json'))).toBe(true);
 
     writeFileSync(path.join(dir, 'roles/implementor.md'), fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n'));
     const started = Date.now();
@@ -80,19 +76,26 @@ describe('the run lock', () => {
 
   it('takes over the lock of a supervisor killed between creating the lock and recording its owner', async () => {
     const dir = slowBoard(0);
-    plantLock(dir, undefined, await deadPid());
+    plantLock(dir, undefined, 10_000);
     const result = await runCli(['kanban.yaml'], { cwd: dir });
     expect(result.exitCode).toBe(0);
-    expect(existsSync(path.join(dir, 'kanban.yaml.lock'))).toBe(false);
+    expect(existsSync(path.join(dir, LOCK))).toBe(false);
   });
 
-  it('never overrides a live owner, a live claimant, or a lock nobody recorded', async () => {
+  it('never overrides a live owner, or a lock just made whose owner is still writing its record', async () => {
     const alive = bystander();
     try {
       const cases = [
-        { name: 'live owner', plant: (dir: string) => plantLock(dir, { pid: alive.pid }), holder: `pid ${alive.pid}` },
-        { name: 'live claimant', plant: (dir: string) => plantLock(dir, undefined, alive.pid), holder: `pid ${alive.pid}` },
-        { name: 'unrecorded', plant: (dir: string) => plantLock(dir), holder: 'owner unknown' },
+        { name: 'live owner', plant: (dir: string) => plantLock(dir, { pid: alive.pid }, 60_000), holder: `pid ${alive.pid}` },
+        {
+          name: 'just made, its owner still writing the record',
+          plant: (dir: string) => {
+            const ino = plantLock(dir);
+            setTimeout(() => writeFileSync(path.join(dir, LOCK, 'owner.json'), JSON.stringify({ pid: alive.pid, host: hostname(), since: '2026-01-02T03:04:05.000Z', board: 'kanban.yaml' })), 500);
+            return ino;
+          },
+          holder: `pid ${alive.pid}`,
+        },
       ];
       for (const { plant, holder } of cases) {
         const dir = slowBoard(0);
@@ -101,7 +104,7 @@ describe('the run lock', () => {
         expect(result.exitCode).toBe(75);
         expect(result.stderr).toMatch(LOCKED);
         expect(result.stderr).toContain(holder);
-        expect(statSync(path.join(dir, 'kanban.yaml.lock')).ino).toBe(ino);
+        expect(statSync(path.join(dir, LOCK)).ino).toBe(ino);
         expect(existsSync(path.join(dir, 'markers.txt'))).toBe(false);
       }
     } finally {
@@ -116,7 +119,7 @@ describe('the run lock', () => {
     expect(refused.exitCode).toBe(75);
     expect(refused.stderr).toContain('pid 1 on elsewhere.example');
     const longAgo = new Date(Date.now() - 60_000);
-    utimesSync(path.join(dir, 'kanban.yaml.lock'), longAgo, longAgo);
+    utimesSync(path.join(dir, LOCK), longAgo, longAgo);
     const taken = await runCli(['kanban.yaml'], { cwd: dir });
     expect(taken.exitCode).toBe(0);
   });
@@ -126,24 +129,41 @@ describe('the run lock', () => {
     const before = read(dir, 'kanban.yaml');
     const cli = startCli(['kanban.yaml'], { cwd: dir });
     await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent to start');
-    rmSync(path.join(dir, 'kanban.yaml.lock'), { recursive: true });
+    rmSync(path.join(dir, LOCK), { recursive: true });
     const result = await cli; // the lock is checked every 5 s
     expect(result.exitCode).toBe(75);
-    expect(result.stderr.trim()).toMatch(/^kanban-supervisor: kanban\.yaml: the run lock kanban\.yaml\.lock was lost \(.*\); stopped to keep two supervisors off one board\./);
+    expect(result.stderr.trim()).toMatch(/^kanban-supervisor: kanban\.yaml: the run lock \.kanban-supervisor\/run\.lock was lost \(.*\); stopped to keep two supervisors off one board\./);
     expect(await survivors(recordedPids(path.join(dir, 'pids.jsonl')))).toEqual([]);
     expect(read(dir, 'kanban.yaml')).toBe(before);
     expect(events(dir).at(-1)).toMatchObject({ type: 'halted', exitCode: 75 });
   });
 
-  it('leaves no claim, temp file or set-aside lock behind after a takeover', async () => {
+  it('leaves no temp file or set-aside lock behind after a takeover', async () => {
     const dir = slowBoard(0);
     const dead = await deadPid();
     plantLock(dir, { pid: dead });
-    writeFileSync(path.join(dir, `.kanban.yaml.${dead}.tmp`), 'half a board');
-    mkdirSync(path.join(dir, `kanban.yaml.lock.taken-${dead}`));
+    writeFileSync(path.join(dir, `.kanban.yaml.${dead}.0badc0de.tmp`), 'half a board');
+    mkdirSync(path.join(dir, `${LOCK}.taken-${dead}`));
     expect((await runCli(['kanban.yaml'], { cwd: dir })).exitCode).toBe(0);
-    const left = [...readdirSync(dir), ...readdirSync(path.join(dir, '.kanban-supervisor'))].filter((n) => /lock|tmp|claim/.test(n));
+    const left = [...readdirSync(dir), ...readdirSync(path.join(dir, '.kanban-supervisor'))].filter((n) => /lock|tmp/.test(n));
     expect(left).toEqual([]);
     expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/current: null/);
+  });
+
+  it('keys the lock on the board folder itself: a run through a symlinked board name is refused and leaves the first run\'s agent alone', async () => {
+    const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n') }, 'phase: execute\nsupervisor:\n  kill_grace: 1s\n');
+    symlinkSync('kanban.yaml', path.join(dir, 'board.yaml'));
+    const first = startCli(['kanban.yaml'], { cwd: dir });
+    await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent to start');
+    const agents = recordedPids(path.join(dir, 'pids.jsonl'));
+    for (const alias of ['board.yaml', `../${path.basename(dir)}/./kanban.yaml`]) {
+      const second = await runCli([alias], { cwd: dir });
+      expect(second.exitCode).toBe(75);
+      expect(second.stderr).toMatch(LOCKED);
+      expect(agents.filter(isRunning)).toEqual(agents);
+    }
+    first.kill('SIGINT');
+    expect((await first).exitCode).toBe(130);
+    expect(await survivors(agents)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Tail } from '../../src/agent/tail.js';
-import { parseBoard, readBoard } from '../../src/board/board.js';
+import { parseBoard, readBoard } from '../../src/board/read.js';
 import { InputError } from '../../src/errors.js';
 import { parseFrontMatter } from '../../src/util/front-matter.js';
 import { extractReply, type OutputStrategy } from '../../src/reply/extract.js';

@@ -29,7 +29,7 @@ describe('signals to the supervisor', () => {
     process.kill(cli.pid as number, signal);
     const result = await cli;
     expect(result.exitCode).toBe(code);
-    expect(result.stderr.trim()).toMatch(new RegExp(`^kanban-supervisor: Interrupted by ${signal}: the running agent and its children were stopped\\. The board is unchanged`));
+    expect(result.stderr.trim()).toMatch(new RegExp(`^kanban-supervisor: Interrupted by ${signal}: the running agent and everything it started were stopped\\. The board is unchanged`));
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(await survivors(pids)).toEqual([]);
     expect(read(dir, 'kanban.yaml')).toBe(before);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AGENTS, boardWithTasks, role, runCli } from '../helpers.js';
 import { jsonLines, snapshot } from './snapshot.js';
 
-const kanbanEnv = (env: Record<string, string>) => Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith('KANBAN_')));
+const kanbanEnv = (env: Record<string, string>) => Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith('KANBAN_') && key !== 'KANBAN_SUPERVISOR_TAG'));
 
 /** A board whose worker is the recording agent, reading `stdin` (json or a prompt with placeholders). */
 function recordingBoard(stdin: 'json' | 'prompt'): { dir: string; record: string } {

@@ -19,6 +19,7 @@ describe('status', () => {
     const dir = boardWithTasks(2, {
       'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', 'garbage']),
       'tasks/002.md': '---\nrole: Architect\ntitle: review\n---\nReview.\n',
+      'roles/architect.md': fixtureRole('scripted.mjs', ['/dev/null']),
     });
     const run = await runCli([path.join(dir, 'kanban.yaml'), '--max-retries', '1']);
     expect(run.exitCode).toBe(3);
@@ -48,7 +49,7 @@ describe('status', () => {
   it('shows the pid of a running supervisor without taking its lock; a second run is refused with 75, and Ctrl-C ends the first with 130', async () => {
     const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', 'hang']) });
     const first = execa('node', [CLI, path.join(dir, 'kanban.yaml')], { reject: false, env: { NO_COLOR: '1' }, stdin: 'ignore', timeout: 60_000 });
-    await waitFor(() => existsSync(path.join(dir, '.kanban-supervisor', 'runs')) && existsSync(path.join(dir, '.kanban-supervisor', 'lock-owner.json')), 'the run to start');
+    await waitFor(() => existsSync(path.join(dir, '.kanban-supervisor', 'runs')) && existsSync(path.join(dir, '.kanban-supervisor', 'run.lock', 'owner.json')), 'the run to start');
 
     const status = await runCli(['status', path.join(dir, 'kanban.yaml')]);
     expect(status.exitCode).toBe(0);
@@ -65,16 +66,15 @@ describe('status', () => {
     expect(ended.stderr).toMatch(/^kanban-supervisor: Interrupted by SIGINT: .*run again to resume at the current task\.$/);
     const after = await runCli(['status', path.join(dir, 'kanban.yaml')]);
     expect(after.stdout).toMatch(/^Supervisor: none running \(the board is not locked\)$/m);
-    expect(after.stdout).toMatch(/^Last halt: .*: interrupted, exit 130 \(InterruptedError\): Interrupted by SIGINT/m);
+    expect(after.stdout).toMatch(/^Last halt: .*: interrupted, exit 130 \(interrupted\): Interrupted by SIGINT/m);
   });
 
   it('tells a lock left by a supervisor that died from a running one', async () => {
     const dir = boardWithTasks(1, {});
     const gone = execa('node', ['-e', '']);
     await gone;
-    mkdirSync(path.join(dir, 'kanban.yaml.lock'));
-    mkdirSync(path.join(dir, '.kanban-supervisor'));
-    writeFileSync(path.join(dir, '.kanban-supervisor', 'lock-owner.json'), JSON.stringify({ pid: gone.pid, host: hostname(), since: '2026-01-02T03:04:05.000Z' }));
+    mkdirSync(path.join(dir, '.kanban-supervisor', 'run.lock'), { recursive: true });
+    writeFileSync(path.join(dir, '.kanban-supervisor', 'run.lock', 'owner.json'), JSON.stringify({ pid: gone.pid, host: hostname(), since: '2026-01-02T03:04:05.000Z', board: 'kanban.yaml' }));
     const result = await runCli(['status', path.join(dir, 'kanban.yaml')]);
     expect(result.stdout).toMatch(new RegExp(`^Supervisor: none running: pid ${gone.pid} \\(since 2026-01-02 03:04:05 UTC\\) is gone and left its lock; the next run takes it over$`, 'm'));
     expect(result.stdout).toMatch(/^Last run: none recorded/m);

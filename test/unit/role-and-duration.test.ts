@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildInvocation, fillPlaceholders } from '../../src/agent/invocation.js';
 import { formatDuration, parseDuration } from '../../src/util/duration.js';
 import { determineRole } from '../../src/role/determine.js';
-import { loadRole, parseRole } from '../../src/role/role.js';
+import { loadRole, parseRole, type Role } from '../../src/role/role.js';
 import { makeBoard } from '../helpers.js';
 
 describe('determineRole', () => {
@@ -45,10 +45,11 @@ describe('parseDuration', () => {
 });
 
 describe('role files and invocations', () => {
-  const role = parseRole('roles/implementor.md', 'Implementor', '---\ncommand: [agent, -p, "{{prompt}}", "--task={{task_file}}"]\nstdin: none\nenv: {DEBUG: 1}\n---\nDo {{ task_file }} for {{role}}.\n');
+  const role = parseRole('roles/implementor.md', 'Implementor', '---\ncommand: [agent, -p, "{{prompt}}", "--task={{task_file}}"]\nstdin: none\nenv: {DEBUG: 1}\n---\nDo {{ task_file }} for {{role}}.\n').role as Role;
+  const place = { boardDir: '/board', env: { PATH: '/bin' }, limits: { timeoutMs: 1000, idleTimeoutMs: null, killGraceMs: 5000 }, tag: 'run/1/Implementor' };
 
   it('fills placeholders into argv elements without ever building a shell string', () => {
-    const invocation = buildInvocation(role, { role: 'Implementor', kanban_file: 'kanban.yaml', task_file: 'tasks/$(rm -rf x).md' }, { PATH: '/bin' }, '/board', { timeoutMs: 1000, idleTimeoutMs: null });
+    const invocation = buildInvocation(role, { role: 'Implementor', kanban_file: 'kanban.yaml', task_file: 'tasks/$(rm -rf x).md' }, place);
     expect(invocation.file).toBe('agent');
     expect(invocation.args).toEqual(['-p', 'Do tasks/$(rm -rf x).md for Implementor.\n', '--task=tasks/$(rm -rf x).md']);
     expect(invocation.stdin).toBeNull();
@@ -61,23 +62,33 @@ describe('role files and invocations', () => {
   });
 
   it('explains that placeholders must be quoted inside a YAML flow list', () => {
-    expect(() => parseRole('roles/x.md', 'X', '---\ncommand: [agent, {{prompt}}]\n---\nx\n')).toThrow(/Quote argv elements that contain \{\{placeholders\}\}/);
+    expect(parseRole('roles/x.md', 'X', '---\ncommand: [agent, {{prompt}}]\n---\nx\n').problems[0]?.message).toMatch(/Quote argv elements that contain \{\{placeholders\}\}/);
   });
 
   it('defaults stdin to the prompt and output to auto', () => {
-    const plain = parseRole('roles/x.md', 'X', '---\ncommand: [x]\n---\nHello\n');
+    const plain = parseRole('roles/x.md', 'X', '---\ncommand: [x]\n---\nHello\n').role;
     expect(plain).toMatchObject({ stdin: 'prompt', output: 'auto', prompt: 'Hello\n' });
+  });
+
+  it('returns every problem of a role file at once, each with its line, and "did you mean" for a misspelled key', () => {
+    const check = parseRole('roles/x.md', 'X', '---\ncommand: claude\nstdin: pipe\ntimout: 1s\nidle_timeout: soon\n---\nx\n');
+    expect(check.role).toBeUndefined();
+    expect(check.problems.map((p) => `${p.line}: ${p.message}`)).toEqual([
+      expect.stringMatching(/^4: front-matter \/ has an unknown key "timout"\. Did you mean timeout\?$/),
+      expect.stringMatching(/^2: front-matter \/command must be an array/),
+      expect.stringMatching(/^3: front-matter \/stdin must be one of prompt, json, none/),
+      expect.stringMatching(/^5: front-matter \/idle_timeout must be a duration/),
+    ]);
   });
 });
 
 describe('loadRole', () => {
-  it('parses a role file again only when its text changed', () => {
+  it('reads the role file every time, so an edit between steps takes effect', () => {
     const dir = makeBoard({ 'roles/worker.md': '---\ncommand: [a]\n---\nOne\n' });
-    const first = loadRole(dir, 'Worker', 'the test');
-    expect(loadRole(dir, 'Worker', 'the test')).toBe(first);
+    expect(loadRole(dir, 'Worker', 'the test')).toMatchObject({ command: ['a'], prompt: 'One\n' });
     writeFileSync(path.join(dir, 'roles/worker.md'), '---\ncommand: [b]\n---\nTwo\n');
     expect(loadRole(dir, 'Worker', 'the test')).toMatchObject({ command: ['b'], prompt: 'Two\n' });
     writeFileSync(path.join(dir, 'roles/worker.md'), '---\ncommand: b\n---\n');
-    expect(() => loadRole(dir, 'Worker', 'the test')).toThrow(/roles\/worker\.md: front-matter/);
+    expect(() => loadRole(dir, 'Worker', 'the test')).toThrow(/roles\/worker\.md:2: front-matter/);
   });
 });

@@ -4,7 +4,7 @@ import AjvModule from 'ajv';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script, without types
 import { AJV_OPTIONS, validatorsSource } from '../../scripts/compile-schemas.mjs';
-import { compileExtra, describeErrors, schemaText, validator, type SchemaName } from '../../src/schemas.js';
+import { createSchemaCompiler, describeErrors, schemaText, validator, type SchemaName } from '../../src/schemas.js';
 import { ROOT } from '../helpers.js';
 
 const Ajv = AjvModule.default;
@@ -83,8 +83,9 @@ describe('the validators compiled at build time', () => {
 describe("a role's own reply schema", () => {
   it('is compiled when first used, once per key', () => {
     const schema = { type: 'object', required: ['files'], properties: { files: { type: 'array', items: { type: 'string' }, minItems: 1 } } };
-    const validate = compileExtra('test-role-schema', schema);
-    expect(compileExtra('test-role-schema', schema)).toBe(validate);
+    const compiler = createSchemaCompiler();
+    const validate = compiler.compile('test-role-schema', schema);
+    expect(compiler.compile('test-role-schema', schema)).toBe(validate);
     expect(validate({ files: ['a.ts'] })).toBe(true);
     const data = { files: [] };
     expect(validate(data)).toBe(false);
@@ -92,13 +93,13 @@ describe("a role's own reply schema", () => {
   });
 
   it('may refer to a shipped schema by its $id', () => {
-    const validate = compileExtra('test-role-schema-ref', { allOf: [{ $ref: 'https://kanban-supervisor.dev/schemas/reply.schema.json' }], required: ['files'] });
+    const validate = createSchemaCompiler().compile('test-role-schema-ref', { allOf: [{ $ref: 'https://kanban-supervisor.dev/schemas/reply.schema.json' }], required: ['files'] });
     expect(validate({ status: 'ok', message: '', files: [] })).toBe(true);
     expect(validate({ status: 'done', files: [] })).toBe(false);
   });
 
   it('is still checked against the JSON Schema meta-schema', () => {
-    expect(() => compileExtra('test-role-schema-bad', { type: 'objekt' })).toThrow(/schema is invalid/);
+    expect(() => createSchemaCompiler().compile('test-role-schema-bad', { type: 'objekt' })).toThrow(/schema is invalid/);
   });
 });
 

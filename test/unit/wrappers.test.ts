@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractReply } from '../../src/reply/extract.js';
+import { ParsedOutput } from '../../src/reply/json.js';
 import { WRAPPERS } from '../../src/reply/wrappers.js';
 import { DEFAULT_REPLY, DEFAULT_REPLY_TEXT, PROSE_TEXT } from '../fixtures/fake-model-server.mjs';
 import { ROOT } from '../helpers.js';
@@ -31,14 +32,14 @@ const ALL = [...REPLIES, ...PROSE, ...ERRORS.map(([file, cli]) => [file, cli] as
 describe('agent CLI wrappers on recorded real output', () => {
   it.each(REPLIES)('%s: output auto finds the reply in the model text the %s wrapper unwraps', (file, cli) => {
     const stdout = recorded(file);
-    expect(WRAPPERS.find((w) => w.name === cli)?.unwrap(stdout)).toEqual({ text: DEFAULT_REPLY_TEXT });
+    expect(WRAPPERS.find((w) => w.name === cli)?.unwrap(new ParsedOutput(stdout))).toEqual({ text: DEFAULT_REPLY_TEXT });
     expect(extractReply(stdout)).toEqual({ found: true, reply: DEFAULT_REPLY, via: `${cli} > fenced` });
     expect(extractReply(stdout, cli as 'claude')).toEqual({ found: true, reply: DEFAULT_REPLY, via: `${cli} > fenced` });
   });
 
   it.each(PROSE)('%s: prose from the model is no reply, and the issue says where it looked', (file, cli) => {
     const stdout = recorded(file);
-    expect(WRAPPERS.find((w) => w.name === cli)?.unwrap(stdout)).toEqual({ text: PROSE_TEXT });
+    expect(WRAPPERS.find((w) => w.name === cli)?.unwrap(new ParsedOutput(stdout))).toEqual({ text: PROSE_TEXT });
     expect(extractReply(stdout)).toEqual({ found: false, issue: expect.stringMatching(new RegExp(`^printed no JSON reply object .*\\(in the ${cli} result text\\)$`)) });
   });
 
@@ -49,8 +50,8 @@ describe('agent CLI wrappers on recorded real output', () => {
   it.each(ALL)('%s: only the %s wrapper claims it', (file, cli) => {
     const stdout = recorded(file);
     for (const wrapper of WRAPPERS) {
-      if (wrapper.name === cli) expect(wrapper.unwrap(stdout)).not.toBeNull();
-      else expect(wrapper.unwrap(stdout), wrapper.name).toBeNull();
+      if (wrapper.name === cli) expect(wrapper.unwrap(new ParsedOutput(stdout))).not.toBeNull();
+      else expect(wrapper.unwrap(new ParsedOutput(stdout)), wrapper.name).toBeNull();
     }
   });
 
@@ -72,7 +73,7 @@ describe('agent CLI wrappers on recorded real output', () => {
 
   it('leaves a JSONL stream of another CLI with an error event to the generic strategies, not to Codex', () => {
     const other = [{ type: 'step_start', part: {} }, { type: 'error', error: { message: 'boom' } }].map((e) => JSON.stringify(e)).join('\n');
-    expect(WRAPPERS.find((w) => w.name === 'codex')?.unwrap(other)).toBeNull();
+    expect(WRAPPERS.find((w) => w.name === 'codex')?.unwrap(new ParsedOutput(other))).toBeNull();
   });
 
   it('reads a Gemini CLI object printed with a reply of its own that has a response field as a reply, not an envelope', () => {

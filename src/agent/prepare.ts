@@ -1,0 +1,33 @@
+import path from 'node:path';
+import type { Board } from '../board/read.js';
+import type { RunContext } from '../context.js';
+import type { OutputStrategy } from '../reply/extract.js';
+import { loadReplyRules } from '../reply/rules.js';
+import type { ReplyRules } from '../reply/validate.js';
+import { loadRole } from '../role/role.js';
+import type { Settings } from '../settings.js';
+import { checkCommand } from './command.js';
+import { buildInvocation, type AgentInputs, type Invocation } from './invocation.js';
+
+/** An agent run made ready: the invocation every attempt repeats exactly, and how its reply is judged. */
+export interface PreparedAgent {
+  invocation: Invocation;
+  output: OutputStrategy;
+  rules: ReplyRules;
+}
+
+/**
+ * Read the role, build the invocation once and check it can run (shared with --dry-run, so
+ * both build the very same thing). Every problem is an InputError naming the role file.
+ */
+export function prepareAgent(ctx: Pick<RunContext, 'env' | 'runId' | 'schemas'>, board: Board, settings: Settings, inputs: AgentInputs, step: number): PreparedAgent {
+  const role = loadRole(board.dir, inputs.role, inputs.task_file ?? path.basename(board.file));
+  const invocation = buildInvocation(role, inputs, {
+    boardDir: board.dir,
+    env: ctx.env,
+    limits: { timeoutMs: role.timeoutMs ?? settings.timeoutMs, idleTimeoutMs: role.idleTimeoutMs ?? settings.idleTimeoutMs, killGraceMs: settings.killGraceMs },
+    tag: `${ctx.runId}/${step}/${inputs.role}`,
+  });
+  checkCommand(invocation);
+  return { invocation, output: role.output, rules: loadReplyRules(board.dir, role, inputs.role === 'Manager', ctx.schemas) };
+}

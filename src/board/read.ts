@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Document } from 'yaml';
+import { InputError } from '../errors.js';
+import { describeErrors, schemaText, validator } from '../schemas.js';
+import { closest } from '../util/suggest.js';
+import { pointerOf } from '../role/role.js';
+import { normalPath, resolveAllInBoard, resolveInBoard } from './paths.js';
+import { lineOf, parseYaml, type ParsedYaml } from './yaml.js';
+
+/** Optional `supervisor:` settings in kanban.yaml (command-line flags override them). */
+export type BoardSettings = Record<string, unknown>;
+
+/** The fields of kanban.yaml the supervisor reads and the Manager changes. */
+export interface BoardState {
+  phase?: string;
+  sub_phase?: string | null;
+  current: string | null;
+  tasks: string[];
+}
+
+/** kanban.yaml as read at the top of a step. */
+export interface Board extends BoardState {
+  /** Absolute real path of kanban.yaml. */
+  file: string;
+  /** The board folder: every task, role and agent path is relative to it. */
+  dir: string;
+  /** The exact text read, to see a person's edits before writing. */
+  text: string;
+  /** The parse of `text`, made by this read (a write in the same step splices into it). */
+  doc: Document;
+  settings: BoardSettings;
+}
+
+/** One thing wrong with a file, with its line when known. */
+export interface Problem {
+  file: string;
+  line?: number;
+  message: string;
+}
+
+/** Render a problem as `file:line: message`. */
+export function formatProblem(problem: Problem): string {
+  return `${problem.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`;
+}
+
+/** Parse and check a board text; every problem is returned, nothing is thrown. */
+export function parseBoard(file: string, text: string, parsed: ParsedYaml = parseYaml(text)): { board?: Board; problems: Problem[] } {
+  const name = path.basename(file);
+  if (!parsed.ok) return { problems: [{ file: name, line: parsed.line, message: `${parsed.message}. Fix the YAML syntax.` }] };
+  const data = parsed.value;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    return { problems: [{ file: name, line: 1, message: 'must be a YAML mapping with at least `current:` and `tasks:`.' }] };
+  }
+  const at = (pointer: string) => lineOf(parsed.doc, parsed.lines, pointer);
+  const validate = validator('kanban');
+  if (!validate(data)) {
+    const problems = (validate.errors ?? []).map((error) => ({ file: name, line: at(pointerOf(error)), message: `${describeErrors([error], data)[0] ?? 'is invalid'}. ${boardFix(error)}`.trim() }));
+    return { problems: dedupe(problems) };
+  }
+  const dir = path.dirname(file);
+  const state = data as BoardState & { supervisor?: BoardSettings };
+  const problems = pathProblems(dir, name, state).map(({ pointer, message }) => ({ file: name, line: at(pointer), message }));
+  if (problems.length) return { problems };
+  const board: Board = {
+    file,
+    dir,
+    text,
+    doc: parsed.doc,
+    current: state.current,
+    tasks: state.tasks,
+    settings: state.supervisor ?? {},
+    ...(state.phase !== undefined && { phase: state.phase }),
+    ...(state.sub_phase !== undefined && { sub_phase: state.sub_phase }),
+  };
+  return { board, problems };
+}
+
+// Every task path inside the board, no task listed twice, and current one of them.
+function pathProblems(dir: string, name: string, state: BoardState): Array<{ pointer: string; message: string }> {
+  const found: Array<{ pointer: string; message: string }> = [];
+  const seen = new Map<string, number>();
+  resolveAllInBoard(dir, state.tasks).forEach((where, i) => {
+    const task = state.tasks[i] as string;
+    const first = seen.get(normalPath(task));
+    if (!where.ok) found.push({ pointer: `/tasks/${i}`, message: `/tasks/${i} "${task}" ${where.reason}.` });
+    else if (first !== undefined) found.push({ pointer: `/tasks/${i}`, message: `/tasks/${i} "${task}" is already listed as /tasks/${first}. List each task once.` });
+    seen.set(normalPath(task), first ?? i);
+  });
+  if (state.current === null) return found;
+  const where = resolveInBoard(dir, state.current);
+  const notTask = notATaskFile(state.current, name);
+  if (!where.ok) found.push({ pointer: '/current', message: `/current "${state.current}" ${where.reason}. Set it to a task path from /tasks.` });
+  else if (notTask) found.push({ pointer: '/current', message: `/current "${state.current}" is ${notTask}, not a task file. Set it to a task path from /tasks.` });
+  else if (!state.tasks.includes(state.current)) found.push({ pointer: '/current', message: `/current "${state.current}" is not in /tasks. Add it to /tasks or set current to one of them.` });
+  return found;
+}
+
+/** What a path is if it is one of the supervisor's own files rather than a task (undefined for a task). */
+export function notATaskFile(relative: string, boardName: string): string | undefined {
+  const normal = normalPath(relative);
+  if (normal === boardName) return 'the board itself';
+  if (normal.startsWith('roles/')) return 'a role file';
+  if (normal === '.kanban-supervisor' || normal.startsWith('.kanban-supervisor/')) return "the supervisor's state";
+  if (normal === 'supervisor.log.md') return 'the Supervisor Log';
+  return undefined;
+}
+
+function boardFix(error: { instancePath: string; keyword: string; params: unknown }): string {
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  if (params.missingProperty === 'current') return 'Add `current: <task path>` (or `current: null` when nothing is left).';
+  if (params.missingProperty === 'tasks') return 'Add `tasks:` with the list of task file paths.';
+  if (error.keyword === 'additionalProperties' && error.instancePath === '/supervisor') {
+    const known = (schemaText('kanban') as { properties: { supervisor: { properties: object } } }).properties.supervisor.properties;
+    const guess = closest(String(params.additionalProperty), Object.keys(known));
+    return guess ? `Did you mean ${guess}?` : 'See the supervisor settings in the README.';
+  }
+  if (error.instancePath === '/current') return 'Set it to a task path from /tasks.';
+  if (error.instancePath.startsWith('/tasks')) return 'List task file paths, e.g. `- tasks/001-design.md`.';
+  if (error.instancePath.startsWith('/supervisor')) return 'See the supervisor settings in the README.';
+  return '';
+}
+
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => !seen.has(formatProblem(p)) && seen.add(formatProblem(p)));
+}
+
+/** Read kanban.yaml; any problem is an InputError (exit 2) naming the file, the line and the fix. */
+export function readBoard(file: string): Board {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InputError(readFailure(file, error));
+  }
+  const { board, problems } = parseBoard(file, text);
+  if (!board) {
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`kanban-supervisor validate ${path.basename(file)}\`)` : '';
+    throw new InputError(`${formatProblem(problems[0] as Problem)}${more}`);
+  }
+  return board;
+}
+
+/** A one-line reason why a file could not be read. */
+export function readFailure(file: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return `${file}: no such file. Check the path, or create a board with \`kanban-supervisor init\`.`;
+  if (code === 'EISDIR') return `${file}: is a folder, not a file. Pass the path of kanban.yaml.`;
+  if (code === 'EACCES') return `${file}: permission denied. Make it readable.`;
+  return `${file}: cannot be read (${(error as Error).message}).`;
+}

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { InternalError } from '../errors.js';
+import { writeFileAtomic } from './atomic.js';
+import { editYamlDocument, type BoardChange } from './edit.js';
+import { parseBoard, type Board, type BoardState } from './read.js';
+
+/** The Manager's answer as a change to the board. */
+export function managerChange(reply: Record<string, unknown>): BoardChange {
+  const change: BoardChange = { current: reply.next_task as string | null, tasks: reply.tasks as string[] };
+  if (typeof reply.phase === 'string') change.phase = reply.phase;
+  if (reply.sub_phase !== undefined) change.sub_phase = reply.sub_phase as string | null;
+  return change;
+}
+
+/** What happened when the answer was written. */
+export type WriteOutcome = { written: boolean; keptHumanEdit: false } | { written: false; keptHumanEdit: true; fields: string[] };
+
+// A person saving kanban.yaml while the answer is written is re-checked this many times.
+const MAX_TRIES = 3;
+
+/**
+ * Write the Manager's answer into kanban.yaml, touching only its fields, atomically. The
+ * file is read again first, and once more just before the rename: if a person changed
+ * those fields during the step, their version is kept and the answer is not written.
+ * Their other edits survive either way, because the change is spliced into the text on disk.
+ */
+export function writeManagerAnswer(before: Board, change: BoardChange): WriteOutcome {
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    const text = readFileSync(before.file, 'utf8');
+    const now = text === before.text ? before : parseBoard(before.file, text).board;
+    // A person broke the file mid-step: leave it for them; the next read reports the problem.
+    if (!now) return { written: false, keptHumanEdit: true, fields: ['the whole file (it no longer validates)'] };
+    const edited = humanEdits(before, now, change);
+    if (edited.length) return { written: false, keptHumanEdit: true, fields: edited };
+    const { text: next, parsed } = editYamlDocument(text, now.doc, change);
+    if (next === text) return { written: false, keptHumanEdit: false };
+    const check = parseBoard(before.file, next, parsed);
+    if (!check.board) throw new InternalError(`writing the Manager's answer would make ${before.file} invalid: ${check.problems[0]?.message ?? ''}`);
+    // The rename is atomic, but a person's save between our read and the rename would be lost.
+    if (writeFileAtomic(before.file, next, () => readFileSync(before.file, 'utf8') === text)) return { written: true, keptHumanEdit: false };
+  }
+  return { written: false, keptHumanEdit: true, fields: ['the whole file (it kept changing while the answer was written)'] };
+}
+
+// Fields a person changed since the step read the board, to something other than the answer.
+function humanEdits(before: Board, now: Board, change: BoardChange): string[] {
+  if (now === before) return [];
+  const keys = Object.keys(change) as Array<keyof BoardChange>;
+  return keys.filter((k) => !isDeepStrictEqual(field(now, k), field(before, k)) && !isDeepStrictEqual(field(now, k), change[k]));
+}
+
+function field(board: BoardState, key: keyof BoardChange): unknown {
+  return board[key] ?? null;
+}

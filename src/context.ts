@@ -1,0 +1,68 @@
+import type { RunAttempt } from './agent/attempt.js';
+import type { EventLog } from './log/events.js';
+import type { OutputStore } from './log/output-store.js';
+import type { SchemaCompiler } from './schemas.js';
+import type { SettingsFlags } from './settings.js';
+
+/** How a run is told to stop: the first Ctrl-C (or a lost lock) asks, the second insists. */
+export interface StopSignals {
+  /** Aborted with the error to stop with: the agent's group gets SIGTERM, then SIGKILL after the grace period. */
+  interrupt: AbortSignal;
+  /** Aborted on a second Ctrl-C: the agent's group gets SIGKILL at once. */
+  force: AbortSignal;
+}
+
+/** The clock, passed in so waits can be tested without real time. */
+export interface Clock {
+  now(): Date;
+  /** Resolves after `ms`, or early (without throwing) when `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * Everything one run shares, built once by `commands/run.ts`: the board, the side effects
+ * (attempt runner, event log, output files, clock) and how the run is told to stop. Tests
+ * build their own with a fake `runAttempt` to check the loop, retries and guards fast.
+ */
+export interface RunContext {
+  /** kanban.yaml: its real, absolute path. */
+  file: string;
+  /** The board folder. */
+  dir: string;
+  runId: string;
+  flags: SettingsFlags & { once?: boolean };
+  /** The environment agents inherit. */
+  env: NodeJS.ProcessEnv;
+  runAttempt: RunAttempt;
+  events: EventLog;
+  output: OutputStore;
+  schemas: SchemaCompiler;
+  stop: StopSignals;
+  clock: Clock;
+  /** Called with the running agent's latest non-blank output line (the live status line shows it). */
+  onLine?: (line: string) => void;
+  /** Where the running agent is recorded, so that a run after a crash can stop what it left. */
+  agentRecord: string;
+}
+
+/** The real clock. */
+export const systemClock: Clock = {
+  now: () => new Date(),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      // Node fires a timer longer than 2^31-1 ms at once; a longer sleep is cut, callers loop.
+      const timer = setTimeout(done, Math.min(ms, 2 ** 31 - 1));
+      signal.addEventListener('abort', done, { once: true });
+    }),
+};
+
+/** Throw the reason the run was told to stop, if it was. */
+export function throwIfStopped(stop: StopSignals): void {
+  if (stop.interrupt.aborted) throw stop.interrupt.reason as Error;
+}

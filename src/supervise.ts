@@ -1,0 +1,108 @@
+import { mkdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { runAttempt as realRunAttempt, type RunAttempt } from './agent/attempt.js';
+import { stopLeftoverAgent } from './agent/record.js';
+import { removeDeadTemps } from './board/atomic.js';
+import { readBoard, readFailure } from './board/read.js';
+import { systemClock, type Clock, type RunContext } from './context.js';
+import { InputError, InterruptedError, type SupervisorError } from './errors.js';
+import { EventLog, type EventListener } from './log/events.js';
+import { OutputStore } from './log/output-store.js';
+import { acquireBoardLock } from './lock/lock.js';
+import { validate } from './commands/validate.js';
+import { problemsMessage } from './role/role.js';
+import { superviseBoard, type LoopResult } from './loop.js';
+import { createSchemaCompiler } from './schemas.js';
+import { resolveSettings, type SettingsFlags } from './settings.js';
+import { runId as newRunId } from './util/time.js';
+
+/** Options of a supervised run: the board, the flags, and the seams tests replace. */
+export interface SuperviseOptions extends SettingsFlags {
+  file: string;
+  once?: boolean;
+  listeners?: EventListener[];
+  /** Replaceable for tests of the loop without real agents. */
+  runAttempt?: RunAttempt;
+  env?: NodeJS.ProcessEnv;
+  /** Where signals come from (the process, by default). */
+  signals?: NodeJS.EventEmitter;
+  onLine?: (line: string) => void;
+  clock?: Clock;
+}
+
+/** How a run ended normally, and where. */
+export type SuperviseResult = LoopResult & { file: string; runId: string | null; elapsedMs: number; current: string | null; phase: string | null };
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Run a board until the Manager says there is no next task (or one step with --once): take
+ * the board folder's lock, stop what a crashed run left, then loop. Throws a SupervisorError
+ * on every other outcome. A board with nothing to run is answered without locking or writing.
+ */
+export async function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
+  const started = performance.now();
+  const file = realBoardPath(options.file);
+  const board = readBoard(file); // bad input fails with exit 2 before anything is locked or written
+  const finished = (loop: LoopResult, runId: string | null, now = readBoard(file)): SuperviseResult => ({ ...loop, file, runId, elapsedMs: performance.now() - started, current: now.current, phase: now.phase ?? null });
+  if (board.current === null || board.phase === 'complete') return finished({ steps: 0, reason: 'done' }, null, board);
+  // Every problem validate would find stops the run here, before an agent has run.
+  const check = validate({ file, ...(options.env && { env: options.env }) });
+  if (check.problems.length) throw new InputError(problemsMessage(check.problems));
+
+  const stateDir = path.join(board.dir, '.kanban-supervisor');
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const interrupt = new AbortController();
+  const force = new AbortController();
+  const release = await acquireBoardLock(stateDir, path.basename(file), (lost) => interrupt.abort(lost));
+  const signals = options.signals ?? process;
+  const onSignal = (signal: NodeJS.Signals) => {
+    // First signal: stop the agent's group gracefully. Second: kill it at once.
+    if (interrupt.signal.aborted) force.abort();
+    else interrupt.abort(new InterruptedError(`Interrupted by ${signal}: the running agent and everything it started were stopped. The board is unchanged; run again to resume at the current task.`, signal));
+  };
+  for (const signal of SIGNALS) signals.on(signal, onSignal);
+  const clock = options.clock ?? systemClock;
+  const runId = newRunId(clock.now(), process.pid);
+  const events = new EventLog(stateDir, runId, options.listeners ?? [], () => clock.now());
+  try {
+    const settings = resolveSettings(board.settings, options);
+    removeDeadTemps(file);
+    const agentRecord = path.join(stateDir, 'agent.json');
+    const leftover = await stopLeftoverAgent(agentRecord, settings.killGraceMs);
+    const ctx: RunContext = {
+      file,
+      dir: board.dir,
+      runId,
+      flags: options,
+      env: options.env ?? process.env,
+      runAttempt: options.runAttempt ?? realRunAttempt,
+      events,
+      output: new OutputStore(path.join(stateDir, 'runs'), runId, settings.retention),
+      schemas: createSchemaCompiler(),
+      stop: { interrupt: interrupt.signal, force: force.signal },
+      clock,
+      agentRecord,
+      ...(options.onLine && { onLine: options.onLine }),
+    };
+    events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
+    const result = await superviseBoard(ctx).catch((error: unknown) => {
+      // Whatever was underway, a stop (a signal, a lost lock) is what the person must hear about.
+      throw interrupt.signal.aborted ? (interrupt.signal.reason as SupervisorError) : error;
+    });
+    return finished(result, runId);
+  } finally {
+    events.close();
+    for (const signal of SIGNALS) signals.off(signal, onSignal);
+    await release();
+  }
+}
+
+/** The board file's real path, so that every name of it meets the same lock and state folder. */
+export function realBoardPath(file: string): string {
+  try {
+    return realpathSync.native(path.resolve(file));
+  } catch (error) {
+    throw new InputError(readFailure(file, error));
+  }
+}

@@ -1,0 +1,56 @@
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** What /proc/<pid>/stat says of a process (Linux), or undefined where there is no /proc or no such process. */
+export function procStat(pid: number | string): { state: string; pgrp: number; startTicks: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', pgrp: Number(fields[2]), startTicks: Number(fields[19]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process with this pid runs on this host; a zombie (dead, not yet reaped) does not. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A killed process lingers as a zombie until its parent (or init) reaps it, which can take seconds.
+  return procStat(pid)?.state !== 'Z';
+}
+
+/** Why `file` cannot be run: not there, not a file, not executable; null when it can. */
+export function executableProblem(file: string): string | null {
+  try {
+    if (!statSync(file).isFile()) return 'is not a file';
+    accessSync(file, constants.X_OK);
+    return null;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EACCES' ? 'is not executable (chmod +x it)' : 'does not exist';
+  }
+}
+
+/**
+ * Find a program as a shell would: a name with a slash is a path from `cwd`, else each PATH
+ * entry is tried (relative entries from `cwd`). Returns the file, or why it was not found.
+ */
+export function findProgram(name: string, env: NodeJS.ProcessEnv, cwd: string): { file: string } | { problem: string } {
+  if (name.includes('/')) {
+    const file = path.resolve(cwd, name);
+    const problem = executableProblem(file);
+    return problem ? { problem: `${problem} (looked in ${cwd})` } : { file };
+  }
+  let problem = 'was not found on PATH';
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const file = path.resolve(cwd, dir, name);
+    const found = executableProblem(file);
+    if (!found) return { file };
+    if (found !== 'does not exist') problem = `was found in ${dir} but ${found}`;
+  }
+  return { problem };
+}

@@ -1,0 +1,24 @@
+const UNIT_BYTES: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+
+/** Parse `500MB`, `1GiB`, `2.5 GB` or a bare number of bytes; null if malformed (pure). */
+export function parseSize(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.floor(value) : null;
+  if (typeof value !== 'string') return null;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(value);
+  const unit = UNIT_BYTES[(match?.[2] || 'b').toLowerCase()];
+  return match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : null;
+}
+
+/** Human form of a byte count: 512 B, 3.4 MB, 1.2 GB. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 'B';
+  for (const next of units) {
+    if (value < 1000) break;
+    value /= 1000;
+    unit = next;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${unit}`;
+}
