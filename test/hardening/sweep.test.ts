@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTicks } from '../../src/agent/group.js';
-import { stillTagged } from '../../src/agent/proc-scan.js';
+import { readProcInfo, stillTagged } from '../../src/agent/proc-scan.js';
 import { sweepTagged } from '../../src/agent/sweep.js';
 import { TAG_VARIABLE } from '../../src/agent/tag.js';
 import { ROOT, tempDir } from '../helpers.js';
@@ -146,6 +147,14 @@ describe.skipIf(!linux)('sweeping an agent run by its tag', () => {
     expect(await sweepTagged(tag, { since, graceMs: 500 })).toMatchObject({ supported: true, found: [] });
     expect(isRunning(older)).toBe(true);
     expect(await sweepTagged(tag, { graceMs: 500 })).toMatchObject({ supported: true, found: [older] });
+  });
+
+  it('reads the parent and start time right even when the command name holds spaces and parentheses', async () => {
+    const named = path.join(tempDir(), 'x) 1 2 (y');
+    symlinkSync('/bin/sleep', named);
+    const pid = startTagged(undefined, named, ['300']);
+    await waitFor(() => readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(x) 1 2 (y)'), 'the renamed sleep to run');
+    expect(readProcInfo(pid)).toMatchObject({ ppid: process.pid, startTicks: startTicks(pid) });
   });
 
   it('never signals a pid whose process is no longer the one found', async () => {
