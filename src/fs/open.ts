@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, rmSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { checkOwned, isSymlink, openRealDir, procTarget, type RealDir, type WalkOptions } from './real-dir.js';
-import { hardLinked, movedWhileOpening, notARegularFile, plantedSymlink, unwritableFrom } from './refuse.js';
+import { checkOwned, isSymlink, openRealDir, procTarget, splitRelative, type RealDir, type WalkOptions } from './real-dir.js';
+import { badRelativePath, hardLinked, movedWhileOpening, notARegularFile, plantedSymlink, unwritableFrom } from './refuse.js';
 
 /**
  * Opening a file inside the board for writing so that nothing planted there redirects the
@@ -44,6 +44,7 @@ function openInBoard(boardDir: string, relative: string, how: OpenHow, options: 
 
 /** Open the file `name` of an open real folder; see openExclusive and openAppend. */
 export function openFileIn(dir: RealDir, name: string, how: OpenHow, options: OpenOptions = {}): number {
+  if (splitRelative(name).length !== 1) throw badRelativePath(name);
   const shown = path.join(dir.shown, name);
   const access = options.readable === true ? O_RDWR : O_WRONLY;
   const mode = options.mode ?? 0o644;

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { badRelativePath, notAFolder, notOwned, plantedSymlink, unwritableFrom } from './refuse.js';
 
@@ -15,7 +15,7 @@ import { badRelativePath, notAFolder, notOwned, plantedSymlink, unwritableFrom }
 
 /** How to walk: through open folders (Linux) or by path (elsewhere; tests force either). */
 export interface WalkOptions {
-  /** Name entries through `/proc/self/fd` (default: on Linux). */
+  /** Name entries through `/proc/self/fd` (default: on Linux, when /proc is mounted). */
   viaProc?: boolean;
   /** Mode of folders created on the way (default 0o700: the state is ours alone). */
   dirMode?: number;
@@ -51,7 +51,7 @@ export function splitRelative(relative: string): string[] {
 /** Open the folder `relativeDir` of the board, checking (and creating, with `create`) every step. */
 export function openRealDir(boardDir: string, relativeDir: string, options: WalkOptions & { create?: boolean } = {}): RealDir {
   const parts = splitRelative(relativeDir);
-  const viaProc = options.viaProc ?? process.platform === 'linux';
+  const viaProc = options.viaProc ?? (process.platform === 'linux' && existsSync('/proc/self/fd'));
   let real: string;
   try {
     real = realpathSync.native(boardDir);

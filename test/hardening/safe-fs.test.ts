@@ -151,6 +151,12 @@ describe.each([
     refused(() => openExclusive(board, LOG, options), /^Cannot create .*000001-implementor-1\.out: it already exists/);
     expect(readFileSync(path.join(board, LOG), 'utf8')).toBe('first');
     for (const bad of ['../x', '/etc/passwd', 'a//b', 'a/./b', '.kanban-supervisor/../../x']) expect(() => openAppend(board, bad, options)).toThrow(InternalError);
+    const dir = openRealDir(board, '.kanban-supervisor', options);
+    try {
+      for (const bad of ['..', 'runs/../../x', '']) expect(() => openFileIn(dir, bad, 'append')).toThrow(InternalError);
+    } finally {
+      dir.close();
+    }
   });
 
   it.skipIf(process.getuid?.() !== 0)('refuses a state folder owned by another user', () => {
