@@ -41,8 +41,6 @@ export interface RunContext {
   clock: Clock;
   /** Called with the running agent's latest non-blank output line (the live status line shows it). */
   onLine?: (line: string) => void;
-  /** Where the running agent is recorded, so that a run after a crash can stop what it left. */
-  agentRecord: string;
 }
 
 /** The real clock. */

@@ -1,8 +1,8 @@
-import { mkdirSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { runAttempt as realRunAttempt, type RunAttempt } from './agent/attempt.js';
 import { stopLeftoverAgent } from './agent/record.js';
-import { removeDeadTemps } from './board/atomic.js';
+import { checkWritable, removeDeadTemps } from './board/writable.js';
 import { readBoard, readFailure } from './board/read.js';
 import { systemClock, type Clock, type RunContext } from './context.js';
 import { InputError, InterruptedError, type SupervisorError } from './errors.js';
@@ -50,8 +50,8 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   const check = validate({ file, ...(options.env && { env: options.env }) });
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
 
+  checkWritable(file);
   const stateDir = path.join(board.dir, '.kanban-supervisor');
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const interrupt = new AbortController();
   const force = new AbortController();
   const release = await acquireBoardLock(stateDir, path.basename(file), (lost) => interrupt.abort(lost));
@@ -64,12 +64,12 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   for (const signal of SIGNALS) signals.on(signal, onSignal);
   const clock = options.clock ?? systemClock;
   const runId = newRunId(clock.now(), process.pid);
-  const events = new EventLog(stateDir, runId, options.listeners ?? [], () => clock.now());
+  const events = new EventLog(board.dir, runId, options.listeners ?? [], () => clock.now());
+  let output: OutputStore | undefined;
   try {
     const settings = resolveSettings(board.settings, options);
     removeDeadTemps(file);
-    const agentRecord = path.join(stateDir, 'agent.json');
-    const leftover = await stopLeftoverAgent(agentRecord, settings.killGraceMs);
+    const leftover = await stopLeftoverAgent(board.dir, settings.killGraceMs);
     const ctx: RunContext = {
       file,
       dir: board.dir,
@@ -78,11 +78,10 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
       env: options.env ?? process.env,
       runAttempt: options.runAttempt ?? realRunAttempt,
       events,
-      output: new OutputStore(path.join(stateDir, 'runs'), runId, settings.retention),
+      output: (output = new OutputStore(board.dir, runId, settings.retention)),
       schemas: createSchemaCompiler(),
       stop: { interrupt: interrupt.signal, force: force.signal },
       clock,
-      agentRecord,
       ...(options.onLine && { onLine: options.onLine }),
     };
     events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
@@ -92,6 +91,7 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     });
     return finished(result, runId);
   } finally {
+    output?.dispose();
     events.close();
     for (const signal of SIGNALS) signals.off(signal, onSignal);
     await release();

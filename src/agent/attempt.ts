@@ -8,7 +8,8 @@ import { onStop } from './interrupt.js';
 import type { Invocation } from './invocation.js';
 import { stopLeftovers } from './leftovers.js';
 import { collectOutput } from './output.js';
-import { forgetAgent, recordAgent } from './record.js';
+import { recordAgent } from './record.js';
+import { readProcInfo } from '../util/proc-stat.js';
 import { wallTimeout } from './wall-timeout.js';
 
 /** How an attempt ended. Only `exited` can carry a reply; the others are invalid output or an interrupt. */
@@ -32,7 +33,7 @@ export interface AttemptResult {
 }
 
 /** Runs one attempt of an agent; the real one spawns a process, tests of the loop pass their own. */
-export type RunAttempt = (invocation: Invocation, output: AttemptOutput, ctx: Pick<RunContext, 'stop' | 'onLine' | 'agentRecord'>) => Promise<AttemptResult>;
+export type RunAttempt = (invocation: Invocation, output: AttemptOutput, ctx: Pick<RunContext, 'stop' | 'onLine' | 'dir'>) => Promise<AttemptResult>;
 
 /**
  * Run one attempt of an agent in a process group of its own (SPEC §5; the lifecycle is in
@@ -43,6 +44,7 @@ export type RunAttempt = (invocation: Invocation, output: AttemptOutput, ctx: Pi
  */
 export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   const started = performance.now();
+  const record = recordAgent(ctx.dir, { tag: invocation.tag, role: invocation.role, task: invocation.task });
   const subprocess = execa(invocation.file, invocation.args, {
     cwd: invocation.cwd,
     env: invocation.env,
@@ -65,12 +67,14 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     durationMs: Math.round(performance.now() - started),
   });
   if (pid === undefined) {
+    record.remove();
     const failed = await subprocess;
     const problem = startProblem(invocation, String(failed.code ?? ''));
     if (problem) throw problem;
     return result({ end: 'spawn-failed', exitCode: null, signal: null, killedWith: null, spawnError: failed.originalMessage ?? 'unknown error' });
   }
-  recordAgent(ctx.agentRecord, { pid, tag: invocation.tag, role: invocation.role, task: invocation.task });
+  record.started(pid);
+  const since = readProcInfo(pid)?.startTicks;
 
   let end: AttemptEnd = 'exited';
   const killer = groupKiller(pid, invocation.killGraceMs);
@@ -91,11 +95,11 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   killer.dispose();
   // The leader is gone: whatever it left is stopped now, and the pipes are read to their end
   // (a leftover that still holds one is not waited for once it has been stopped).
-  const leftovers = await stopLeftovers(pid, invocation.tag, invocation.killGraceMs, ctx.stop.force.aborted);
+  const leftovers = await stopLeftovers(pid, invocation.tag, invocation.killGraceMs, { force: ctx.stop.force.aborted, ...(since !== undefined && { since }) });
   await Promise.race([collected.closed, new Promise((resolve) => setTimeout(resolve, 200))]);
   collected.destroy();
   await subprocess;
-  forgetAgent(ctx.agentRecord);
+  record.remove();
   output.out.close();
   output.err.close();
   return result({ end, exitCode, signal, killedWith: leftovers === 'SIGKILL' ? 'SIGKILL' : (killer.killedWith ?? leftovers) });

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { procStat } from '../util/process.js';
+import { readProcInfo, scratch } from '../util/proc-stat.js';
 
 /** Send `signal` to every process of a group; false when the group is already gone. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
@@ -18,7 +18,8 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  */
 export function groupRuns(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false;
-  const stats = procEntries().map(procStat);
+  const space = scratch();
+  const stats = procEntries().map((pid) => readProcInfo(Number(pid), space));
   if (stats.length === 0) return true; // no /proc: trust kill(0)
   return stats.some((stat) => stat !== undefined && stat.pgrp === pgid && stat.state !== 'Z');
 }

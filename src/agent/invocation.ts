@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
 import type { Role } from '../role/role.js';
+import { TAG_VARIABLE } from './tag.js';
 
 /** The inputs an agent receives (seed names, SPEC §2). */
 export interface AgentInputs {
@@ -37,8 +38,6 @@ export interface Invocation {
   task: string;
 }
 
-/** The environment variable every process an agent starts inherits, so that leftovers can be found. */
-export const TAG_VARIABLE = 'KANBAN_SUPERVISOR_TAG';
 
 const MAX_ENV_INPUT = 64 * 1024;
 const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
@@ -69,7 +68,7 @@ export interface RunPlace {
   boardDir: string;
   env: NodeJS.ProcessEnv;
   limits: Limits;
-  /** This agent run's own tag (run, step, role); appended to an inherited one, so nested supervisors compose. */
+  /** This agent run's tag (tag.ts), already under any tag this supervisor inherited. */
   tag: string;
 }
 
@@ -83,10 +82,8 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
   // One environment string may not exceed 128 KiB on Linux (E2BIG); a huge result goes by stdin only.
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(baseEnv)) if (value !== undefined) env[key] = value;
-  const inherited = env[TAG_VARIABLE];
-  const tag = inherited ? `${inherited}:${place.tag}` : place.tag;
   Object.assign(env, role.env, {
-    [TAG_VARIABLE]: tag,
+    [TAG_VARIABLE]: place.tag,
     KANBAN_ROLE: inputs.role,
     KANBAN_FILE: inputs.kanban_file,
     KANBAN_TASK_FILE: inputs.task_file ?? '',
@@ -96,7 +93,7 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
   else delete env.KANBAN_INPUT;
   const stdin = role.stdin === 'none' ? null : Buffer.from(role.stdin === 'json' ? `${json}\n` : prompt, 'utf8');
   const task = inputs.task_file ?? inputs.done_task ?? '';
-  return { role: role.name, roleFile: role.file, file, args, stdin, env, cwd: place.boardDir, ...place.limits, tag, task };
+  return { role: role.name, roleFile: role.file, file, args, stdin, env, cwd: place.boardDir, ...place.limits, tag: place.tag, task };
 }
 
 /** The command as a person would type it, for messages (`claude -p …`). */

@@ -8,6 +8,7 @@ import { loadRole } from '../role/role.js';
 import type { Settings } from '../settings.js';
 import { checkCommand } from './command.js';
 import { buildInvocation, type AgentInputs, type Invocation } from './invocation.js';
+import { agentTag, TAG_VARIABLE } from './tag.js';
 
 /** An agent run made ready: the invocation every attempt repeats exactly, and how its reply is judged. */
 export interface PreparedAgent {
@@ -26,7 +27,7 @@ export function prepareAgent(ctx: Pick<RunContext, 'env' | 'runId' | 'schemas'>,
     boardDir: board.dir,
     env: ctx.env,
     limits: { timeoutMs: role.timeoutMs ?? settings.timeoutMs, idleTimeoutMs: role.idleTimeoutMs ?? settings.idleTimeoutMs, killGraceMs: settings.killGraceMs },
-    tag: `${ctx.runId}/${step}/${inputs.role}`,
+    tag: agentTag({ board: board.file, run: ctx.runId, step, role: inputs.role }, ctx.env[TAG_VARIABLE]),
   });
   checkCommand(invocation);
   return { invocation, output: role.output, rules: loadReplyRules(board.dir, role, inputs.role === 'Manager', ctx.schemas) };

@@ -1,6 +1,9 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { isAlive, procStat } from '../util/process.js';
+import path from 'node:path';
+import { openExclusive } from '../fs/open.js';
+import { readProcInfo } from '../util/proc-stat.js';
+import { isAlive } from '../util/process.js';
 import { stopLeftovers } from './leftovers.js';
 
 /**
@@ -9,32 +12,55 @@ import { stopLeftovers } from './leftovers.js';
  * with the record, the next run stops what the crashed one left before starting the task again.
  */
 export interface AgentRecord {
-  /** The agent's pid, which is also its process-group id. */
-  pid: number;
-  /** The tag every process the agent started inherits (see leftovers.ts). */
+  /** The tag every process the agent started inherits (tag.ts). */
   tag: string;
   host: string;
-  /** Start time of the process in clock ticks since boot (Linux), to tell a reused pid apart. */
-  startTicks?: number;
   role: string;
   task: string;
   since: string;
+  /** The agent's pid, which is also its process-group id, once it started. */
+  pid?: number;
+  /** Start time of the process in clock ticks since boot (Linux), to tell a reused pid apart. */
+  startTicks?: number;
 }
 
-/** Write the record of a running agent (best effort: a failed write must not stop the attempt). */
-export function recordAgent(file: string, record: Pick<AgentRecord, 'pid' | 'tag' | 'role' | 'task'>): void {
-  const ticks = procStat(record.pid)?.startTicks;
-  const full: AgentRecord = { ...record, host: hostname(), since: new Date().toISOString(), ...(ticks !== undefined && { startTicks: ticks }) };
-  try {
-    writeFileSync(file, `${JSON.stringify(full)}\n`, { flag: 'w', mode: 0o600 });
-  } catch {
-    // The state folder is gone or full: the attempt still runs, and is still bounded.
-  }
+const RECORD = '.kanban-supervisor/agent.json';
+
+/** The open record of one attempt's agent: written before it starts, completed once it has a pid, removed at its end. */
+export interface RecordHandle {
+  started(pid: number): void;
+  remove(): void;
 }
 
-/** Remove the record once everything the agent started is gone. */
-export function forgetAgent(file: string): void {
-  rmSync(file, { force: true });
+/**
+ * Record an agent about to start. Opened exclusively and never through a planted symlink, so
+ * a link planted at its name stops the run (UnwritableError) before anything runs; a write
+ * failing once it runs (disk full) only loses the record.
+ */
+export function recordAgent(boardDir: string, record: Pick<AgentRecord, 'tag' | 'role' | 'task'>): RecordHandle {
+  const fd = openExclusive(boardDir, RECORD, { mode: 0o600 });
+  let full: AgentRecord = { ...record, host: hostname(), since: new Date().toISOString() };
+  const write = () => {
+    try {
+      const bytes = Buffer.from(`${JSON.stringify(full)}\n`);
+      ftruncateSync(fd, 0);
+      writeSync(fd, bytes, 0, bytes.length, 0);
+    } catch {
+      // The state folder is full: the attempt still runs, and is still bounded.
+    }
+  };
+  write();
+  return {
+    started(pid) {
+      const ticks = readProcInfo(pid)?.startTicks; // now, before the pid could be reused
+      full = { ...full, pid, ...(ticks !== undefined && { startTicks: ticks }) };
+      write();
+    },
+    remove() {
+      closeSync(fd);
+      rmSync(path.join(boardDir, RECORD), { force: true });
+    },
+  };
 }
 
 /**
@@ -42,16 +68,18 @@ export function forgetAgent(file: string): void {
  * process carrying its tag, SIGTERM then SIGKILL after `graceMs`. Returns the record of what
  * was stopped. Call it only while holding the board's lock, so the record cannot be a live run's.
  */
-export async function stopLeftoverAgent(file: string, graceMs: number): Promise<AgentRecord | undefined> {
+export async function stopLeftoverAgent(boardDir: string, graceMs: number): Promise<AgentRecord | undefined> {
+  const file = path.join(boardDir, RECORD);
   let record: AgentRecord;
   try {
     record = JSON.parse(readFileSync(file, 'utf8')) as AgentRecord;
   } catch {
+    rmSync(file, { force: true }); // torn by the crash, or never written
     return undefined;
   }
-  const here = record.host === hostname() && Number.isInteger(record.pid) && record.pid > 1 && typeof record.tag === 'string';
-  if (here) await stopLeftovers(sameAgent(record) ? record.pid : null, record.tag, graceMs);
-  forgetAgent(file);
+  const here = record.host === hostname() && typeof record.tag === 'string' && record.tag !== '';
+  if (here) await stopLeftovers(sameAgent(record) ? (record.pid ?? null) : null, record.tag, graceMs, { ...(record.startTicks !== undefined && { since: record.startTicks }) });
+  rmSync(file, { force: true });
   return here ? record : undefined;
 }
 
@@ -59,7 +87,8 @@ export async function stopLeftoverAgent(file: string, graceMs: number): Promise<
 // still in use as a pgid. So a live leader is the agent only if its start time matches (else
 // the pid was reused); a group whose leader is gone is still the agent's.
 function sameAgent(record: AgentRecord): boolean {
+  if (record.pid === undefined || record.pid <= 1) return false;
   if (!isAlive(record.pid)) return true;
-  const ticks = procStat(record.pid)?.startTicks;
+  const ticks = readProcInfo(record.pid)?.startTicks;
   return ticks !== undefined && ticks === record.startTicks;
 }

@@ -1,5 +1,6 @@
 import { InternalError } from '../errors.js';
-import { findTagged, scratch, selfAndAncestors, stillTagged, type TaggedProcess } from './proc-scan.js';
+import { scratch } from '../util/proc-stat.js';
+import { findTagged, selfAndAncestors, stillTagged, type TaggedProcess } from './proc-scan.js';
 
 /**
  * Stopping every process an agent run started, found by its tag (tag.ts), even those that

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { InternalError } from '../errors.js';
-import { writeFileAtomic } from './atomic.js';
+import { replaceFileAtomic } from '../fs/replace.js';
+import path from 'node:path';
 import { editYamlDocument, type BoardChange } from './edit.js';
 import { parseBoard, type Board, type BoardState } from './read.js';
 
@@ -38,7 +39,8 @@ export function writeManagerAnswer(before: Board, change: BoardChange): WriteOut
     const check = parseBoard(before.file, next, parsed);
     if (!check.board) throw new InternalError(`writing the Manager's answer would make ${before.file} invalid: ${check.problems[0]?.message ?? ''}`);
     // The rename is atomic, but a person's save between our read and the rename would be lost.
-    if (writeFileAtomic(before.file, next, () => readFileSync(before.file, 'utf8') === text)) return { written: true, keptHumanEdit: false };
+    const stillSame = () => readFileSync(before.file, 'utf8') === text;
+    if (replaceFileAtomic(before.dir, path.basename(before.file), next, { stillSame })) return { written: true, keptHumanEdit: false };
   }
   return { written: false, keptHumanEdit: true, fields: ['the whole file (it kept changing while the answer was written)'] };
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { describeCommand, TAG_VARIABLE } from '../agent/invocation.js';
+import { describeCommand } from '../agent/invocation.js';
+import { TAG_VARIABLE } from '../agent/tag.js';
 import { readBoard } from '../board/read.js';
 import { formatDuration } from '../util/duration.js';
 import { prepareAgent } from '../agent/prepare.js';

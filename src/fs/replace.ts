@@ -25,8 +25,10 @@ export function tempName(name: string, random = randomBytes(6).toString('hex')):
  * in the same real folder, written, fsynced, renamed over the target (rename replaces a name,
  * it never follows one), then the folder fsynced so the rename itself is durable. A symlink or
  * a non-file at `relative` is refused; the temp file is removed on any failure. Keeps the mode.
+ * `stillSame`, asked just before the rename, may call the write off (returns false): a person
+ * saved the file meanwhile.
  */
-export function replaceFileAtomic(boardDir: string, relative: string, text: string | Uint8Array, options: OpenOptions = {}): void {
+export function replaceFileAtomic(boardDir: string, relative: string, text: string | Uint8Array, options: OpenOptions & { stillSame?: () => boolean } = {}): boolean {
   const name = path.posix.basename(relative);
   const dir = openRealDir(boardDir, path.posix.dirname(relative), { ...options, create: true });
   const shown = path.join(dir.shown, name);
@@ -40,6 +42,10 @@ export function replaceFileAtomic(boardDir: string, relative: string, text: stri
       fsyncSync(fd);
       // By path, the folders could have been swapped since the checks: look once more, just before.
       if (!dir.stillThere()) throw movedWhileOpening(shown, 'another place');
+      if (options.stillSame?.() === false) {
+        rmSync(dir.at(temp), { force: true });
+        return false;
+      }
       renameSync(dir.at(temp), dir.at(name));
     } catch (error) {
       rmSync(dir.at(temp), { force: true });
@@ -48,6 +54,7 @@ export function replaceFileAtomic(boardDir: string, relative: string, text: stri
       closeSync(fd);
     }
     fsyncFolder(dir.fd);
+    return true;
   } finally {
     dir.close();
   }

@@ -1,10 +1,14 @@
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync } from 'node:fs';
+import path from 'node:path';
+import { openFileIn } from '../fs/open.js';
+import type { RealDir } from '../fs/real-dir.js';
+import { writeWhole } from '../fs/replace.js';
 
 /**
  * One attempt's stdout or stderr on disk. The file is created at the first byte (an agent
- * that prints nothing leaves no empty file), exclusively and without following a symlink
- * planted at its name. A file that cannot be written (disk full, folder removed) stops
- * being written, never the attempt: the reply is still judged from memory.
+ * that prints nothing leaves no empty file), exclusively and never through a planted symlink.
+ * A file that cannot be written (disk full, a planted link) stops being written, never the
+ * attempt: the reply is still judged from memory, and the reason is reported with it.
  */
 export class AttemptFile {
   private fd: number | undefined;
@@ -13,22 +17,31 @@ export class AttemptFile {
   /** Why the copy on disk stopped, if it did. */
   error: string | undefined;
 
-  constructor(readonly path: string) {}
+  constructor(
+    private readonly dir: RealDir,
+    /** The file's name in the run folder. */
+    public name: string,
+  ) {}
+
+  /** The file's path as the run folder shows it. */
+  get path(): string {
+    return path.join(this.dir.shown, this.name);
+  }
 
   /** Whether the file exists on disk. */
   get created(): boolean {
-    return this.bytes > 0 || this.fd !== undefined;
+    return this.fd !== undefined || this.bytes > 0;
   }
 
   /** Append a chunk; after a failure, nothing more is written. */
   write(chunk: Buffer): void {
     if (this.error !== undefined || chunk.length === 0) return;
     try {
-      this.fd ??= openSync(this.path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      for (let written = 0; written < chunk.length; ) written += writeSync(this.fd, chunk, written);
+      this.fd ??= openFileIn(this.dir, this.name, 'exclusive', { mode: 0o600 });
+      writeWhole(this.fd, chunk, this.path);
       this.bytes += chunk.length;
     } catch (error) {
-      this.error = `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${(error as Error).message}`;
+      this.error = (error as Error).message;
       this.close();
     }
   }

@@ -1,5 +1,7 @@
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { lstatSync, renameSync } from 'node:fs';
 import path from 'node:path';
+import { LineLog } from '../fs/line-log.js';
+import { openRealDir } from '../fs/real-dir.js';
 
 /** The kinds of event a run records (see the README, "Events", for each one's fields). */
 export type EventType =
@@ -39,17 +41,20 @@ export function previousEventsFile(stateDir: string): string {
   return path.join(stateDir, 'events.1.jsonl');
 }
 
+const STATE = '.kanban-supervisor';
+const EVENTS = `${STATE}/events.jsonl`;
+
 // events.jsonl is moved to events.1.jsonl (replacing the one before) past this size, so a
 // month-long run keeps at most twice this much history on disk.
 export const EVENTS_ROTATE_BYTES = 64 * 1024 * 1024;
 
 /** Appends events to events.jsonl, one whole line each, and hands each to the listeners. */
 export class EventLog {
-  private fd: number | undefined;
-  private size = 0;
+  private log: LineLog | undefined;
+  private bytes = 0;
 
   constructor(
-    private readonly stateDir: string,
+    private readonly boardDir: string,
     readonly run: string,
     private readonly listeners: EventListener[] = [],
     private readonly clock: () => Date = () => new Date(),
@@ -58,52 +63,34 @@ export class EventLog {
   /** Record an event: one JSON line, appended before anyone is told of it. */
   emit(type: EventType, fields: Omit<SupervisorEvent, 'time' | 'type' | 'run'> = {}): SupervisorEvent {
     const event = { time: this.clock().toISOString(), type, run: this.run, ...fields } as SupervisorEvent;
-    this.append(Buffer.from(`${JSON.stringify(event)}\n`));
+    const line = JSON.stringify(event);
+    // Sync on purpose: a handful of small lines a step, each on disk before a crash could make
+    // it the last thing a person looks for. The file stays open: it is written every step.
+    if (!this.log) {
+      this.log = LineLog.open(this.boardDir, EVENTS);
+      this.bytes = lstatSync(path.join(this.boardDir, EVENTS)).size;
+    }
+    this.log.append(line);
+    this.bytes += line.length + 1;
+    if (this.bytes >= EVENTS_ROTATE_BYTES) this.rotate();
     for (const listener of this.listeners) listener(event);
     return event;
   }
 
-  // Sync on purpose: a handful of small lines a step, each on disk before a crash could make
-  // it the last thing a person looks for. A line is written whole or not at all.
-  private append(line: Buffer): void {
-    const fd = this.open();
-    try {
-      for (let written = 0; written < line.length; ) written += writeSync(fd, line, written);
-      this.size += line.length;
-    } catch (error) {
-      ftruncateSync(fd, this.size); // no torn line for the next run to trip over
-      throw error;
-    }
-    if (this.size >= EVENTS_ROTATE_BYTES) this.rotate();
-  }
-
-  private open(): number {
-    if (this.fd !== undefined) return this.fd;
-    const fd = openSync(eventsFile(this.stateDir), constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
-    this.size = fstatSync(fd).size;
-    // A crash mid-write tore the last line: end it, so readers skip it rather than merge it with ours.
-    if (this.size > 0 && lastByte(fd, this.size) !== 0x0a) {
-      writeSync(fd, '\n');
-      this.size++;
-    }
-    return (this.fd = fd);
-  }
-
   private rotate(): void {
     this.close();
-    renameSync(eventsFile(this.stateDir), previousEventsFile(this.stateDir));
+    this.bytes = 0;
+    const state = openRealDir(this.boardDir, STATE);
+    try {
+      renameSync(state.at('events.jsonl'), state.at('events.1.jsonl'));
+    } finally {
+      state.close();
+    }
   }
 
   /** Close the events file (a later event opens it again). */
   close(): void {
-    if (this.fd === undefined) return;
-    closeSync(this.fd);
-    this.fd = undefined;
+    this.log?.close();
+    this.log = undefined;
   }
-}
-
-function lastByte(fd: number, size: number): number {
-  const byte = Buffer.alloc(1);
-  readSync(fd, byte, 0, 1, size - 1);
-  return byte[0] as number;
 }

@@ -1,5 +1,6 @@
-import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { openRealDir, type RealDir } from '../fs/real-dir.js';
 import { AttemptFile } from './attempt-file.js';
 
 /** How much attempt output the state folder keeps (supervisor.keep_runs, keep_bytes, keep_attempts). */
@@ -9,79 +10,77 @@ export interface Retention {
   attempts: number;
 }
 
-/** The output files of one attempt, and what names them. */
+/** The output files of one attempt. */
 export interface AttemptOutput {
   out: AttemptFile;
   err: AttemptFile;
-  task: string;
 }
 
 interface Kept {
-  file: string;
-  bytes: number;
   run: string;
+  name: string;
+  bytes: number;
   /** The task slug of a failed attempt's file: the last of each task goes last. */
   failedTask?: string;
 }
 
+const RUNS = '.kanban-supervisor/runs';
+
 /**
- * Attempt output under `.kanban-supervisor/runs/<run>/`, one folder per run, pruned to the
+ * Attempt output under `.kanban-supervisor/runs/<run>/`, a folder per run, pruned to the
  * retention limits after every attempt: oldest first, except that the last failed attempt of
- * each task goes only when nothing else is left to prune. Files are named
+ * each task goes only when nothing else is left. Files are named
  * `<step, 9 digits>-<role>-<attempt>-<task>.out|.err` (`.failed.out` once judged invalid), so
- * they sort by step at any step count a run can reach.
+ * they sort by step at any step count. Nothing is written, renamed or removed through a symlink.
  */
 export class OutputStore {
-  private readonly kept: Kept[] = [];
+  private kept: Kept[] = [];
   private bytes = 0;
-  /** The newest failed file of each task, pruned last. */
   private readonly lastFailed = new Map<string, Kept>();
-  private readonly runDir: string;
+  private dir: RealDir | undefined;
 
   constructor(
-    private readonly runsDir: string,
+    private readonly boardDir: string,
     private readonly run: string,
     private readonly retention: Retention,
   ) {
-    this.runDir = path.join(runsDir, run);
-    for (const entry of listing(runsDir).sort()) {
-      for (const name of listing(path.join(runsDir, entry)).sort()) this.keep(path.join(runsDir, entry, name), entry);
+    for (const run of realFolders(path.join(boardDir, RUNS)).sort()) {
+      for (const name of realFolderFiles(path.join(boardDir, RUNS, run)).sort()) this.keep(run, name);
     }
     this.pruneRuns();
   }
 
   /** The files of a new attempt; nothing is created until the agent prints. */
   open(step: number, role: string, attempt: number, task: string): AttemptOutput {
-    mkdirSync(this.runDir, { recursive: true, mode: 0o700 });
-    const base = path.join(this.runDir, `${String(step).padStart(9, '0')}-${role.toLowerCase()}-${attempt}-${slug(task)}`);
-    return { out: new AttemptFile(`${base}.out`), err: new AttemptFile(`${base}.err`), task };
+    this.dir ??= openRealDir(this.boardDir, `${RUNS}/${this.run}`, { create: true });
+    const base = `${String(step).padStart(9, '0')}-${role.toLowerCase()}-${attempt}-${slug(task)}`;
+    return { out: new AttemptFile(this.dir, `${base}.out`), err: new AttemptFile(this.dir, `${base}.err`) };
   }
 
-  /** An attempt is over: mark a failed one, keep its files in the count, and prune past the limits. */
+  /** An attempt is over: mark a failed one, count its files, prune past the limits. Returns the files kept, board-relative. */
   close(output: AttemptOutput, failed: boolean): { out?: string; err?: string } {
     const names: { out?: string; err?: string } = {};
     for (const which of ['out', 'err'] as const) {
       const file = output[which];
       file.close();
-      if (!file.created) continue;
-      let name = file.path;
-      if (failed) name = renamed(name, name.replace(/\.(out|err)$/, '.failed.$1'));
-      this.keep(name, this.run);
-      names[which] = name;
+      if (!file.created || !this.dir) continue;
+      if (failed) file.name = this.renamed(this.dir, file.name, file.name.replace(/\.(out|err)$/, '.failed.$1'));
+      this.keep(this.run, file.name, file.bytes);
+      names[which] = `${RUNS}/${this.run}/${file.name}`;
     }
     this.prune();
     return names;
   }
 
-  private keep(file: string, run: string): void {
-    let bytes = 0;
-    try {
-      bytes = statSync(file).size;
-    } catch {
-      return;
-    }
-    const failedTask = /-\d+-\d+-(.*)\.failed\.(?:out|err)$/.exec(path.basename(file))?.[1];
-    const kept: Kept = { file, bytes, run, ...(failedTask !== undefined && { failedTask }) };
+  /** Close the run's folder. */
+  dispose(): void {
+    this.dir?.close();
+    this.dir = undefined;
+  }
+
+  private keep(run: string, name: string, bytes = sizeOf(path.join(this.boardDir, RUNS, run, name))): void {
+    const failedTask = /^\d+-[^-]+-\d+-(.*)\.failed\.(?:out|err)$/.exec(name)?.[1];
+    const kept: Kept = { run, name, bytes, ...(failedTask !== undefined && { failedTask }) };
     this.kept.push(kept);
     this.bytes += bytes;
     if (failedTask !== undefined) this.lastFailed.set(failedTask, kept);
@@ -90,16 +89,14 @@ export class OutputStore {
   // Earlier runs past keep_runs (this one counts too) lose their files when a run starts.
   private pruneRuns(): void {
     const runs = [...new Set(this.kept.filter((k) => this.spare(k)).map((k) => k.run))].sort();
-    for (const run of runs.slice(0, Math.max(0, runs.length - (this.retention.runs - 1)))) {
-      for (const k of this.kept.filter((k) => k.run === run && this.spare(k))) this.remove(k);
-    }
+    for (const run of runs.slice(0, Math.max(0, runs.length - (this.retention.runs - 1)))) this.remove(this.kept.filter((k) => k.run === run && this.spare(k)));
   }
 
-  // The oldest files go while the folder holds too many bytes or attempts. A task's last
-  // failed attempt goes only when nothing else is left.
+  // The oldest files go while the folder holds too many bytes or attempts; a task's last failed
+  // attempt goes only when nothing else is left.
   private prune(): void {
     while (this.kept.length > 0 && (this.bytes > this.retention.bytes || this.kept.length > this.retention.attempts * 2)) {
-      this.remove(this.kept.find((k) => this.spare(k)) ?? (this.kept[0] as Kept));
+      this.remove([this.kept.find((k) => this.spare(k)) ?? (this.kept[0] as Kept)]);
     }
   }
 
@@ -107,12 +104,37 @@ export class OutputStore {
     return k.failedTask === undefined || this.lastFailed.get(k.failedTask) !== k;
   }
 
-  private remove(victim: Kept): void {
-    this.kept.splice(this.kept.indexOf(victim), 1);
-    this.bytes -= victim.bytes;
-    if (victim.failedTask !== undefined && this.lastFailed.get(victim.failedTask) === victim) this.lastFailed.delete(victim.failedTask);
-    rmSync(victim.file, { force: true });
-    if (victim.run !== this.run && !this.kept.some((k) => k.run === victim.run)) removeEmptyDir(path.join(this.runsDir, victim.run));
+  // Removed through the run folder opened as a real folder: a run folder an agent swapped
+  // for a symlink is left alone, never followed.
+  private remove(victims: Kept[]): void {
+    const gone = new Set(victims);
+    this.kept = victims.length === 1 && this.kept[0] === victims[0] ? this.kept.slice(1) : this.kept.filter((k) => !gone.has(k));
+    for (const victim of victims) {
+      this.bytes -= victim.bytes;
+      if (victim.failedTask !== undefined && this.lastFailed.get(victim.failedTask) === victim) this.lastFailed.delete(victim.failedTask);
+    }
+    for (const run of new Set(victims.map((v) => v.run))) {
+      let dir: RealDir;
+      try {
+        dir = run === this.run && this.dir ? this.dir : openRealDir(this.boardDir, `${RUNS}/${run}`);
+      } catch {
+        continue;
+      }
+      for (const victim of victims) if (victim.run === run) rmSync(dir.at(victim.name), { force: true });
+      if (dir !== this.dir) {
+        dir.close();
+        if (!this.kept.some((k) => k.run === run)) removeEmptyDir(path.join(this.boardDir, RUNS, run));
+      }
+    }
+  }
+
+  private renamed(dir: RealDir, from: string, to: string): string {
+    try {
+      renameSync(dir.at(from), dir.at(to));
+      return to;
+    } catch {
+      return from;
+    }
   }
 }
 
@@ -121,12 +143,24 @@ function slug(task: string): string {
   return task.replace(/\.md$/, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(-60) || 'task';
 }
 
-function renamed(from: string, to: string): string {
+// The real folders in `dir` (a symlink planted there is not a run of ours: it is never read or pruned).
+function realFolders(dir: string): string[] {
+  return listing(dir).filter((name) => lstatOf(path.join(dir, name))?.isDirectory() === true);
+}
+
+function realFolderFiles(dir: string): string[] {
+  return listing(dir).filter((name) => lstatOf(path.join(dir, name))?.isFile() === true);
+}
+
+function sizeOf(file: string): number {
+  return lstatOf(file)?.size ?? 0;
+}
+
+function lstatOf(file: string) {
   try {
-    renameSync(from, to);
-    return to;
+    return lstatSync(file);
   } catch {
-    return from;
+    return undefined;
   }
 }
 

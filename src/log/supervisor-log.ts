@@ -1,4 +1,6 @@
-import { appendFileSync, existsSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
+import { openAppend } from '../fs/open.js';
+import { writeWhole } from '../fs/replace.js';
 import path from 'node:path';
 
 /** `supervisor.log.md` beside kanban.yaml. */
@@ -31,11 +33,15 @@ export function formatEntry(entry: LogEntry): string {
   return lines.join('\n');
 }
 
-/** Append an entry, starting the file with its heading if it is new. */
+/** Append an entry, starting the file with its heading if it is new; never through a planted symlink. */
 export function appendEntry(boardDir: string, entry: LogEntry): void {
-  const file = supervisorLogFile(boardDir);
-  const heading = existsSync(file) ? '' : '## Supervisor Log\n\n';
-  appendFileSync(file, heading + formatEntry(entry));
+  const fd = openAppend(boardDir, 'supervisor.log.md');
+  try {
+    const heading = fstatSync(fd).size === 0 ? '## Supervisor Log\n\n' : '';
+    writeWhole(fd, Buffer.from(heading + formatEntry(entry)), supervisorLogFile(boardDir));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 // Agent output may itself contain ``` fences: use a longer fence than any inside.

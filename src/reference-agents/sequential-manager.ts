@@ -5,7 +5,7 @@
  * escalates and keeps that task current, so the run halts for a person (exit 4).
  */
 import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../board/atomic.js';
+import { replaceFileAtomic } from '../fs/replace.js';
 import { editYamlFields } from '../board/edit.js';
 import { parseFrontMatter } from '../util/front-matter.js';
 import { readInputs, reply } from './io.js';
@@ -40,11 +40,9 @@ function isDone(task: string): boolean {
 }
 
 function markDone(task: string): void {
-  const text = readFileSync(task, 'utf8');
-  const match = /^---[ \t]*\n([\s\S]*?\n)?---[ \t]*(\n|$)/.exec(text);
-  const updated = match
-    ? `---\n${editYamlFields(match[1] ?? '', { status: 'done' })}---\n${text.slice(match[0].length)}`
-    : `---\nstatus: done\n---\n${text}`;
+  const parsed = parseFrontMatter(readFileSync(task, 'utf8'));
+  if (!parsed.ok) return; // the supervisor refuses such a task before it runs
+  const yaml = parsed.present ? editYamlFields(parsed.raw, { status: 'done' }) : 'status: done\n';
   // Atomic, so a Manager killed mid-write (Ctrl-C, timeout, kill -9) never leaves half a task file.
-  writeFileAtomic(task, updated);
+  replaceFileAtomic(process.cwd(), task, `---\n${yaml}${yaml.endsWith('\n') ? '' : '\n'}---\n${parsed.body}`);
 }

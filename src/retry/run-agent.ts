@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { AgentInputs } from '../agent/invocation.js';
 import { describeCommand } from '../agent/invocation.js';
 import { prepareAgent } from '../agent/prepare.js';
@@ -49,8 +48,8 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
       valid: judgement?.valid ?? false,
       ...(judgement && !judgement.valid && { issue: judgement.issue }),
       ...(judgement?.valid && { via: judgement.via, status: judgement.reply.status }),
-      ...(written.out && { stdoutFile: path.relative(board.dir, written.out) }),
-      ...(written.err && { stderrFile: path.relative(board.dir, written.err) }),
+      ...(written.out && { stdoutFile: written.out }),
+      ...(written.err && { stderrFile: written.err }),
       ...((files.out.error ?? files.err.error) && { logError: files.out.error ?? files.err.error }),
     });
     // The stop's reason is the error to end with (a signal, or a lost lock).
@@ -66,7 +65,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     }
     appendEntry(board.dir, { ...entry, kind: 'Halt', attempt: `${settings.maxRetries}/${settings.maxRetries}`, action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task' });
     ctx.events.emit('halted', { ...where, exitCode: 3, reason: 'retries_exhausted', issue });
-    const last = written.out ? `; last output: ${path.relative(board.dir, written.out)}` : '';
+    const last = written.out ? `; last output: ${written.out}` : '';
     throw new RetriesExhaustedError(
       `${invocation.role} gave no valid reply for ${run.task} in ${total} attempt(s); the last one ${judgement.issue}. The board is unchanged. ` +
         `Log: supervisor.log.md${last}. Fix the agent or ${invocation.roleFile}, then run again to resume at this task.`,

@@ -9,6 +9,8 @@ export type FrontMatter =
       body: string;
       /** Whether the file has front-matter at all. */
       present: boolean;
+      /** The front-matter's YAML text, as written (for edits that keep its comments). */
+      raw: string;
       /** The file line of the key at a JSON pointer into `data`. */
       lineOf: (pointer: string) => number;
       /** The file line where `body` starts. */
@@ -63,9 +65,9 @@ export function parseFrontMatter(text: string): FrontMatter {
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
       return { ok: false, line: 2, message: 'front-matter must be a YAML mapping (key: value lines)' };
     }
-    const raw = file.matter;
+    const raw = file.matter.replace(/^\r?\n/, '');
     const head = text.slice(0, Math.max(0, text.lastIndexOf(file.content)));
-    return { ok: true, data: data as Record<string, unknown>, body: file.content, present: language !== undefined, lineOf: locator(raw), bodyLine: head.split('\n').length };
+    return { ok: true, data: data as Record<string, unknown>, body: file.content, present: language !== undefined, raw, lineOf: locator(raw), bodyLine: head.split('\n').length };
   } catch (error) {
     if (error instanceof FrontMatterProblem) return { ok: false, line: error.line, message: error.message };
     return { ok: false, line: 1, message: `front-matter cannot be read: ${(error as Error).message.split('\n')[0]}` };
@@ -76,7 +78,7 @@ export function parseFrontMatter(text: string): FrontMatter {
 function locator(raw: string): (pointer: string) => number {
   let parsed: ReturnType<typeof parseYaml> | undefined;
   return (pointer) => {
-    parsed ??= parseYaml(raw.replace(/^\r?\n/, ''));
+    parsed ??= parseYaml(raw);
     return parsed.ok ? lineOf(parsed.doc, parsed.lines, pointer) + 1 : 1;
   };
 }

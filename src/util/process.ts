@@ -1,17 +1,6 @@
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
+import { readProcInfo } from './proc-stat.js';
 import path from 'node:path';
-
-/** What /proc/<pid>/stat says of a process (Linux), or undefined where there is no /proc or no such process. */
-export function procStat(pid: number | string): { state: string; pgrp: number; startTicks: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', pgrp: Number(fields[2]), startTicks: Number(fields[19]) };
-  } catch {
-    return undefined;
-  }
-}
 
 /** Whether a process with this pid runs on this host; a zombie (dead, not yet reaped) does not. */
 export function isAlive(pid: number): boolean {
@@ -21,7 +10,7 @@ export function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
   // A killed process lingers as a zombie until its parent (or init) reaps it, which can take seconds.
-  return procStat(pid)?.state !== 'Z';
+  return readProcInfo(pid)?.state !== 'Z';
 }
 
 /** Why `file` cannot be run: not there, not a file, not executable; null when it can. */

@@ -142,7 +142,7 @@ describe('the run lock', () => {
     const dir = slowBoard(0);
     const dead = await deadPid();
     plantLock(dir, { pid: dead });
-    writeFileSync(path.join(dir, `.kanban.yaml.${dead}.0badc0de.tmp`), 'half a board');
+    writeFileSync(path.join(dir, `.kanban.yaml.${dead}-0badc0de0bad.tmp`), 'half a board');
     mkdirSync(path.join(dir, `${LOCK}.taken-${dead}`));
     expect((await runCli(['kanban.yaml'], { cwd: dir })).exitCode).toBe(0);
     const left = [...readdirSync(dir), ...readdirSync(path.join(dir, '.kanban-supervisor'))].filter((n) => /lock|tmp/.test(n));

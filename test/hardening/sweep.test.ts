@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTicks } from '../../src/agent/group.js';
-import { readProcInfo, stillTagged } from '../../src/agent/proc-scan.js';
+import { stillTagged } from '../../src/agent/proc-scan.js';
+import { readProcInfo } from '../../src/util/proc-stat.js';
 import { sweepTagged } from '../../src/agent/sweep.js';
 import { TAG_VARIABLE } from '../../src/agent/tag.js';
 import { ROOT, tempDir } from '../helpers.js';
@@ -67,7 +67,7 @@ describe.skipIf(!linux)('sweeping an agent run by its tag', () => {
     const tag = newTag();
     const pidFile = path.join(tempDir(), 'pids');
     const agent = execa('bash', [fixture('leaves-escapees.sh'), pidFile], { env: envWith(tag), extendEnv: false, reject: false });
-    const since = startTicks(agent.pid!);
+    const since = startTicksOf(agent.pid!);
     expect(since).toBeTypeOf('number');
     // Decoys, started after the agent so that only the tag can tell them apart.
     const untagged = startTagged(undefined, 'sleep', ['300']);
@@ -153,7 +153,7 @@ describe.skipIf(!linux)('sweeping an agent run by its tag', () => {
     const tag = newTag();
     const older = startTagged(tag, 'sleep', ['300']);
     await waitFor(() => isRunning(older), 'sleep to start');
-    const since = startTicks(older)! + 1000; // as if the agent had started 10 s later
+    const since = startTicksOf(older)! + 1000; // as if the agent had started 10 s later
     expect(await sweepTagged(tag, { since, graceMs: 500 })).toMatchObject({ supported: true, found: [] });
     expect(isRunning(older)).toBe(true);
     expect(await sweepTagged(tag, { graceMs: 500 })).toMatchObject({ supported: true, found: [older] });
@@ -164,14 +164,14 @@ describe.skipIf(!linux)('sweeping an agent run by its tag', () => {
     symlinkSync('/bin/sleep', named);
     const pid = startTagged(undefined, named, ['300']);
     await waitFor(() => readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(x) 1 2 (y)'), 'the renamed sleep to run');
-    expect(readProcInfo(pid)).toMatchObject({ ppid: process.pid, startTicks: startTicks(pid) });
+    expect(readProcInfo(pid)).toMatchObject({ ppid: process.pid, startTicks: startTicksOf(pid) });
   });
 
   it('never signals a pid whose process is no longer the one found', async () => {
     const tag = newTag();
     const pid = startTagged(tag, 'sleep', ['300']);
     await waitFor(() => isRunning(pid), 'sleep to start');
-    const ticks = startTicks(pid)!;
+    const ticks = startTicksOf(pid)!;
     expect(stillTagged({ pid, startTicks: ticks }, tag)).toBe(true);
     expect(stillTagged({ pid, startTicks: ticks - 1 }, tag)).toBe(false); // same pid, another process
     expect(stillTagged({ pid, startTicks: ticks }, `${tag}-other`)).toBe(false);
@@ -186,3 +186,7 @@ describe('sweeping elsewhere than on Linux', () => {
     expect(signalled).toEqual([]);
   });
 });
+
+function startTicksOf(pid: number): number | undefined {
+  return readProcInfo(pid)?.startTicks;
+}
