@@ -5,7 +5,8 @@ import { stopLeftoverAgent } from './agent/record.js';
 import { checkWritable, removeDeadTemps } from './board/writable.js';
 import { readBoard, readFailure } from './board/read.js';
 import { systemClock, type Clock, type RunContext } from './context.js';
-import { InputError, InterruptedError, type SupervisorError } from './errors.js';
+import { InputError } from './errors.js';
+import { Stopper } from './stop.js';
 import { EventLog, type EventListener } from './log/events.js';
 import { OutputStore } from './log/output-store.js';
 import { acquireBoardLock } from './lock/lock.js';
@@ -26,14 +27,14 @@ export interface SuperviseOptions extends SettingsFlags {
   env?: NodeJS.ProcessEnv;
   /** Where signals come from (the process, by default). */
   signals?: NodeJS.EventEmitter;
+  /** How the caller asks the run to stop too (closed output); one is made if not given. */
+  stopper?: Stopper;
   onLine?: (line: string) => void;
   clock?: Clock;
 }
 
 /** How a run ended normally, and where. */
 export type SuperviseResult = LoopResult & { file: string; runId: string | null; elapsedMs: number; current: string | null; phase: string | null };
-
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
  * Run a board until the Manager says there is no next task (or one step with --once): take
@@ -51,17 +52,9 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
 
   checkWritable(file);
-  const stateDir = path.join(board.dir, '.kanban-supervisor');
-  const interrupt = new AbortController();
-  const force = new AbortController();
-  const release = await acquireBoardLock(stateDir, path.basename(file), (lost) => interrupt.abort(lost));
-  const signals = options.signals ?? process;
-  const onSignal = (signal: NodeJS.Signals) => {
-    // First signal: stop the agent's group gracefully. Second: kill it at once.
-    if (interrupt.signal.aborted) force.abort();
-    else interrupt.abort(new InterruptedError(`Interrupted by ${signal}: the running agent and everything it started were stopped. The board is unchanged; run again to resume at the current task.`, signal));
-  };
-  for (const signal of SIGNALS) signals.on(signal, onSignal);
+  const stopper = options.stopper ?? new Stopper();
+  const release = await acquireBoardLock(path.join(board.dir, '.kanban-supervisor'), path.basename(file), (lost) => stopper.request(lost));
+  const unlisten = stopper.listen(options.signals ?? process);
   const clock = options.clock ?? systemClock;
   const runId = newRunId(clock.now(), process.pid);
   const events = new EventLog(board.dir, runId, options.listeners ?? [], () => clock.now());
@@ -80,20 +73,20 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
       events,
       output: (output = new OutputStore(board.dir, runId, settings.retention)),
       schemas: createSchemaCompiler(),
-      stop: { interrupt: interrupt.signal, force: force.signal },
+      stop: stopper.signals,
       clock,
       ...(options.onLine && { onLine: options.onLine }),
     };
     events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
     const result = await superviseBoard(ctx).catch((error: unknown) => {
-      // Whatever was underway, a stop (a signal, a lost lock) is what the person must hear about.
-      throw interrupt.signal.aborted ? (interrupt.signal.reason as SupervisorError) : error;
+      // Whatever was underway, a stop (a signal, a lost lock, closed output) is what the person must hear about.
+      throw stopper.reason ?? error;
     });
     return finished(result, runId);
   } finally {
     output?.dispose();
     events.close();
-    for (const signal of SIGNALS) signals.off(signal, onSignal);
+    unlisten();
     await release();
   }
 }
