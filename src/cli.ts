@@ -135,4 +135,7 @@ function version(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
+// A reader that went away (`status | head -1`) or a lost terminal is no crash: what is left to
+// print is dropped and the exit code says so (74). `run` also stops its agent first (stop.ts).
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => (process.exitCode = 74));
 process.exitCode = await main(process.argv.slice(2));

@@ -79,6 +79,9 @@ export class UnwritableError extends SupervisorError {
   }
 }
 
+/** Something planted where the supervisor writes — a symlink, a FIFO, a second hard link, a swapped folder (exit 73). */
+export class UnsafePathError extends UnwritableError {}
+
 /** stdout or stderr was closed under the supervisor (exit 74): it stopped its agent and wrote nothing more. */
 export class OutputClosedError extends SupervisorError {
   constructor(message: string) {

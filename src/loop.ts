@@ -28,9 +28,9 @@ export async function superviseBoard(ctx: RunContext): Promise<LoopResult> {
       const settings = resolveSettings(board.settings, ctx.flags);
       if (steps >= settings.maxSteps) throw new MaxStepsError(`Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`);
       steps++;
-      const { reply, answer } = await runStep(ctx, board, settings, steps);
+      const { reply, answer, next } = await runStep(ctx, board, settings, steps);
       if (answer.status !== 'ok') throw new HaltedForHumanError(`The Manager halted for a person (status ${String(answer.status)}) after ${board.current}: ${String(answer.message)}`);
-      sameTask = answer.next_task === board.current && reply.status === 'ok' ? sameTask + 1 : 0;
+      sameTask = next === board.current && reply.status === 'ok' ? sameTask + 1 : 0;
       if (sameTask >= settings.maxSameTask) throw new MaxStepsError(`The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`);
       if (ctx.flags.once) return { steps, reason: 'once' };
     }
@@ -45,5 +45,6 @@ function recordStop(ctx: RunContext, error: unknown, steps: number): void {
   if (error instanceof RetriesExhaustedError) return;
   const exitCode = error instanceof SupervisorError ? error.exitCode : 1;
   const message = error instanceof Error ? error.message : String(error);
-  ctx.events.emit(exitCode >= 128 ? 'interrupted' : 'halted', { steps, exitCode, reason: outcomeKind(exitCode), message });
+  const reason = outcomeKind(exitCode);
+  ctx.events.emit(reason === 'interrupted' || reason === 'output_closed' ? 'interrupted' : 'halted', { steps, exitCode, reason, message });
 }

@@ -13,6 +13,8 @@ import type { Settings } from './settings.js';
 export interface StepResult {
   reply: Record<string, unknown>;
   answer: Record<string, unknown>;
+  /** The task the answer makes current (its path in normal form). */
+  next: string | null;
 }
 
 /** The role and inputs of a task's worker (SPEC §2); shared with --dry-run so both run the same thing. */
@@ -35,13 +37,14 @@ export async function runStep(ctx: RunContext, board: Board, settings: Settings,
   ctx.events.emit('step_started', { step, role: inputs.role, task, phase: board.phase ?? null });
   const reply = await runAgent(ctx, board, settings, { step, inputs, task });
   const answer = await runAgent(ctx, board, settings, { step, inputs: managerInputs(board, task, reply), task });
-  const written = writeManagerAnswer(board, managerChange(answer));
+  const change = managerChange(answer);
+  const written = writeManagerAnswer(board, change);
   if (written.keptHumanEdit) {
     const issue = `${path.basename(board.file)} was changed during the step (${written.fields.join(', ')}); the person's version is kept and the Manager's answer (next_task ${JSON.stringify(answer.next_task)}) is not written`;
     appendEntry(board.dir, { time: ctx.clock.now(), kind: 'Warning', agent: 'Manager', task, issue, action: 'Continuing from the board as it is on disk' });
     ctx.events.emit('human_edit_kept', { step, task, fields: written.fields, issue });
   } else {
-    ctx.events.emit('board_written', { step, task, written: written.written, current: answer.next_task, tasks: (answer.tasks as string[]).length, status: answer.status, message: answer.message });
+    ctx.events.emit('board_written', { step, task, written: written.written, current: change.current, tasks: change.tasks?.length, status: answer.status, message: answer.message });
   }
-  return { reply, answer };
+  return { reply, answer, next: change.current ?? null };
 }

@@ -1,5 +1,5 @@
 import type { StopSignals } from './context.js';
-import { InterruptedError, type SupervisorError } from './errors.js';
+import { InterruptedError, OutputClosedError, type SupervisorError } from './errors.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -37,4 +37,24 @@ export class Stopper {
       for (const signal of SIGNALS) source.off(signal, onSignal);
     };
   }
+
+  /**
+   * Turn a closed stdout or stderr (EPIPE: the reader of a pipe is gone; EIO: the terminal was
+   * lost) into a request, instead of the crash an unhandled stream error is. Returns how to stop watching.
+   */
+  watchOutput(streams: Record<'stdout' | 'stderr', NodeJS.EventEmitter>): () => void {
+    const watchers = (['stdout', 'stderr'] as const).map((name) => {
+      const onError = (error: NodeJS.ErrnoException) =>
+        this.request(new OutputClosedError(`${name} was closed under the run (${error.code ?? error.message}): the running agent and everything it started were stopped. The board is unchanged; run again to resume at the current task.`));
+      streams[name].on('error', onError);
+      return () => streams[name].off('error', onError);
+    });
+    return () => watchers.forEach((stop) => stop());
+  }
+}
+
+/** Write to a stream unless it was closed: output nobody can read any more is dropped, not an error. */
+export function writeIfOpen(stream: NodeJS.WritableStream, text: string): void {
+  const open = stream as NodeJS.WritableStream & { destroyed?: boolean; writableEnded?: boolean };
+  if (!open.destroyed && !open.writableEnded) stream.write(text);
 }

@@ -30,5 +30,5 @@ export function prepareAgent(ctx: Pick<RunContext, 'env' | 'runId' | 'schemas'>,
     tag: agentTag({ board: board.file, run: ctx.runId, step, role: inputs.role }, ctx.env[TAG_VARIABLE]),
   });
   checkCommand(invocation);
-  return { invocation, output: role.output, rules: loadReplyRules(board.dir, role, inputs.role === 'Manager', ctx.schemas) };
+  return { invocation, output: role.output, rules: loadReplyRules(board, role, inputs.role === 'Manager', ctx.schemas) };
 }

@@ -83,16 +83,16 @@ function pathProblems(dir: string, name: string, state: BoardState): Array<{ poi
   resolveAllInBoard(dir, state.tasks).forEach((where, i) => {
     const task = state.tasks[i] as string;
     const first = seen.get(normalPath(task));
-    if (!where.ok) found.push({ pointer: `/tasks/${i}`, message: `/tasks/${i} "${task}" ${where.reason}.` });
-    else if (first !== undefined) found.push({ pointer: `/tasks/${i}`, message: `/tasks/${i} "${task}" is already listed as /tasks/${first}. List each task once.` });
+    if (!where.ok) found.push({ pointer: `/tasks/${i}`, message: `/tasks/${i} ${JSON.stringify(task)} ${where.reason}.` });
+    else if (first !== undefined) found.push({ pointer: `/tasks/${i}`, message: `/tasks/${i} ${JSON.stringify(task)} is already listed as /tasks/${first}. List each task once.` });
     seen.set(normalPath(task), first ?? i);
   });
   if (state.current === null) return found;
   const where = resolveInBoard(dir, state.current);
   const notTask = notATaskFile(state.current, name);
-  if (!where.ok) found.push({ pointer: '/current', message: `/current "${state.current}" ${where.reason}. Set it to a task path from /tasks.` });
-  else if (notTask) found.push({ pointer: '/current', message: `/current "${state.current}" is ${notTask}, not a task file. Set it to a task path from /tasks.` });
-  else if (!state.tasks.includes(state.current)) found.push({ pointer: '/current', message: `/current "${state.current}" is not in /tasks. Add it to /tasks or set current to one of them.` });
+  if (!where.ok) found.push({ pointer: '/current', message: `/current ${JSON.stringify(state.current)} ${where.reason}. Set it to a task path from /tasks.` });
+  else if (notTask) found.push({ pointer: '/current', message: `/current ${JSON.stringify(state.current)} is ${notTask}, not a task file. Set it to a task path from /tasks.` });
+  else if (!state.tasks.includes(state.current)) found.push({ pointer: '/current', message: `/current ${JSON.stringify(state.current)} is not in /tasks. Add it to /tasks or set current to one of them.` });
   return found;
 }
 

@@ -2,13 +2,15 @@ import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { InternalError } from '../errors.js';
 import { replaceFileAtomic } from '../fs/replace.js';
+import { normalPath } from './paths.js';
 import path from 'node:path';
 import { editYamlDocument, type BoardChange } from './edit.js';
 import { parseBoard, type Board, type BoardState } from './read.js';
 
-/** The Manager's answer as a change to the board. */
+/** The Manager's answer as a change to the board, its paths in normal form (`tasks/./a.md` is written `tasks/a.md`). */
 export function managerChange(reply: Record<string, unknown>): BoardChange {
-  const change: BoardChange = { current: reply.next_task as string | null, tasks: reply.tasks as string[] };
+  const next = reply.next_task as string | null;
+  const change: BoardChange = { current: next === null ? null : normalPath(next), tasks: (reply.tasks as string[]).map(normalPath) };
   if (typeof reply.phase === 'string') change.phase = reply.phase;
   if (reply.sub_phase !== undefined) change.sub_phase = reply.sub_phase as string | null;
   return change;

@@ -7,6 +7,7 @@ import { failedOutcome, finishedOutcome, type Outcome } from '../progress/outcom
 import { printOutcome, reporterFor } from '../progress/reporter.js';
 import type { SettingsFlags } from '../settings.js';
 import { supervise } from '../supervise.js';
+import { Stopper, writeIfOpen } from '../stop.js';
 
 /** The flags of `kanban-supervisor run`, as cli.ts parsed them. */
 export interface RunFlags {
@@ -44,7 +45,7 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   }
   const boardDir = path.dirname(path.resolve(file));
   const hooks = await parseHooks(flags, boardDir, io.env);
-  const { mode, reporter } = await reporterFor({ json: flags.json === true, quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stdout, io.env);
+  const { mode, reporter } = reporterFor({ json: flags.json === true, quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stdout, io.env);
   const context: HookContext = { file: path.resolve(file), run: '', steps: 0, task: '' };
   const track: EventListener = (event) => {
     if (event.type === 'run_started') context.run = event.run;
@@ -53,8 +54,10 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
 
   let outcome: Outcome;
   let bug: unknown;
+  const stopper = new Stopper();
+  const unwatch = stopper.watchOutput(io);
   try {
-    const result = await supervise({ file, ...settings, once: flags.once === true, listeners: [track, reporter.event], onLine: reporter.line, env: io.env });
+    const result = await supervise({ file, ...settings, once: flags.once === true, listeners: [track, reporter.event], onLine: reporter.line, env: io.env, stopper });
     outcome = finishedOutcome(result, file);
   } catch (error) {
     outcome = failedOutcome(error, file);
@@ -67,8 +70,9 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   if (hook) {
     const { runHook } = await import('../hooks/hook.js');
     const warning = await runHook(hook, outcome, context, io.env);
-    if (warning) io.stderr.write(`kanban-supervisor: warning: ${warning}\n`);
+    if (warning) writeIfOpen(io.stderr, `kanban-supervisor: warning: ${warning}\n`);
   }
+  unwatch();
   if (bug !== undefined) throw bug;
   return outcome.exitCode;
 }

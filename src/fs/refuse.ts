@@ -1,4 +1,4 @@
-import { InternalError, UnwritableError } from '../errors.js';
+import { InternalError, UnsafePathError, UnwritableError } from '../errors.js';
 
 /**
  * The one-line messages of a write the supervisor refuses or cannot make inside the board
@@ -29,33 +29,33 @@ export function unwritableFrom(shown: string, doing: string, error: unknown): un
 }
 
 /** A symlink where the supervisor meant to write or to find a folder. */
-export function plantedSymlink(shown: string): UnwritableError {
-  return new UnwritableError(`${shown} is a symlink (planted in the board folder?); refusing to write through it. Remove it and run again.`);
+export function plantedSymlink(shown: string): UnsafePathError {
+  return new UnsafePathError(`${shown} is a symlink (planted in the board folder?); refusing to write through it. Remove it and run again.`);
 }
 
 /** Something other than a folder where a folder must be. */
-export function notAFolder(shown: string): UnwritableError {
-  return new UnwritableError(`${shown} is not a folder; refusing to write in it. Remove it and run again.`);
+export function notAFolder(shown: string): UnsafePathError {
+  return new UnsafePathError(`${shown} is not a folder; refusing to write in it. Remove it and run again.`);
 }
 
 /** A FIFO, socket or device where a regular file must be (opening a FIFO could block forever). */
-export function notARegularFile(shown: string): UnwritableError {
-  return new UnwritableError(`${shown} is not a regular file (a FIFO or a device?); refusing to write to it. Remove it and run again.`);
+export function notARegularFile(shown: string): UnsafePathError {
+  return new UnsafePathError(`${shown} is not a regular file (a FIFO or a device?); refusing to write to it. Remove it and run again.`);
 }
 
 /** A file with more than one name: one of them may be planted to a file outside the board folder. */
-export function hardLinked(shown: string, links: number): UnwritableError {
-  return new UnwritableError(`${shown} has ${links} hard links (one may point at a file outside the board folder); refusing to write to it. Remove it and run again.`);
+export function hardLinked(shown: string, links: number): UnsafePathError {
+  return new UnsafePathError(`${shown} has ${links} hard links (one may point at a file outside the board folder); refusing to write to it. Remove it and run again.`);
 }
 
 /** A folder or file in the board's state owned by another user. */
-export function notOwned(shown: string, owner: number, me: number): UnwritableError {
-  return new UnwritableError(`${shown} is owned by uid ${owner}, not by you (uid ${me}); refusing to write there. Remove it and run again.`);
+export function notOwned(shown: string, owner: number, me: number): UnsafePathError {
+  return new UnsafePathError(`${shown} is owned by uid ${owner}, not by you (uid ${me}); refusing to write there. Remove it and run again.`);
 }
 
 /** What was opened is not where it was meant to be: a folder on the way was swapped meanwhile. */
-export function movedWhileOpening(shown: string, actual: string): UnwritableError {
-  return new UnwritableError(
+export function movedWhileOpening(shown: string, actual: string): UnsafePathError {
+  return new UnsafePathError(
     `${shown} ended up at ${actual} while it was opened (a folder on its way was moved or swapped for a symlink); refusing to write there. Remove what replaced the folder and run again.`,
   );
 }

@@ -1,5 +1,6 @@
 import { closeSync } from 'node:fs';
 import path from 'node:path';
+import { UnsafePathError } from '../errors.js';
 import { openFileIn } from '../fs/open.js';
 import type { RealDir } from '../fs/real-dir.js';
 import { writeWhole } from '../fs/replace.js';
@@ -16,6 +17,8 @@ export class AttemptFile {
   bytes = 0;
   /** Why the copy on disk stopped, if it did. */
   error: string | undefined;
+  /** Something planted at the file's name: the run must stop once the attempt is over. */
+  refusal: UnsafePathError | undefined;
 
   constructor(
     private readonly dir: RealDir,
@@ -42,6 +45,7 @@ export class AttemptFile {
       this.bytes += chunk.length;
     } catch (error) {
       this.error = (error as Error).message;
+      if (error instanceof UnsafePathError) this.refusal = error;
       this.close();
     }
   }

@@ -1,6 +1,8 @@
-import { formatDuration } from '../util/duration.js';
 import type { SupervisorEvent } from '../log/events.js';
-import { fitWidth, sanitizeLine, type Style } from './style.js';
+import { formatDuration } from '../util/duration.js';
+import { cleanLine } from '../util/text.js';
+import { eventLine, statusMark } from './lines.js';
+import { columnsOf, createStyle, fitColumns, fitColumnsEnd, type Style } from './style.js';
 import type { Reporter } from './types.js';
 
 /** What the live reporter needs from the terminal and the clock. */
@@ -21,28 +23,29 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 const MIN_REDRAW_MS = 100;
 // Room the latest output line should get, at the cost of the task path.
 const MIN_LATEST = 24;
+const PLAIN = createStyle(false);
 
 /**
- * The terminal reporter: one status line redrawn in place (step, role, task, attempt,
- * elapsed times, the agent's latest output line), and one permanent line per finished
- * step or failed attempt above it.
+ * The terminal reporter: one status line redrawn in place (step, role, task, attempt, elapsed
+ * times, the agent's latest output line), and above it one permanent line per reply, failed
+ * attempt and finished step, each cut to the terminal's width in columns.
  */
 export function liveReporter(terminal: LiveTerminal): Reporter {
   const { write, style } = terminal;
   const now = terminal.now ?? (() => performance.now());
   const runStart = now();
-  let step: { number: number; role: string; task: string; start: number } | null = null;
+  let step: { number: number; role: string; task: string; start: number; status?: unknown } | null = null;
   let attempt: { role: string; number: number; of: number; start: number } | null = null;
   let latest = '';
   let shown = false;
   let lastDraw = 0;
   let frame = 0;
   let pending: NodeJS.Timeout | undefined;
+  const width = () => Math.max(20, terminal.columns() - 1);
 
   const statusLine = (): string => {
     if (!step) return '';
     const t = now();
-    const width = Math.max(20, terminal.columns() - 1);
     const head = (task: string) => {
       const parts = [`${SPINNER[frame % SPINNER.length]} step ${step?.number}`, attempt?.role ?? step?.role, task];
       if (attempt) parts.push(`attempt ${attempt.number}/${attempt.of} ${clock(t - attempt.start)}`);
@@ -52,10 +55,10 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
     frame++;
     let text = head(step.task);
     // A long task path gives way (keeping its end) to the clocks and the agent's latest line.
-    const over = [...text].length + (latest ? 3 + MIN_LATEST : 0) - width;
-    if (over > 0) text = head(shortenStart(step.task, Math.max(12, [...step.task].length - over)));
-    const room = width - [...text].length - 3;
-    return latest && room >= 8 ? `${text} · ${style.dim(fitWidth(latest, room))}` : fitWidth(text, width);
+    const over = columnsOf(text) + (latest ? 3 + MIN_LATEST : 0) - width();
+    if (over > 0) text = head(fitColumnsEnd(step.task, Math.max(12, columnsOf(step.task) - over)));
+    const room = width() - columnsOf(text) - 3;
+    return latest && room >= 8 ? `${text} · ${style.dim(fitColumns(latest, room))}` : fitColumns(text, width());
   };
   const draw = () => {
     clearTimeout(pending);
@@ -66,10 +69,10 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
     else if (shown) write(REDRAW);
     shown = line !== '';
   };
-  const permanent = (line: string) => {
-    write(`${REDRAW}${line}\n`);
+  // Permanent lines are cut to the width before colouring, so a wrap never breaks the redraw.
+  const permanent = (plain: string, coloured = plain) => {
+    write(`${REDRAW}${columnsOf(plain) > width() ? fitColumns(plain, width()) : coloured}\n`);
     shown = false;
-    draw();
   };
   const ticker = setInterval(draw, terminal.tickMs ?? 1000);
   ticker.unref();
@@ -77,21 +80,12 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
   const onEvent = (event: SupervisorEvent) => {
     switch (event.type) {
       case 'step_started':
-        step = { number: Number(event.step), role: String(event.role), task: String(event.task), start: now() };
+        step = { number: Number(event.step), role: cleanLine(String(event.role)), task: cleanLine(String(event.task)), start: now() };
         attempt = null;
         break;
       case 'attempt_started':
-        attempt = { role: String(event.role), number: Number(event.attempt), of: Number(event.of), start: now() };
+        attempt = { role: cleanLine(String(event.role)), number: Number(event.attempt), of: Number(event.of), start: now() };
         latest = '';
-        break;
-      case 'attempt_finished': {
-        const of = attempt?.of ?? '?';
-        attempt = null;
-        if (!event.valid) permanent(`  ${style.red('✗')} ${event.role} attempt ${event.attempt}/${of}: ${String(event.issue ?? event.end)} ${style.dim(`(${formatDuration(Number(event.durationMs))})`)}`);
-        break;
-      }
-      case 'retry':
-        permanent(`  ${style.yellow('↻')} retry ${String(event.retry)}/${String(event.maxRetries)} with the exact same inputs`);
         break;
       case 'board_written':
       case 'human_edit_kept':
@@ -101,12 +95,20 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
         step = null;
         attempt = null;
         if (!ended) break;
-        const mark = event.type === 'halted' || event.type === 'interrupted' ? style.red('✗') : style.green('✓');
-        permanent(`${mark} step ${ended.number} · ${ended.role} · ${ended.task}${nextOf(event)} ${style.dim(`(${formatDuration(now() - ended.start)})`)}`);
+        const failed = event.type === 'halted' || event.type === 'interrupted';
+        const mark = failed ? style.red('✗') : statusMark(ended.status, style);
+        const line = (m: string, dim: (s: string) => string) => `${m} step ${ended.number} · ${ended.role} · ${ended.task}${nextOf(event)} ${dim(`(${formatDuration(now() - ended.start)})`)}`;
+        permanent(line(failed ? '✗' : statusMark(ended.status, PLAIN), PLAIN.dim), line(mark, style.dim));
         break;
       }
-      default:
-        return;
+      default: {
+        if (event.type === 'attempt_finished') {
+          if (step && event.valid && !event.done_task) step.status = event.status;
+          attempt = null;
+        }
+        const line = event.type === 'attempt_finished' || event.type === 'retry' ? eventLine(event, style) : null;
+        if (line) permanent(eventLine(event, PLAIN) as string, line);
+      }
     }
     draw();
   };
@@ -114,7 +116,7 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
   return {
     event: onEvent,
     line: (text) => {
-      latest = sanitizeLine(text);
+      latest = cleanLine(text);
       if (now() - lastDraw >= MIN_REDRAW_MS) draw();
       else pending ??= setTimeout(draw, MIN_REDRAW_MS).unref();
     },
@@ -130,13 +132,8 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
 
 function nextOf(event: SupervisorEvent): string {
   if (event.type === 'human_edit_kept') return ' → your edit of the board is kept';
-  if (event.type === 'board_written') return ` → ${event.current === null ? 'no next task' : String(event.current)}`;
+  if (event.type === 'board_written') return ` → ${event.current === null ? 'no next task' : cleanLine(String(event.current))}`;
   return '';
-}
-
-function shortenStart(text: string, width: number): string {
-  const chars = [...text];
-  return chars.length <= width ? text : `…${chars.slice(chars.length - width + 1).join('')}`;
 }
 
 /** Elapsed time as a clock: 0:07, 12:30, 1:02:03. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
+import { cleanLine } from '../util/text.js';
 import { ExitCode, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
 
 /** The end of a run: its kind, exit code and the one line a person reads, with what to do next. */
@@ -51,5 +52,7 @@ export function failedOutcome(error: unknown, file?: string): Outcome {
 
 /** The final line as printed: success on its own, a failure prefixed with the program name (pure). */
 export function outcomeLine(outcome: Outcome): string {
-  return outcome.exitCode === 0 ? outcome.message : `kanban-supervisor: ${outcome.message}`;
+  // The message may quote an agent (a Manager's escalation): no escape sequence reaches the terminal.
+  const message = cleanLine(outcome.message);
+  return outcome.exitCode === 0 ? message : `kanban-supervisor: ${message}`;
 }

@@ -1,35 +1,45 @@
-import { formatDuration } from '../util/duration.js';
 import type { SupervisorEvent } from '../log/events.js';
+import { formatDuration } from '../util/duration.js';
+import { localStamp } from '../util/time.js';
+import { eventLine } from './lines.js';
+import { createStyle } from './style.js';
+import type { Reporter } from './types.js';
 
-/** One human line for an event, or null for events that need none (pure). */
-export function describeEvent(event: SupervisorEvent): string | null {
-  const where = `${event.role ?? ''} · ${event.task ?? ''}`;
-  switch (event.type) {
-    case 'run_started':
-      return `run ${event.run} on ${String(event.board)} (pid ${String(event.pid)})`;
-    case 'step_started':
-      return `step ${event.step} · ${where}`;
-    case 'attempt_started':
-      return (event.attempt ?? 1) > 1 ? `  attempt ${event.attempt}/${String(event.of)} · ${event.role}` : null;
-    case 'attempt_finished':
-      return event.valid
-        ? `  ✓ ${event.role} replied ${String(event.status)} (${formatDuration(Number(event.durationMs))})`
-        : `  ✗ ${event.role} attempt ${event.attempt}: ${String(event.issue ?? event.end)} (${formatDuration(Number(event.durationMs))})`;
-    case 'retry':
-      return `  ↻ retry ${String(event.retry)}/${String(event.maxRetries)} with the exact same inputs`;
-    case 'board_written':
-      return `  → next task: ${event.current === null ? '(none)' : String(event.current)}`;
-    case 'human_edit_kept':
-      return `  ! ${String(event.issue)}`;
-    default:
-      return null;
-  }
+/** Where plain lines go, and the clock. */
+export interface PlainOutput {
+  write: (text: string) => void;
+  now?: () => number;
+  /** A line every this often while an agent runs, so a long attempt is seen alive (0: never). */
+  heartbeatMs?: number;
 }
 
-/** Writes plain, timestamped lines: for pipes, CI and log files (no escape codes). */
-export function plainReporter(write: (text: string) => void): (event: SupervisorEvent) => void {
-  return (event) => {
-    const line = describeEvent(event);
-    if (line) write(`${event.time.slice(11, 19)} ${line}\n`);
+const NO_COLOUR = createStyle(false);
+
+/** Plain, timestamped lines: for pipes, CI and log files (no escape codes, nothing redrawn). */
+export function plainReporter(output: PlainOutput): Reporter {
+  const now = output.now ?? (() => performance.now());
+  const stamp = (event?: SupervisorEvent) => localStamp(event?.time ?? Date.now()).slice(11);
+  let attempt: { role: string; number: number; of: number; start: number } | null = null;
+  let latest: { text: string; at: number } | null = null;
+  const beat = () => {
+    if (!attempt) return;
+    const quiet = latest ? `; last output ${formatDuration(now() - latest.at)} ago: ${latest.text}` : '; no output yet';
+    output.write(`${stamp()}   … ${attempt.role} attempt ${attempt.number}/${attempt.of} running for ${formatDuration(now() - attempt.start)}${quiet}\n`);
+  };
+  const timer = output.heartbeatMs ? setInterval(beat, output.heartbeatMs) : undefined;
+  timer?.unref();
+  return {
+    event: (event) => {
+      if (event.type === 'attempt_started') attempt = { role: String(event.role), number: Number(event.attempt), of: Number(event.of), start: now() };
+      if (event.type === 'attempt_finished') attempt = null;
+      if (event.type === 'attempt_started') latest = null;
+      const line = eventLine(event, NO_COLOUR);
+      if (line) output.write(`${stamp(event)} ${line}\n`);
+    },
+    line: (text) => {
+      latest = { text, at: now() };
+    },
+    close: () => clearInterval(timer),
+    style: NO_COLOUR,
   };
 }

@@ -1,5 +1,11 @@
+import { writeIfOpen } from '../stop.js';
 import { outcomeLine, type Outcome } from './outcome.js';
+import { liveReporter } from './live.js';
+import { plainReporter } from './plain.js';
 import { createStyle, wantsColour, wantsLiveLine } from './style.js';
+
+// Plain output says every five minutes that a long attempt is still running.
+const HEARTBEAT_MS = 5 * 60_000;
 import type { Reporter } from './types.js';
 
 /** How progress is shown: a live line on a terminal, plain lines, JSON events, or nothing but the outcome. */
@@ -21,9 +27,9 @@ export function reporterMode(choice: ReporterChoice): ReporterMode {
   return wantsLiveLine(choice.isTTY, choice.env) ? 'live' : 'plain';
 }
 
-/** The reporter that shows a run's progress on `out` (a TTY stream for the live mode); only its own module is loaded. */
-export async function createReporter(mode: ReporterMode, out: NodeJS.WritableStream & { columns?: number }, options: { colour?: boolean } = {}): Promise<Reporter> {
-  const write = (text: string) => void out.write(text);
+/** The reporter that shows a run's progress on `out` (a TTY stream for the live mode). */
+export function createReporter(mode: ReporterMode, out: NodeJS.WritableStream & { columns?: number }, options: { colour?: boolean; heartbeatMs?: number } = {}): Reporter {
+  const write = (text: string) => writeIfOpen(out, text);
   const style = createStyle(mode === 'live' && options.colour === true);
   const none = { line: () => {}, close: () => {}, style };
   switch (mode) {
@@ -31,22 +37,19 @@ export async function createReporter(mode: ReporterMode, out: NodeJS.WritableStr
       return { ...none, event: (event) => write(`${JSON.stringify(event)}\n`) };
     case 'quiet':
       return { ...none, event: () => {} };
-    case 'live': {
-      const { liveReporter } = await import('./live.js');
+    case 'live':
       // Under `script` or a pty of size 0 the width is unknown: assume the classic 80.
       return liveReporter({ write, style, columns: () => out.columns || 80 });
-    }
-    default: {
-      const { plainReporter } = await import('./plain.js');
-      return { ...none, event: plainReporter(write) };
-    }
+    default:
+      return plainReporter({ write, heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS });
   }
 }
 
 /** Create the reporter for these flags on this process's stdout. */
-export async function reporterFor(flags: { json?: boolean; quiet?: boolean; noColor?: boolean }, stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Promise<{ mode: ReporterMode; reporter: Reporter }> {
+export function reporterFor(flags: { json?: boolean; quiet?: boolean; noColor?: boolean; heartbeatMs?: number }, stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv): { mode: ReporterMode; reporter: Reporter } {
   const mode = reporterMode({ ...flags, isTTY: stdout.isTTY === true, env });
-  return { mode, reporter: await createReporter(mode, stdout, { colour: wantsColour(stdout.isTTY === true, env, flags.noColor === true) }) };
+  const options = { colour: wantsColour(stdout.isTTY === true, env, flags.noColor === true), ...(flags.heartbeatMs !== undefined && { heartbeatMs: flags.heartbeatMs }) };
+  return { mode, reporter: createReporter(mode, stdout, options) };
 }
 
 /**
@@ -55,7 +58,6 @@ export async function reporterFor(flags: { json?: boolean; quiet?: boolean; noCo
  */
 export function printOutcome(outcome: Outcome, mode: ReporterMode, reporter: Reporter, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): void {
   const line = outcomeLine(outcome);
-  if (outcome.exitCode !== 0) streams.stderr.write(`${line}\n`);
-  else if (mode === 'json') streams.stderr.write(`${line}\n`);
-  else streams.stdout.write(`${mode === 'live' ? `${reporter.style.green('✓')} ` : ''}${line}\n`);
+  if (outcome.exitCode !== 0 || mode === 'json') writeIfOpen(streams.stderr, `${line}\n`);
+  else writeIfOpen(streams.stdout, `${mode === 'live' ? `${reporter.style.green('✓')} ` : ''}${line}\n`);
 }

@@ -1,3 +1,5 @@
+import stringWidth from 'string-width';
+
 /** Colours for terminal output; every function returns its text untouched when colour is off. */
 export interface Style {
   green: (text: string) => string;
@@ -30,21 +32,36 @@ export function wantsLiveLine(isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
   return isTTY && !ci && env.TERM !== 'dumb';
 }
 
-// Agents print colours, cursor moves and carriage returns of their own: shown raw
-// inside the status line they would wreck it.
-// eslint-disable-next-line no-control-regex -- matching terminal escapes is the point
-const ESCAPES = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-_])/g;
-// eslint-disable-next-line no-control-regex -- removing control characters is the point
-const CONTROLS = /[\x00-\x1f\x7f-\x9f]/g;
-
-/** An agent's output line made safe for one terminal line: no escapes, no control characters (pure). */
-export function sanitizeLine(line: string): string {
-  return line.replace(ESCAPES, '').replace(CONTROLS, ' ').trim();
+/** How many terminal columns plain text takes (wide characters and emoji count two). */
+export function columnsOf(text: string): number {
+  return stringWidth(text);
 }
 
-/** Cut text to `width` characters, marking the cut with an ellipsis (pure). */
-export function fitWidth(text: string, width: number): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
-  return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
+/** Cut plain text to at most `columns` terminal columns, marking the cut with an ellipsis (pure). */
+export function fitColumns(text: string, columns: number): string {
+  if (stringWidth(text) <= columns) return text;
+  let out = '';
+  let used = 0;
+  for (const { segment } of new Intl.Segmenter().segment(text)) {
+    const width = stringWidth(segment);
+    if (used + width > columns - 1) break;
+    out += segment;
+    used += width;
+  }
+  return columns >= 1 ? `${out}…` : '';
+}
+
+/** Keep the end of plain text within `columns` columns, marking the cut at the start (pure). */
+export function fitColumnsEnd(text: string, columns: number): string {
+  if (stringWidth(text) <= columns) return text;
+  const segments = [...new Intl.Segmenter().segment(text)].map((s) => s.segment);
+  let out = '';
+  let used = 0;
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const width = stringWidth(segments[i] as string);
+    if (used + width > columns - 1) break;
+    out = `${segments[i] as string}${out}`;
+    used += width;
+  }
+  return `…${out}`;
 }

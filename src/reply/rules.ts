@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { resolveInBoard } from '../board/paths.js';
 import { InputError } from '../errors.js';
 import type { Role } from '../role/role.js';
@@ -7,8 +8,10 @@ import { isObject } from './json.js';
 import type { ReplyRules } from './validate.js';
 
 /** The checks a role's replies must pass, including the extra schema its role file names. */
-export function loadReplyRules(boardDir: string, role: Pick<Role, 'file' | 'schema'>, manager: boolean, compiler: SchemaCompiler): ReplyRules {
-  if (!role.schema) return { manager, boardDir };
+export function loadReplyRules(board: { dir: string; file: string }, role: Pick<Role, 'file' | 'schema'>, manager: boolean, compiler: SchemaCompiler): ReplyRules {
+  const boardDir = board.dir;
+  const boardName = path.basename(board.file);
+  if (!role.schema) return { manager, boardDir, boardName };
   const where = resolveInBoard(boardDir, role.schema);
   if (!where.ok) throw new InputError(`${role.file}: schema "${role.schema}" ${where.reason}.`);
   let text: string;
@@ -25,7 +28,7 @@ export function loadReplyRules(boardDir: string, role: Pick<Role, 'file' | 'sche
   }
   if (!isObject(schema)) throw new InputError(`${role.schema}: is not a JSON object. Write a JSON Schema, e.g. {"type": "object"}.`);
   try {
-    return { manager, boardDir, extra: compiler.compile(`${where.absolute}\0${text}`, schema) };
+    return { manager, boardDir, boardName, extra: compiler.compile(`${where.absolute}\0${text}`, schema) };
   } catch (error) {
     throw new InputError(`${role.schema}: is not a valid JSON Schema (${(error as Error).message}). Fix it or remove the schema line in ${role.file}.`);
   }

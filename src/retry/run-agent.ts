@@ -7,7 +7,11 @@ import { InterruptedError, RetriesExhaustedError } from '../errors.js';
 import { appendEntry } from '../log/supervisor-log.js';
 import { judgeAttempt } from '../reply/judge.js';
 import { expectedReply } from '../schemas.js';
+import { shorten } from '../util/text.js';
 import type { Settings } from '../settings.js';
+
+// Events carry the start of each reply's message (the reply itself goes to the Manager whole).
+const MESSAGE_CHARS = 500;
 
 /** One agent run of a step: a role's agent on its inputs, retried until it replies in the right format. */
 export interface AgentRun {
@@ -47,11 +51,14 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
       stdoutBytes: result.stdoutBytes,
       valid: judgement?.valid ?? false,
       ...(judgement && !judgement.valid && { issue: judgement.issue }),
-      ...(judgement?.valid && { via: judgement.via, status: judgement.reply.status }),
+      ...(judgement?.valid && { via: judgement.via, status: judgement.reply.status, message: shorten(String(judgement.reply.message), MESSAGE_CHARS) }),
       ...(written.out && { stdoutFile: written.out }),
       ...(written.err && { stderrFile: written.err }),
       ...((files.out.error ?? files.err.error) && { logError: files.out.error ?? files.err.error }),
     });
+    // A link planted at a log's name is refused, never written through, and ends the run.
+    const refusal = files.out.refusal ?? files.err.refusal;
+    if (refusal) throw refusal;
     // The stop's reason is the error to end with (a signal, or a lost lock).
     if (!judgement) throw (ctx.stop.interrupt.reason as Error | undefined) ?? new InterruptedError(`Interrupted: ${invocation.role} was stopped.`, 'SIGINT');
     if (judgement.valid) return judgement.reply;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Problem } from '../board/read.js';
 import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from '../agent/invocation.js';
 import { SupervisorError } from '../errors.js';
@@ -29,7 +30,7 @@ export function checkRole(boardDir: string, name: string, sample: AgentInputs, e
   }
   if (role.schema !== undefined) {
     try {
-      loadReplyRules(boardDir, role, name === 'Manager', compiler);
+      loadReplyRules({ dir: boardDir, file: path.join(boardDir, 'kanban.yaml') }, role, name === 'Manager', compiler);
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
       problems.push({ file: role.file, line: role.lineOf('/schema'), message: error.message.replace(`${role.file}: `, '') });

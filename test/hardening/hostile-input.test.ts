@@ -62,8 +62,8 @@ describe('hostile input', () => {
   });
 
   it.each([
-    ['current', 'current: "tasks/001.md\\0"\ntasks: [tasks/001.md]\n', /\/current "tasks\/001\.md\0" contains a NUL byte/],
-    ['a task path', 'current: tasks/001.md\ntasks: [tasks/001.md, "tasks/002.md\\0.sh"]\n', /\/tasks\/1 "tasks\/002\.md\0\.sh" contains a NUL byte/],
+    ['current', 'current: "tasks/001.md\\0"\ntasks: [tasks/001.md]\n', /\/current "tasks\/001\.md\\u0000" contains a NUL byte/],
+    ['a task path', 'current: tasks/001.md\ntasks: [tasks/001.md, "tasks/002.md\\0.sh"]\n', /\/tasks\/1 "tasks\/002\.md\\u0000\.sh" contains a NUL byte/],
   ])('refuses a NUL byte in %s of kanban.yaml with exit 2', async (_, board, message) => {
     const { dir } = boardInRoot({ 'kanban.yaml': board });
     await expectRefused(dir, 2, message);

@@ -1,0 +1,57 @@
+import type { SupervisorEvent } from '../log/events.js';
+import { formatDuration } from '../util/duration.js';
+import { cleanLine, shorten } from '../util/text.js';
+import type { Style } from './style.js';
+
+// A reply's message is shown in full in the event log; on a line, its start.
+const MESSAGE_CHARS = 160;
+
+/** The mark of a reply status: ok in green, blocked and escalate in yellow, error in red — never a green ✓ for anything but ok. */
+export function statusMark(status: unknown, style: Style): string {
+  switch (status) {
+    case 'ok':
+      return style.green('✓');
+    case 'blocked':
+      return style.yellow('⊘');
+    case 'escalate':
+      return style.yellow('⚑');
+    default:
+      return style.red('✗');
+  }
+}
+
+/** `status: message start`, agent text cleaned for a terminal. */
+export function replyText(status: unknown, message: unknown): string {
+  const said = typeof message === 'string' ? cleanLine(message) : '';
+  return `${cleanLine(String(status))}${said ? `: ${shorten(said, MESSAGE_CHARS)}` : ''}`;
+}
+
+/**
+ * The line an event adds to a run's output, or null for events that add none (pure). Used by
+ * both the plain lines and the live terminal; every agent- or board-supplied text is cleaned.
+ */
+export function eventLine(event: SupervisorEvent, style: Style): string | null {
+  const role = cleanLine(String(event.role ?? ''));
+  const task = cleanLine(String(event.task ?? ''));
+  const took = typeof event.durationMs === 'number' ? ` ${style.dim(`(${formatDuration(event.durationMs)})`)}` : '';
+  switch (event.type) {
+    case 'attempt_finished':
+      if (event.valid) return `  ${statusMark(event.status, style)} ${role} replied ${replyText(event.status, event.message)}${took}`;
+      return `  ${style.red('✗')} ${role} attempt ${String(event.attempt)}/${String(event.of ?? '?')}: ${cleanLine(String(event.issue ?? event.end))}${took}`;
+    case 'retry':
+      return `  ${style.yellow('↻')} retry ${String(event.retry)}/${String(event.maxRetries)} with the exact same inputs`;
+    case 'board_written':
+      return `  → next task: ${event.current === null ? '(none)' : cleanLine(String(event.current))}`;
+    case 'human_edit_kept':
+      return `  ${style.yellow('!')} ${cleanLine(String(event.issue))}`;
+    default:
+      return step(event, role, task);
+  }
+}
+
+function step(event: SupervisorEvent, role: string, task: string): string | null {
+  if (event.type === 'step_started') return `step ${String(event.step)} · ${role} · ${task}`;
+  if (event.type === 'attempt_started' && (event.attempt ?? 1) > 1) return `  attempt ${String(event.attempt)}/${String(event.of)} · ${role}`;
+  if (event.type === 'run_started') return `run ${event.run} on ${cleanLine(String(event.board))} (pid ${String(event.pid)})`;
+  return null;
+}
