@@ -13,7 +13,7 @@ import { fromEpoch, parseResetText } from './reset-time.js';
 // Not a limit any wait lifts: usage switched off, or money needed. A person must act.
 const ACCOUNT = /usage allocation has been disabled|disabled for your org|seat type doesn't include|out of usage credits|org is out of usage|credit balance is too low|usage credits are required/i;
 const LOGIN = /not logged in|please run \/login|invalid api key|fix external api key|oauth token (?:has expired|has been revoked)|authentication_error|invalid bearer token/i;
-const LIMIT = /usage limit reached|hit your (?:[\w' ]+ )?limit|rate limit/i;
+const LIMIT = /usage limit reached|hit your (?:[\w'’ ]+ )?limit|rate limit/i;
 // Claude Code says so itself when a 429 is the service shedding load, not the account's limit.
 const NOT_A_LIMIT = /not your usage limit/i;
 const SERVICE = /overloaded|\b5\d\d\b|server-side issue|request timed out|unable to connect to api|connection (?:refused|error|reset)|fetch failed|socket hang up|econn\w+|etimedout|network/i;

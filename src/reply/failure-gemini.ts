@@ -23,7 +23,7 @@ export function geminiFailure(attempt: FailedAttempt, context: FailureContext): 
   // A finished run, or a json envelope with a response: the agent's own answer, however invalid.
   if (stringField(result, 'status') === 'success' || events.some((e) => typeof e.response === 'string')) return { kind: 'invalid' };
   const closing = stderrEnvelope(attempt.stderr);
-  const errorType = stringField(result?.error, 'type') ?? stringField(closing, 'type') ?? /^(\w*QuotaError):/m.exec(attempt.stderr)?.[1] ?? '';
+  const errorType = stringField(result?.error, 'type') ?? stringField(closing, 'type') ?? /\b(\w*QuotaError): /.exec(attempt.stderr)?.[1] ?? '';
   const message = stringField(result?.error, 'message') ?? stringField(closing, 'message') ?? stderrMessage(attempt.stderr);
   const status = numberField(closing, 'code') ?? Number(/^\s*status: (\d{3})\s*$/m.exec(attempt.stderr)?.[1] ?? NaN);
   const detail = firstLine(apiMessage(message)) || `exit code ${attempt.exitCode}`;
