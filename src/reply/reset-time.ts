@@ -17,9 +17,11 @@ const MINUTE = 60_000;
 // The CLIs print reset times cut to the minute ("7:12pm" for 19:12:53), so the reset is only
 // certain at the end of the minute shown: waking earlier would hit the limit again.
 const SHOWN_MINUTE = MINUTE;
-// A clock time without a date is the next one after now, allowing for the time between the
-// CLI printing it and this reading (a time a little in the past is a reset that has passed).
-const CLOCK_SLACK = 10 * MINUTE;
+// A clock time without a date is the next one after now, allowing for the moments between the
+// CLI printing it and this reading: a time up to a minute (plus the minute shown) in the past is
+// a reset that has just passed. The price: a reset shown as a bare clock time 23h58m–24h ahead
+// reads as just passed (Claude Code shows a date only beyond 24 h).
+const CLOCK_SLACK = MINUTE;
 
 const DURATION_PART = String.raw`(\d+(?:\.\d+)?)\s*(ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)(?![a-z]),?\s*(?:and\s+)?`;
 
@@ -82,8 +84,10 @@ function offsetAt(instant: number, timeZone: string): number {
  */
 export function instantOf(wall: WallTime, timeZone: string): Date {
   const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute);
-  // The zone's offsets half a day either side cover any one DST change near the reading.
-  const candidates = [offsetAt(asUtc - 43_200_000, timeZone), offsetAt(asUtc + 43_200_000, timeZone)].map((offset) => asUtc - offset);
+  // The instant lies within UTC−12…UTC+14 of the reading; the zone's offsets found every 6 hours
+  // across a day and a half either side include any DST change near it.
+  const offsets = new Set(Array.from({ length: 13 }, (_, i) => offsetAt(asUtc + (i - 6) * 21_600_000, timeZone)));
+  const candidates = [...offsets].map((offset) => asUtc - offset);
   const exact = candidates.filter((instant) => {
     const seen = wallTimeOf(new Date(instant), timeZone);
     return seen.year === wall.year && seen.month === wall.month && seen.day === wall.day && seen.hour === wall.hour && seen.minute === wall.minute;
