@@ -58,11 +58,16 @@ const codex: Wrapper = {
   },
 };
 
-/** Gemini CLI `-p -o json`: one (pretty-printed) object whose `response` holds the final text. */
+/**
+ * Gemini CLI `-p -o json`: one (pretty-printed) object whose `response` holds the final text; or
+ * `-o stream-json`: JSONL from an `init` event to a `result` event, the model's text arriving in
+ * `message` deltas.
+ */
 const gemini: Wrapper = {
   name: 'gemini',
   unwrap(out) {
     const whole = out.whole;
+    if (!isObject(whole)) return geminiStream(out.lines);
     // A reply of our own format that happens to have a `response` field is not an envelope.
     if (!isObject(whole) || 'status' in whole || !('response' in whole || ('error' in whole && 'stats' in whole) || ('session_id' in whole && 'stats' in whole))) return null;
     if (isObject(whole.error)) return { error: `reported an error in its Gemini CLI envelope: ${String(whole.error.message ?? '').slice(0, 300)}` };
@@ -70,6 +75,17 @@ const gemini: Wrapper = {
     return null;
   },
 };
+
+function geminiStream(events: Record<string, unknown>[] | null): Unwrapped | null {
+  if (!events || !events.some((e) => e.type === 'init' && 'session_id' in e)) return null;
+  const result = events.findLast((e) => e.type === 'result');
+  if (isObject(result?.error)) return { error: `reported an error in its Gemini CLI event stream: ${String(result.error.message ?? '').slice(0, 300)}` };
+  // The final message: the assistant's deltas after the last tool call.
+  const lastTool = events.findLastIndex((e) => e.type === 'tool_use' || e.type === 'tool_result');
+  const parts = events.slice(lastTool + 1).filter((e) => e.type === 'message' && e.role === 'assistant' && typeof e.content === 'string');
+  if (parts.length === 0) return { error: 'finished its Gemini CLI event stream without a model message' };
+  return { text: parts.map((e) => e.content as string).join('') };
+}
 
 /** The known wrappers, in the order `output: auto` tries them. */
 export const WRAPPERS: readonly Wrapper[] = [claude, codex, gemini];

@@ -27,16 +27,35 @@ export function installedVersion(agent: AgentCli): string {
   return wanted;
 }
 
+/** How agentEnv logs a CLI in, and whether the CLI may retry failed model requests itself. */
+export interface AgentEnvOptions {
+  /** false: no API key, as for a CLI nobody has logged in to. */
+  key?: boolean;
+  /**
+   * Claude Code only: log in as a claude.ai plan (CLAUDE_CODE_OAUTH_TOKEN) instead of with an API
+   * key. Only then does it read the fake server's plan-limit headers, word a 429 as "You've hit your
+   * … limit · resets …", print rate_limit_event lines, and not retry the 429 itself.
+   */
+  subscription?: boolean;
+  /**
+   * false: the CLI gives up on the first failed model request (CLAUDE_CODE_MAX_RETRIES=0; Codex
+   * request_max_retries and stream_max_retries 0; Gemini general.maxAttempts 1), so a failure mode
+   * of the fake server reaches the supervisor at once instead of after the CLI's own back-off
+   * (up to minutes; test/fixtures/recorded/NOTES.md).
+   */
+  ownRetries?: boolean;
+}
+
 /**
  * A clean environment (nothing inherited) that points one agent CLI at the fake model server,
  * with a fresh HOME holding the config it needs to stay offline (see test/fixtures/recorded/NOTES.md).
- * `key: false` leaves out the API key, as for a CLI nobody has logged in to.
  */
-export function agentEnv(agent: AgentCli, url: string, options: { key?: boolean } = {}): Record<string, string> {
+export function agentEnv(agent: AgentCli, url: string, options: AgentEnvOptions = {}): Record<string, string> {
   const home = tempDir('ks-home-');
   const tmp = path.join(home, 'tmp');
   mkdirSync(tmp);
   const key = options.key ?? true;
+  const retries = options.ownRetries ?? true;
   const env: Record<string, string> = {
     PATH: [CLI_BIN, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter),
     HOME: home,
@@ -48,7 +67,9 @@ export function agentEnv(agent: AgentCli, url: string, options: { key?: boolean 
   if (agent === 'claude') {
     // Turns off the auto-updater, telemetry and error reporting: no traffic beyond the server.
     Object.assign(env, { ANTHROPIC_BASE_URL: url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' });
-    if (key) env.ANTHROPIC_API_KEY = 'sk-fake';
+    if (!retries) env.CLAUDE_CODE_MAX_RETRIES = '0';
+    if (key && options.subscription) env.CLAUDE_CODE_OAUTH_TOKEN = 'sk-ant-oat01-fake';
+    else if (key) env.ANTHROPIC_API_KEY = 'sk-fake';
   } else if (agent === 'codex') {
     // A custom provider, because only it can turn off the WebSocket transport (6 s of retries first).
     mkdirSync(path.join(home, '.codex'));
@@ -69,6 +90,7 @@ export function agentEnv(agent: AgentCli, url: string, options: { key?: boolean 
         'env_key = "OPENAI_API_KEY"',
         'wire_api = "responses"',
         'supports_websockets = false',
+        ...(retries ? [] : ['request_max_retries = 0', 'stream_max_retries = 0']),
         '',
       ].join('\n'),
     );
@@ -81,7 +103,7 @@ export function agentEnv(agent: AgentCli, url: string, options: { key?: boolean 
       path.join(home, '.gemini', 'settings.json'),
       JSON.stringify({
         security: { auth: { selectedType: 'gemini-api-key' } },
-        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, ...(!retries && { maxAttempts: 1 }) },
         privacy: { usageStatisticsEnabled: false },
         telemetry: { enabled: false },
       }),

@@ -16,6 +16,17 @@ const REPLIES: Array<[file: string, cli: string]> = [
   ['codex.jsonl', 'codex'],
   ['codex-unknown-model.jsonl', 'codex'],
   ['gemini.json', 'gemini'],
+  // The streaming presets (--output-format stream-json --verbose; -o stream-json) and usage figures.
+  ['claude-reply.stream.jsonl', 'claude'],
+  ['codex-reply.jsonl', 'codex'],
+  ['gemini-reply.json', 'gemini'],
+  ['gemini-reply.stream.jsonl', 'gemini'],
+];
+// A run whose first turn wrote hello.txt with the CLI's own file tool, then replied.
+const AFTER_TOOL: Array<[file: string, cli: string]> = [
+  ['claude-tool.stream.jsonl', 'claude'],
+  ['codex-tool.jsonl', 'codex'],
+  ['gemini-tool.stream.jsonl', 'gemini'],
 ];
 const PROSE: Array<[file: string, cli: string]> = [
   ['claude-prose.json', 'claude'],
@@ -26,8 +37,12 @@ const ERRORS: Array<[file: string, cli: string, issue: RegExp]> = [
   ['claude-timeout.json', 'claude', /^reported an error in its Claude Code envelope: Request timed out$/],
   ['claude-not-logged-in.json', 'claude', /^reported an error in its Claude Code envelope: Not logged in · Please run \/login$/],
   ['codex-not-logged-in.jsonl', 'codex', /^reported an error in its Codex event stream: Missing environment variable: `OPENAI_API_KEY`\.$/],
+  ['claude-429-reset.stream.jsonl', 'claude', /^reported an error in its Claude Code envelope: You've hit your session limit · resets \d+:\d\dpm \(Europe\/Vilnius\)$/],
+  ['codex-429-reset.jsonl', 'codex', /^reported an error in its Codex event stream: You’ve hit your usage limit\. Try again at \d+:\d\d PM\.$/],
+  ['gemini-429-reset.stream.jsonl', 'gemini', /^reported an error in its Gemini CLI event stream: \[API Error: You have exhausted your capacity on this model\. Your quota will reset after 5s\.\]/],
+  ['gemini-401.stream.jsonl', 'gemini', /^reported an error in its Gemini CLI event stream: \[API Error: \{"error":\{"code":400,"message":"API key not valid/],
 ];
-const ALL = [...REPLIES, ...PROSE, ...ERRORS.map(([file, cli]) => [file, cli] as [string, string])];
+const ALL = [...REPLIES, ...AFTER_TOOL, ...PROSE, ...ERRORS.map(([file, cli]) => [file, cli] as [string, string])];
 
 describe('agent CLI wrappers on recorded real output', () => {
   it.each(REPLIES)('%s: output auto finds the reply in the model text the %s wrapper unwraps', (file, cli) => {
@@ -35,6 +50,10 @@ describe('agent CLI wrappers on recorded real output', () => {
     expect(WRAPPERS.find((w) => w.name === cli)?.unwrap(new ParsedOutput(stdout))).toEqual({ text: DEFAULT_REPLY_TEXT });
     expect(extractReply(stdout)).toEqual({ found: true, reply: DEFAULT_REPLY, via: `${cli} > fenced` });
     expect(extractReply(stdout, cli as 'claude')).toEqual({ found: true, reply: DEFAULT_REPLY, via: `${cli} > fenced` });
+  });
+
+  it.each(AFTER_TOOL)('%s: the %s wrapper takes the text after the tool call', (file, cli) => {
+    expect(extractReply(recorded(file))).toEqual({ found: true, reply: { status: 'ok', message: 'wrote hello.txt' }, via: `${cli} > fenced` });
   });
 
   it.each(PROSE)('%s: prose from the model is no reply, and the issue says where it looked', (file, cli) => {
@@ -63,6 +82,14 @@ describe('agent CLI wrappers on recorded real output', () => {
   it('reads the verbose Claude Code messages printed one per line (stream-json) like the array', () => {
     const lines = (JSON.parse(recorded('claude-verbose.json')) as unknown[]).map((m) => JSON.stringify(m)).join('\n');
     expect(extractReply(`${lines}\n`)).toEqual({ found: true, reply: DEFAULT_REPLY, via: 'claude > fenced' });
+  });
+
+  it('joins the text a Gemini CLI stream sends in deltas, and ignores the text before its last tool call', () => {
+    const stream = recorded('gemini-tool.stream.jsonl').trim().split('\n');
+    const early = JSON.stringify({ type: 'message', role: 'assistant', content: '{"status":"error","message":"draft"}', delta: true });
+    expect(extractReply([stream[0], stream[1], early, ...stream.slice(2)].join('\n'))).toEqual({ found: true, reply: { status: 'ok', message: 'wrote hello.txt' }, via: 'gemini > fenced' });
+    const noText = stream.filter((line) => !line.includes('"role":"assistant"')).join('\n');
+    expect(extractReply(noText)).toEqual({ found: false, issue: 'finished its Gemini CLI event stream without a model message' });
   });
 
   it('takes the last agent message of a Codex stream when the model spoke more than once', () => {
