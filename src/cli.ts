@@ -12,6 +12,7 @@ const FLAGS: Record<string, Options> = {
   run: {
     'max-retries': { type: 'string' },
     'max-steps': { type: 'string' },
+    'max-cost': { type: 'string' },
     timeout: { type: 'string' },
     once: { type: 'boolean' },
     'dry-run': { type: 'boolean' },

@@ -3,6 +3,7 @@ import type { EventLog } from './log/events.js';
 import type { OutputStore } from './log/output-store.js';
 import type { SchemaCompiler } from './schemas.js';
 import type { SettingsFlags } from './settings.js';
+import type { Spend } from './spend.js';
 
 /** How a run is told to stop: the first Ctrl-C (or a lost lock) asks, the second insists. */
 export interface StopSignals {
@@ -41,6 +42,10 @@ export interface RunContext {
   clock: Clock;
   /** Called with the running agent's latest non-blank output line (the live status line shows it). */
   onLine?: (line: string) => void;
+  /** What the run's attempts spent so far, against its budget. */
+  spend: Spend;
+  /** How long this run waited for usage limits so far, and how many waits had no reset time. */
+  limits: { waitedMs: number; fallbacks: number };
 }
 
 /** The real clock. */

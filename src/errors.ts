@@ -10,7 +10,7 @@ export const ExitCode = {
   badInput: 2,
   retriesExhausted: 3,
   haltedForHuman: 4,
-  maxSteps: 5,
+  guard: 5,
   /** A usage limit whose reset is further off than supervisor.max_limit_wait (sysexits EX_UNAVAILABLE). */
   limitWait: 69,
   /** The board folder cannot be written: read-only, no permission, disk full, a planted symlink (EX_CANTCREAT). */
@@ -55,10 +55,10 @@ export class HaltedForHumanError extends SupervisorError {
   }
 }
 
-/** The loop guard stopped a board that kept going round (exit 5). */
-export class MaxStepsError extends SupervisorError {
+/** A loop guard (max_steps, max_same_task) or a budget (max_cost_usd, max_tokens) stopped the run (exit 5). */
+export class GuardError extends SupervisorError {
   constructor(message: string) {
-    super(message, ExitCode.maxSteps);
+    super(message, ExitCode.guard);
   }
 }
 
@@ -120,7 +120,7 @@ export type OutcomeKind =
   | 'once'
   | 'halted_for_human'
   | 'retries_exhausted'
-  | 'max_steps'
+  | 'guard_stop'
   | 'limit_wait'
   | 'unwritable'
   | 'output_closed'
@@ -134,7 +134,7 @@ const KIND_BY_CODE: Record<number, OutcomeKind> = {
   [ExitCode.badInput]: 'bad_input',
   [ExitCode.retriesExhausted]: 'retries_exhausted',
   [ExitCode.haltedForHuman]: 'halted_for_human',
-  [ExitCode.maxSteps]: 'max_steps',
+  [ExitCode.guard]: 'guard_stop',
   [ExitCode.limitWait]: 'limit_wait',
   [ExitCode.unwritable]: 'unwritable',
   [ExitCode.outputClosed]: 'output_closed',

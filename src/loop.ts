@@ -1,6 +1,6 @@
 import { readBoard } from './board/read.js';
 import { throwIfStopped, type RunContext } from './context.js';
-import { HaltedForHumanError, MaxStepsError, outcomeKind, RetriesExhaustedError, SupervisorError } from './errors.js';
+import { HaltedForHumanError, GuardError, outcomeKind, RetriesExhaustedError, SupervisorError } from './errors.js';
 import { resolveSettings } from './settings.js';
 import { runStep } from './step.js';
 
@@ -26,12 +26,12 @@ export async function superviseBoard(ctx: RunContext): Promise<LoopResult> {
         return { steps, reason: 'done' };
       }
       const settings = resolveSettings(board.settings, ctx.flags);
-      if (steps >= settings.maxSteps) throw new MaxStepsError(`Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`);
+      if (steps >= settings.maxSteps) throw new GuardError(`Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`);
       steps++;
       const { reply, answer, next } = await runStep(ctx, board, settings, steps);
       if (answer.status !== 'ok') throw new HaltedForHumanError(`The Manager halted for a person (status ${String(answer.status)}) after ${board.current}: ${String(answer.message)}`);
       sameTask = next === board.current && reply.status === 'ok' ? sameTask + 1 : 0;
-      if (sameTask >= settings.maxSameTask) throw new MaxStepsError(`The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`);
+      if (sameTask >= settings.maxSameTask) throw new GuardError(`The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`);
       if (ctx.flags.once) return { steps, reason: 'once' };
     }
   } catch (error) {

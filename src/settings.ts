@@ -10,6 +10,8 @@ export interface SettingsFlags {
   maxSteps?: number;
   /** Default agent timeout (`--timeout`), replacing `supervisor.timeout`; a role's own `timeout:` still wins. */
   timeoutMs?: number;
+  /** `--max-cost USD`, replacing `supervisor.max_cost_usd`. */
+  maxCostUsd?: number;
 }
 
 /** The settings in force for one step. */
@@ -21,6 +23,15 @@ export interface Settings {
   idleTimeoutMs: number | null;
   killGraceMs: number;
   retention: Retention;
+  /** Budgets: the run stops (exit 5) after the attempt that reaches one. */
+  maxCostUsd: number | null;
+  maxTokens: number | null;
+  /** Usage limits: the longest wait in all, and the first wait when no reset time is given. */
+  maxLimitWaitMs: number;
+  limitWaitMs: number;
+  /** Transient service errors: how many re-runs, and the first backoff. */
+  transientRetries: number;
+  transientBackoffMs: number;
 }
 
 /** Defaults of SPEC §1 and §5, and of the retention limits. */
@@ -32,6 +43,12 @@ export const DEFAULTS: Settings = {
   idleTimeoutMs: null,
   killGraceMs: 5_000,
   retention: { runs: 20, bytes: 1024 ** 3, attempts: 10_000 },
+  maxCostUsd: null,
+  maxTokens: null,
+  maxLimitWaitMs: 6 * 3_600_000,
+  limitWaitMs: 5 * 60_000,
+  transientRetries: 5,
+  transientBackoffMs: 30_000,
 };
 
 /** Flags over board settings over defaults (pure). A malformed duration or size is an InputError naming the key. */
@@ -50,6 +67,12 @@ export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Set
       bytes: parsed(board.keep_bytes, 'keep_bytes', parseSize, 'a size like 500MB or 2GiB') ?? DEFAULTS.retention.bytes,
       attempts: number('keep_attempts') ?? DEFAULTS.retention.attempts,
     },
+    maxCostUsd: flags.maxCostUsd ?? number('max_cost_usd') ?? DEFAULTS.maxCostUsd,
+    maxTokens: number('max_tokens') ?? DEFAULTS.maxTokens,
+    maxLimitWaitMs: duration('max_limit_wait') ?? DEFAULTS.maxLimitWaitMs,
+    limitWaitMs: duration('limit_wait') ?? DEFAULTS.limitWaitMs,
+    transientRetries: number('transient_retries') ?? DEFAULTS.transientRetries,
+    transientBackoffMs: duration('transient_backoff') ?? DEFAULTS.transientBackoffMs,
   };
 }
 

@@ -7,6 +7,8 @@ import { readBoard, readFailure } from './board/read.js';
 import { systemClock, type Clock, type RunContext } from './context.js';
 import { InputError } from './errors.js';
 import { Stopper } from './stop.js';
+import { Spend } from './spend.js';
+import { resumeKnownWait } from './retry/not-format.js';
 import { EventLog, type EventListener } from './log/events.js';
 import { OutputStore } from './log/output-store.js';
 import { acquireBoardLock } from './lock/lock.js';
@@ -75,10 +77,12 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
       schemas: createSchemaCompiler(),
       stop: stopper.signals,
       clock,
+      spend: new Spend(),
+      limits: { waitedMs: 0, fallbacks: 0 },
       ...(options.onLine && { onLine: options.onLine }),
     };
     events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
-    const result = await superviseBoard(ctx).catch((error: unknown) => {
+    const result = await resumeKnownWait(ctx, settings).then(() => superviseBoard(ctx)).catch((error: unknown) => {
       // Whatever was underway, a stop (a signal, a lost lock, closed output) is what the person must hear about.
       throw stopper.reason ?? error;
     });

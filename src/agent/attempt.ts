@@ -1,19 +1,22 @@
 import { execa } from 'execa';
 import type { RunContext } from '../context.js';
 import type { AttemptOutput } from '../log/output-store.js';
+import { activityOf } from '../reply/activity.js';
+import { failureInLine, knownCli, type Failure } from '../reply/failure.js';
+import { readProcInfo } from '../util/proc-stat.js';
+import { cleanLine } from '../util/text.js';
 import { startProblem } from './command.js';
-import { groupKiller } from './group-kill.js';
+import { groupKiller, type GroupKiller } from './group-kill.js';
 import { idleTimeout } from './idle-timeout.js';
 import { onStop } from './interrupt.js';
 import type { Invocation } from './invocation.js';
 import { stopLeftovers } from './leftovers.js';
-import { collectOutput } from './output.js';
+import { collectOutput, type LineWatch } from './output.js';
 import { recordAgent } from './record.js';
-import { readProcInfo } from '../util/proc-stat.js';
 import { wallTimeout } from './wall-timeout.js';
 
-/** How an attempt ended. Only `exited` can carry a reply; the others are invalid output or an interrupt. */
-export type AttemptEnd = 'exited' | 'timeout' | 'idle-timeout' | 'interrupted' | 'spawn-failed';
+/** How an attempt ended. Only `exited` can carry a reply; `gave-up`: its output showed a failure it would not recover from. */
+export type AttemptEnd = 'exited' | 'timeout' | 'idle-timeout' | 'gave-up' | 'interrupted' | 'spawn-failed';
 
 /** What one run of an agent produced. */
 export interface AttemptResult {
@@ -30,6 +33,8 @@ export interface AttemptResult {
   stderrTail: string;
   durationMs: number;
   spawnError?: string;
+  /** What the agent's output showed when it was stopped early (`gave-up`). */
+  failure?: Failure;
 }
 
 /** Runs one attempt of an agent; the real one spawns a process, tests of the loop pass their own. */
@@ -37,10 +42,11 @@ export type RunAttempt = (invocation: Invocation, output: AttemptOutput, ctx: Pi
 
 /**
  * Run one attempt of an agent in a process group of its own (SPEC §5; the lifecycle is in
- * README.md here). Its policies — wall timeout, idle timeout, interrupt — each end it through
- * the group kill: SIGTERM, then SIGKILL after the grace period. It is judged when the agent
- * exits: the timers stop, the output left in the pipes is read, and whatever it left running
- * is stopped, not waited for. A command the system refuses for good throws an InputError.
+ * README.md here). Its policies — wall timeout, idle timeout, interrupt, a failure its output
+ * shows — each end it through the group kill: SIGTERM, then SIGKILL after the grace period. It
+ * is judged when the agent exits: the timers stop, the output left in the pipes is read, and
+ * everything it started is stopped, not waited for. A command the system refuses for good
+ * throws an InputError.
  */
 export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   const started = performance.now();
@@ -57,7 +63,18 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     encoding: 'buffer',
   });
   const pid = subprocess.pid;
-  const collected = collectOutput(subprocess, output, ctx.onLine);
+  let end: AttemptEnd = 'exited';
+  let failure: Failure | undefined;
+  // The group exists once the agent does; a policy may fire before (never in practice).
+  const group: { killer?: GroupKiller } = {};
+  const stop = (why: AttemptEnd) => {
+    if (end === 'exited') end = why;
+    group.killer?.terminate();
+  };
+  const collected = collectOutput(subprocess, output, watchLines(invocation, ctx.onLine, (seen) => {
+    failure ??= seen;
+    stop('gave-up');
+  }));
   const result = (fields: Pick<AttemptResult, 'end' | 'exitCode' | 'signal' | 'killedWith'> & { spawnError?: string }): AttemptResult => ({
     ...fields,
     stdout: collected.stdout.text(),
@@ -65,6 +82,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     stdoutBytes: collected.stdout.total,
     stderrTail: collected.stderr.text(),
     durationMs: Math.round(performance.now() - started),
+    ...(failure && { failure }),
   });
   if (pid === undefined) {
     record.remove();
@@ -75,13 +93,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   }
   record.started(pid);
   const since = readProcInfo(pid)?.startTicks;
-
-  let end: AttemptEnd = 'exited';
-  const killer = groupKiller(pid, invocation.killGraceMs);
-  const stop = (why: AttemptEnd) => {
-    if (end === 'exited') end = why;
-    killer.terminate();
-  };
+  const killer = (group.killer = groupKiller(pid, invocation.killGraceMs));
   const policies = [
     wallTimeout(invocation.timeoutMs, () => stop('timeout')),
     idleTimeout(invocation.idleTimeoutMs, () => performance.now() - collected.lastOutputAt(), () => stop('idle-timeout')),
@@ -104,3 +116,24 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   output.err.close();
   return result({ end, exitCode, signal, killedWith: leftovers === 'SIGKILL' ? 'SIGKILL' : (killer.killedWith ?? leftovers) });
 };
+
+// The status line shows what the agent is doing (a streaming CLI's text or tool call, not raw
+// JSON); a CLI whose output shows it will not recover (Codex retrying a rejected login) gives up.
+function watchLines(invocation: Invocation, onLine: ((line: string) => void) | undefined, onFailure: (failure: Failure) => void): LineWatch {
+  const command = [invocation.file, ...invocation.args];
+  const watch: LineWatch = {};
+  if (onLine) {
+    watch.latest = (line, stream) => {
+      const shown = stream === 'stdout' ? activityOf(line, invocation.cwd) : line;
+      const clean = shown === undefined ? '' : cleanLine(shown);
+      if (clean) onLine(clean);
+    };
+  }
+  if (knownCli(command) === 'codex') {
+    watch.stdoutLine = (line) => {
+      const failure = failureInLine(line, command);
+      if (failure) onFailure(failure);
+    };
+  }
+  return watch;
+}

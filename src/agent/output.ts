@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { AttemptOutput } from '../log/output-store.js';
-import { Tail, lastLine } from './tail.js';
+import { LineSplitter } from './lines.js';
+import { Tail } from './tail.js';
 
 // Enough to hold any sensible reply (and a CLI's result envelope) after megabytes of chatter.
 const STDOUT_TAIL_BYTES = 4 * 1024 * 1024;
@@ -18,24 +19,40 @@ export interface Collected {
   destroy: () => void;
 }
 
+/** Who watches an agent's lines while it runs. */
+export interface LineWatch {
+  /** The last complete line of each chunk, per stream: what a status line shows. */
+  latest?: (line: string, stream: 'stdout' | 'stderr') => void;
+  /** Every complete stdout line (a CLI's event stream may show a failure early). */
+  stdoutLine?: (line: string) => void;
+}
+
 /**
- * Read an agent's stdout and stderr to the end: every byte to its attempt file, the end
- * of each kept in memory, the latest line to `onLine`. The pipes are never paused for the
+ * Read an agent's stdout and stderr to the end: every byte to its attempt file, the end of
+ * each kept in memory, complete lines to the watchers. The pipes are never paused for the
  * files, so an agent never blocks on a disk that is slow or full.
  */
-export function collectOutput(streams: { stdout: Readable | null; stderr: Readable | null }, output: AttemptOutput, onLine?: (line: string) => void): Collected {
+export function collectOutput(streams: { stdout: Readable | null; stderr: Readable | null }, output: AttemptOutput, watch: LineWatch = {}): Collected {
   const stdout = new Tail(STDOUT_TAIL_BYTES);
   const stderr = new Tail(STDERR_TAIL_BYTES);
   let last = performance.now();
-  const read = (stream: Readable | null, tail: Tail, file: AttemptOutput['out']) =>
+  const read = (stream: Readable | null, tail: Tail, file: AttemptOutput['out'], name: 'stdout' | 'stderr') =>
     new Promise<void>((resolve) => {
       if (!stream) return resolve();
+      const splitter = watch.latest || (name === 'stdout' && watch.stdoutLine) ? new LineSplitter() : undefined;
       stream.on('data', (chunk: Buffer) => {
         tail.push(chunk);
         file.write(chunk);
         last = performance.now();
-        const line = onLine && lastLine(chunk);
-        if (line) onLine?.(line);
+        let latest: string | undefined;
+        if (name === 'stdout' && watch.stdoutLine) {
+          const lines = splitter?.push(chunk) ?? [];
+          for (const line of lines) watch.stdoutLine(line);
+          latest = lines.findLast((line) => line.trim() !== '');
+        } else if (watch.latest) {
+          latest = splitter?.latest(chunk);
+        }
+        if (latest !== undefined) watch.latest?.(latest, name);
       });
       stream.on('error', () => resolve()); // a failed read ends the output
       stream.on('close', () => resolve());
@@ -44,7 +61,7 @@ export function collectOutput(streams: { stdout: Readable | null; stderr: Readab
     stdout,
     stderr,
     lastOutputAt: () => last,
-    closed: Promise.all([read(streams.stdout, stdout, output.out), read(streams.stderr, stderr, output.err)]).then(() => undefined),
+    closed: Promise.all([read(streams.stdout, stdout, output.out, 'stdout'), read(streams.stderr, stderr, output.err, 'stderr')]).then(() => undefined),
     destroy: () => {
       streams.stdout?.destroy();
       streams.stderr?.destroy();

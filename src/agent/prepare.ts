@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Board } from '../board/read.js';
 import type { RunContext } from '../context.js';
 import type { OutputStrategy } from '../reply/extract.js';
+import type { FailurePatterns } from '../reply/failure-patterns.js';
 import { loadReplyRules } from '../reply/rules.js';
 import type { ReplyRules } from '../reply/validate.js';
 import { loadRole } from '../role/role.js';
@@ -15,6 +16,8 @@ export interface PreparedAgent {
   invocation: Invocation;
   output: OutputStrategy;
   rules: ReplyRules;
+  /** The role's own patterns for its CLI's failures, if it declares any. */
+  failures?: FailurePatterns;
 }
 
 /**
@@ -30,5 +33,5 @@ export function prepareAgent(ctx: Pick<RunContext, 'env' | 'runId' | 'schemas'>,
     tag: agentTag({ board: board.file, run: ctx.runId, step, role: inputs.role }, ctx.env[TAG_VARIABLE]),
   });
   checkCommand(invocation);
-  return { invocation, output: role.output, rules: loadReplyRules(board, role, inputs.role === 'Manager', ctx.schemas) };
+  return { invocation, output: role.output, rules: loadReplyRules(board, role, inputs.role === 'Manager', ctx.schemas), ...(role.failures && { failures: role.failures }) };
 }

@@ -1,5 +1,3 @@
-import { cleanLine, shorten } from '../util/text.js';
-
 // Output is copied into blocks of this size, so an agent that prints one byte per write
 // (a spinner, a dot every second for hours) costs a few dozen Buffers, not millions.
 const BLOCK_BYTES = 64 * 1024;
@@ -52,14 +50,4 @@ export class Tail {
     const all = Buffer.concat([...this.blocks.slice(0, -1), last.subarray(0, this.used)]);
     return all.subarray(Math.max(0, all.length - this.limit)).toString('utf8');
   }
-}
-
-/** The last non-blank line of a chunk, cleaned for a terminal and cut to `max` characters; undefined if there is none. */
-export function lastLine(chunk: Buffer, max = 200): string | undefined {
-  const lines = chunk.subarray(Math.max(0, chunk.length - 4096)).toString('utf8').split(/\r?\n|\r/);
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = cleanLine(lines[i] as string);
-    if (line) return shorten(line, max);
-  }
-  return undefined;
 }

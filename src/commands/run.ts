@@ -8,11 +8,14 @@ import { printOutcome, reporterFor } from '../progress/reporter.js';
 import type { SettingsFlags } from '../settings.js';
 import { supervise } from '../supervise.js';
 import { Stopper, writeIfOpen } from '../stop.js';
+import { formatSpend, Spend } from '../spend.js';
+import type { Usage } from '../reply/usage.js';
 
 /** The flags of `kanban-supervisor run`, as cli.ts parsed them. */
 export interface RunFlags {
   'max-retries'?: string;
   'max-steps'?: string;
+  'max-cost'?: string;
   timeout?: string;
   once?: boolean;
   'dry-run'?: boolean;
@@ -47,9 +50,11 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   const hooks = await parseHooks(flags, boardDir, io.env);
   const { mode, reporter } = reporterFor({ json: flags.json === true, quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stdout, io.env);
   const context: HookContext = { file: path.resolve(file), run: '', steps: 0, task: '' };
+  const spend = new Spend();
   const track: EventListener = (event) => {
     if (event.type === 'run_started') context.run = event.run;
     if (event.type === 'step_started') Object.assign(context, { steps: event.step, task: event.task });
+    if (event.type === 'attempt_finished') spend.add(event.usage as Usage | undefined);
   };
 
   let outcome: Outcome;
@@ -58,9 +63,9 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   const unwatch = stopper.watchOutput(io);
   try {
     const result = await supervise({ file, ...settings, once: flags.once === true, listeners: [track, reporter.event], onLine: reporter.line, env: io.env, stopper });
-    outcome = finishedOutcome(result, file);
+    outcome = finishedOutcome(result, file, formatSpend(spend.total));
   } catch (error) {
-    outcome = failedOutcome(error, file);
+    outcome = failedOutcome(error, file, formatSpend(spend.total));
     if (!(error instanceof SupervisorError)) bug = error;
   } finally {
     reporter.close();
@@ -93,7 +98,14 @@ function settingsFlags(flags: RunFlags): SettingsFlags {
     ...(flags['max-retries'] !== undefined && { maxRetries: integerFlag('--max-retries', flags['max-retries'], 0) }),
     ...(flags['max-steps'] !== undefined && { maxSteps: integerFlag('--max-steps', flags['max-steps'], 1) }),
     ...(flags.timeout !== undefined && { timeoutMs: requireDuration(flags.timeout, '--timeout') }),
+    ...(flags['max-cost'] !== undefined && { maxCostUsd: dollarsFlag(flags['max-cost']) }),
   };
+}
+
+function dollarsFlag(value: string): number {
+  const n = Number(value.replace(/^\$/, ''));
+  if (!(n > 0) || !Number.isFinite(n)) throw new InputError(`--max-cost must be an amount of US dollars above 0, like 5 or 2.50 (got ${JSON.stringify(value)}).`);
+  return n;
 }
 
 function integerFlag(name: string, value: string, min: number): number {

@@ -1,6 +1,7 @@
 import type { SupervisorEvent } from '../log/events.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/text.js';
+import { localStamp } from '../util/time.js';
 import type { Style } from './style.js';
 
 // A reply's message is shown in full in the event log; on a line, its start.
@@ -44,6 +45,12 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
       return `  → next task: ${event.current === null ? '(none)' : cleanLine(String(event.current))}`;
     case 'human_edit_kept':
       return `  ${style.yellow('!')} ${cleanLine(String(event.issue))}`;
+    case 'limit_wait':
+      return `  ${style.yellow('⏸')} ${role} hit ${cleanLine(String(event.cli))}'s usage limit; waiting until ${localStamp(String(event.until)).slice(11, 16)} (${formatDuration(Number(event.waitMs))}${event.resetKnown ? '' : ', no reset time given'}): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
+    case 'limit_resumed':
+      return `  ▶ the limit has reset; ${role} runs again with the same inputs`;
+    case 'backoff':
+      return `  ${style.yellow('↻')} ${cleanLine(String(event.cli))} service error; ${role} again in ${formatDuration(Number(event.waitMs))} (${String(event.retry)}/${String(event.of)}): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
     default:
       return step(event, role, task);
   }

@@ -1,6 +1,7 @@
 import type { SupervisorEvent } from '../log/events.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine } from '../util/text.js';
+import { localStamp } from '../util/time.js';
 import { eventLine, statusMark } from './lines.js';
 import { columnsOf, createStyle, fitColumns, fitColumnsEnd, type Style } from './style.js';
 import type { Reporter } from './types.js';
@@ -37,6 +38,7 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
   let step: { number: number; role: string; task: string; start: number; status?: unknown } | null = null;
   let attempt: { role: string; number: number; of: number; start: number } | null = null;
   let latest = '';
+  let waiting: string | null = null;
   let shown = false;
   let lastDraw = 0;
   let frame = 0;
@@ -46,6 +48,7 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
   const statusLine = (): string => {
     if (!step) return '';
     const t = now();
+    if (waiting) return fitColumns(`⏸ step ${step.number} · ${waiting} · run ${clock(t - runStart)}`, width());
     const head = (task: string) => {
       const parts = [`${SPINNER[frame % SPINNER.length]} step ${step?.number}`, attempt?.role ?? step?.role, task];
       if (attempt) parts.push(`attempt ${attempt.number}/${attempt.of} ${clock(t - attempt.start)}`);
@@ -84,6 +87,7 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
         attempt = null;
         break;
       case 'attempt_started':
+        waiting = null;
         attempt = { role: cleanLine(String(event.role)), number: Number(event.attempt), of: Number(event.of), start: now() };
         latest = '';
         break;
@@ -101,6 +105,14 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
         permanent(line(failed ? '✗' : statusMark(ended.status, PLAIN), PLAIN.dim), line(mark, style.dim));
         break;
       }
+      case 'limit_wait':
+      case 'backoff':
+        waiting = event.type === 'limit_wait' ? `waiting for ${cleanLine(String(event.cli))}'s usage limit to reset at ${localStamp(String(event.until)).slice(11, 16)}` : `${cleanLine(String(event.cli))} service error: trying again in ${formatDuration(Number(event.waitMs))}`;
+        permanent(eventLine(event, PLAIN) as string, eventLine(event, style) as string);
+        break;
+      case 'limit_resumed':
+        waiting = null;
+        break;
       default: {
         if (event.type === 'attempt_finished') {
           if (step && event.valid && !event.done_task) step.status = event.status;

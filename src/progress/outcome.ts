@@ -22,8 +22,8 @@ export interface FinishedRun {
 }
 
 /** The outcome of a run that ended normally (exit 0). `file` is kanban.yaml as the person gave it. */
-export function finishedOutcome(run: FinishedRun, file: string): Outcome {
-  const took = formatDuration(run.elapsedMs);
+export function finishedOutcome(run: FinishedRun, file: string, spent = ''): Outcome {
+  const took = `${formatDuration(run.elapsedMs)}${spent ? `, ${spent}` : ''}`;
   if (run.reason === 'once') {
     return { kind: 'once', exitCode: 0, message: `Ran one step (--once) in ${took}. Run again to continue: kanban-supervisor ${file}` };
   }
@@ -36,7 +36,7 @@ export function finishedOutcome(run: FinishedRun, file: string): Outcome {
  * The outcome of a run stopped by an error. Most errors already say what to do next;
  * this is the one place that adds the advice where the message cannot know it.
  */
-export function failedOutcome(error: unknown, file?: string): Outcome {
+export function failedOutcome(error: unknown, file?: string, spent = ''): Outcome {
   if (!(error instanceof SupervisorError)) {
     return { kind: 'internal_error', exitCode: ExitCode.internal, message: error instanceof Error ? error.message : String(error) };
   }
@@ -47,6 +47,8 @@ export function failedOutcome(error: unknown, file?: string): Outcome {
     const again = file ? `kanban-supervisor ${file}` : 'the same command';
     message += `${/[.!?]$/.test(message) ? '' : '.'} Answer it (edit the task file or ${file ? path.basename(file) : 'kanban.yaml'}), then run again to continue: ${again}`;
   }
+  // A budget stop already names its spend.
+  if (spent && !message.includes(spent)) message += ` (The run spent ${spent}.)`;
   return { kind, exitCode: error.exitCode, message };
 }
 

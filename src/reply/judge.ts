@@ -17,6 +17,7 @@ export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rule
   if (result.end === 'timeout') return invalid(`timed out after ${formatDuration(limits.timeoutMs)} and ${killed}`, result);
   if (result.end === 'idle-timeout') return invalid(`printed nothing for ${formatDuration(limits.idleTimeoutMs ?? 0)} (idle_timeout) and ${killed}`, result);
   if (result.end === 'spawn-failed') return invalid(`could not be started: ${result.spawnError ?? 'unknown error'}`, result);
+  if (result.end === 'gave-up') return invalid(`showed it would not recover (${result.failure && 'detail' in result.failure ? result.failure.detail : 'a failure'}) and was stopped`, result);
   const extraction = extractReply(result.stdout, output);
   if (!extraction.found) return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}`, result);
   const verdict = checkReply(extraction.reply, rules);

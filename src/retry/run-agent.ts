@@ -1,17 +1,17 @@
-import type { AgentInputs } from '../agent/invocation.js';
-import { describeCommand } from '../agent/invocation.js';
+import { describeCommand, type AgentInputs } from '../agent/invocation.js';
 import { prepareAgent } from '../agent/prepare.js';
 import type { Board } from '../board/read.js';
 import { throwIfStopped, type RunContext } from '../context.js';
-import { InterruptedError, RetriesExhaustedError } from '../errors.js';
+import { InterruptedError, GuardError, RetriesExhaustedError } from '../errors.js';
 import { appendEntry } from '../log/supervisor-log.js';
+import { classifyFailure, type Failure } from '../reply/failure.js';
 import { judgeAttempt } from '../reply/judge.js';
+import { attemptUsage } from '../reply/usage.js';
 import { expectedReply } from '../schemas.js';
-import { shorten } from '../util/text.js';
 import type { Settings } from '../settings.js';
-
-// Events carry the start of each reply's message (the reply itself goes to the Manager whole).
-const MESSAGE_CHARS = 500;
+import { formatSpend } from '../spend.js';
+import { shorten } from '../util/text.js';
+import { backOff, loginError, waitForLimit } from './not-format.js';
 
 /** One agent run of a step: a role's agent on its inputs, retried until it replies in the right format. */
 export interface AgentRun {
@@ -21,28 +21,37 @@ export interface AgentRun {
   task: string;
 }
 
+// Events carry the start of each reply's message (the reply itself goes to the Manager whole).
+const MESSAGE_CHARS = 500;
+
 /**
  * Run an agent until it gives a reply in the right format, at most `max_retries` times more,
- * repeating the very same invocation each time (SPEC §4). Every retry is logged; after the
- * last one it throws, and nothing touches the board. See README.md for the attempt lifecycle.
+ * repeating the very same invocation each time (SPEC §4). Every retry is logged; after the last
+ * one it throws, and nothing touches the board. A usage limit, a transient service error or a
+ * missing login spends no retry (not-format.ts). See src/agent/README.md for the lifecycle.
  */
 export async function runAgent(ctx: RunContext, board: Board, settings: Settings, run: AgentRun): Promise<Record<string, unknown>> {
-  const { invocation, output, rules } = prepareAgent(ctx, board, settings, run.inputs, run.step);
+  const { invocation, output, rules, failures } = prepareAgent(ctx, board, settings, run.inputs, run.step);
   const total = settings.maxRetries + 1;
   // The Manager's events name the board and the task it hears about as fields of their own.
   const where = { step: run.step, role: invocation.role, task: run.task, ...(run.inputs.done_task !== undefined && { board: run.inputs.kanban_file, done_task: run.inputs.done_task }) };
   const logTask = run.inputs.done_task === undefined ? run.task : `${run.inputs.kanban_file} (done_task: ${run.inputs.done_task})`;
-  for (let attempt = 1; attempt <= total; attempt++) {
+  let transient = 0;
+  for (let attempt = 1, tries = 1; attempt <= total; tries++) {
     // A stop (Ctrl-C, a lost lock) after an invalid attempt ends the run instead of a retry.
     throwIfStopped(ctx.stop);
-    const files = ctx.output.open(run.step, invocation.role, attempt, run.task);
-    ctx.events.emit('attempt_started', { ...where, attempt, of: total, command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs });
+    const files = ctx.output.open(run.step, invocation.role, tries, run.task);
+    ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(tries > attempt && { rerun: tries - attempt }), command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs });
     const result = await ctx.runAttempt(invocation, files, ctx);
     const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, output, rules, invocation);
+    const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode }, { command: [invocation.file, ...invocation.args], patterns: failures, now: ctx.clock.now(), timeZone: invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone })) : undefined;
+    const usage = attemptUsage(result.stdout);
+    ctx.spend.add(usage);
     const written = ctx.output.close(files, judgement?.valid !== true);
     ctx.events.emit('attempt_finished', {
       ...where,
       attempt,
+      of: total,
       end: result.end,
       exitCode: result.exitCode,
       signal: result.signal,
@@ -50,8 +59,9 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
       durationMs: result.durationMs,
       stdoutBytes: result.stdoutBytes,
       valid: judgement?.valid ?? false,
-      ...(judgement && !judgement.valid && { issue: judgement.issue }),
+      ...(judgement && !judgement.valid && { issue: judgement.issue, failure: failure?.kind }),
       ...(judgement?.valid && { via: judgement.via, status: judgement.reply.status, message: shorten(String(judgement.reply.message), MESSAGE_CHARS) }),
+      ...(usage && { usage }),
       ...(written.out && { stdoutFile: written.out }),
       ...(written.err && { stderrFile: written.err }),
       ...((files.out.error ?? files.err.error) && { logError: files.out.error ?? files.err.error }),
@@ -59,15 +69,32 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     // A link planted at a log's name is refused, never written through, and ends the run.
     const refusal = files.out.refusal ?? files.err.refusal;
     if (refusal) throw refusal;
-    // The stop's reason is the error to end with (a signal, or a lost lock).
+    // The stop's reason is the error to end with (a signal, a lost lock, closed output).
     if (!judgement) throw (ctx.stop.interrupt.reason as Error | undefined) ?? new InterruptedError(`Interrupted: ${invocation.role} was stopped.`, 'SIGINT');
+    const budget = ctx.spend.reached(settings);
+    if (budget) throw new GuardError(`Stopped: the run's agents have spent ${formatSpend(ctx.spend.total)}, reaching ${budget}, after ${invocation.role}'s attempt on ${run.task}. The board is unchanged since the last step; raise the budget (or pass --max-cost) and run again to resume.`);
     if (judgement.valid) return judgement.reply;
+
+    const place = { step: run.step, role: invocation.role, task: run.task };
+    if (failure?.kind === 'login') {
+      appendEntry(board.dir, { time: ctx.clock.now(), kind: 'Halt', agent: invocation.role, task: logTask, issue: `Login missing or rejected (${failure.cli}): ${failure.detail}`, action: `Halting for a person: ${failure.hint}` });
+      throw loginError(invocation, failure);
+    }
+    if (failure?.kind === 'usage_limit') {
+      await waitForLimit(ctx, settings, place, failure);
+      continue; // the same attempt again, identical inputs; no retry spent
+    }
+    if (failure?.kind === 'transient' && transient < settings.transientRetries) {
+      await backOff(ctx, settings, place, failure, ++transient);
+      continue;
+    }
 
     const issue = `Invalid output format: ${invocation.role} (${describeCommand(invocation)}) ${judgement.issue}`;
     const entry = { time: ctx.clock.now(), agent: invocation.role, task: logTask, issue, expected: expectedReply(rules.manager), received: judgement.received };
     if (attempt < total) {
       appendEntry(board.dir, { ...entry, kind: 'Retry Event', attempt: `${attempt}/${settings.maxRetries}`, action: 'Rescheduling with exact same parameters' });
       ctx.events.emit('retry', { ...where, retry: attempt, maxRetries: settings.maxRetries, issue });
+      attempt++;
       continue;
     }
     appendEntry(board.dir, { ...entry, kind: 'Halt', attempt: `${settings.maxRetries}/${settings.maxRetries}`, action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task' });

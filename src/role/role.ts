@@ -3,6 +3,7 @@ import path from 'node:path';
 import { formatProblem, type Problem } from '../board/read.js';
 import { InputError } from '../errors.js';
 import type { OutputStrategy } from '../reply/extract.js';
+import { patternProblems, type FailurePatterns } from '../reply/failure-patterns.js';
 import { describeErrors, validator } from '../schemas.js';
 import { parseDuration } from '../util/duration.js';
 import { parseFrontMatter } from '../util/front-matter.js';
@@ -21,6 +22,8 @@ export interface Role {
   env: Record<string, string>;
   /** Board-relative path of an extra JSON Schema the role's replies must also satisfy. */
   schema?: string;
+  /** How to recognise this CLI's usage limits, login failures and transient errors (role `failures:`). */
+  failures?: FailurePatterns;
   /** The role prompt (the file's body), placeholders not yet filled. */
   prompt: string;
   /** The file line where the prompt starts, for messages about it. */
@@ -40,7 +43,7 @@ export interface RoleCheck {
 }
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
-const KEYS = ['command', 'stdin', 'output', 'timeout', 'idle_timeout', 'env', 'schema'];
+const KEYS = ['command', 'stdin', 'output', 'timeout', 'idle_timeout', 'env', 'schema', 'failures'];
 
 /** `roles/<name>.md`, lower-cased, relative to the board folder. */
 export function roleFilePath(name: string): string {
@@ -101,7 +104,9 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
     ...(durations.timeout !== undefined && { timeoutMs: durations.timeout }),
     ...(durations.idle_timeout !== undefined && { idleTimeoutMs: durations.idle_timeout }),
     ...(typeof data.schema === 'string' && { schema: data.schema }),
+    ...(data.failures !== undefined && problems.length === 0 && { failures: data.failures as FailurePatterns }),
   };
+  if (role.failures) for (const problem of patternProblems(role.failures)) problems.push({ file, line: lineOf('/failures'), message: `front-matter /failures: ${problem}. Write each pattern as a JavaScript regular expression.` });
   return problems.length ? { draft: role, problems } : { role, problems };
 }
 

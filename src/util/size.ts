@@ -22,3 +22,10 @@ export function formatSize(bytes: number): string {
   }
   return `${value.toFixed(value < 10 ? 1 : 0)} ${unit}`;
 }
+
+/** A count as a person reads it: 950, 45.6k, 1.2M. */
+export function formatCount(count: number): string {
+  if (count < 1000) return String(Math.round(count));
+  const [value, unit] = count < 1e6 ? [count / 1e3, 'k'] : count < 1e9 ? [count / 1e6, 'M'] : [count / 1e9, 'G'];
+  return `${value.toFixed(value < 10 ? 1 : 0)}${unit}`;
+}

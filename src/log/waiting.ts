@@ -1,0 +1,41 @@
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { replaceFileAtomic } from '../fs/replace.js';
+
+/** What a run waits for while no agent runs: a usage limit to reset, or (resident) a person's edit. */
+export interface Waiting {
+  for: 'usage_limit' | 'board_change';
+  /** Why, in words: the CLI's own message. */
+  reason: string;
+  since: string;
+  /** When the wait ends by itself (a usage limit's reset), if it does. */
+  until?: string;
+  role?: string;
+  task?: string;
+  /** The agent CLI whose limit it is. */
+  cli?: string;
+  pid: number;
+}
+
+const FILE = '.kanban-supervisor/waiting.json';
+
+/**
+ * `.kanban-supervisor/waiting.json`: written while a run waits, so that `status` can say what
+ * for and until when, and a run started during a known usage-limit wait waits too instead of
+ * hitting the limit again. Removed when the wait is over.
+ */
+export const waitingFile = {
+  write(boardDir: string, waiting: Waiting): void {
+    replaceFileAtomic(boardDir, FILE, `${JSON.stringify(waiting)}\n`, { mode: 0o600 });
+  },
+  read(boardDir: string): Waiting | undefined {
+    try {
+      return JSON.parse(readFileSync(path.join(boardDir, FILE), 'utf8')) as Waiting;
+    } catch {
+      return undefined;
+    }
+  },
+  clear(boardDir: string): void {
+    rmSync(path.join(boardDir, FILE), { force: true });
+  },
+};

@@ -1,0 +1,80 @@
+import type { Invocation } from '../agent/invocation.js';
+import { throwIfStopped, type RunContext } from '../context.js';
+import { InputError, LimitWaitError } from '../errors.js';
+import { waitingFile } from '../log/waiting.js';
+import type { Failure } from '../reply/failure.js';
+import type { Settings } from '../settings.js';
+import { formatDuration } from '../util/duration.js';
+import { localStamp } from '../util/time.js';
+
+/**
+ * Failed attempts that are not the agent's fault (SPEC §4b) and spend no format retry: a usage
+ * limit is waited out, a transient service error backed off from, a missing login stops the run.
+ */
+
+/** Where the failure happened, for events and messages. */
+export interface FailedRun {
+  step: number;
+  role: string;
+  task: string;
+}
+
+// A reset time is the end of the minute a CLI shows; a little more is given so the first
+// request after it is not refused again.
+const MARGIN_MS = 30_000;
+// A usage limit with no reset time is waited for limit_wait, then twice as long, up to this.
+const MAX_FALLBACK_MS = 3_600_000;
+const MAX_BACKOFF_MS = 10 * 60_000;
+
+/** Wait for a usage limit to reset (or, without a reset time, a fallback that doubles), then let the same attempt run again. */
+export async function waitForLimit(ctx: RunContext, settings: Settings, where: FailedRun, failure: Extract<Failure, { kind: 'usage_limit' }>): Promise<void> {
+  const now = ctx.clock.now().getTime();
+  const fallback = Math.min(settings.limitWaitMs * 2 ** ctx.limits.fallbacks, MAX_FALLBACK_MS);
+  const until = failure.resetAt ? failure.resetAt.getTime() + MARGIN_MS : now + fallback;
+  if (!failure.resetAt) ctx.limits.fallbacks++;
+  const waiting = { for: 'usage_limit' as const, reason: failure.detail, since: new Date(now).toISOString(), until: new Date(until).toISOString(), role: where.role, task: where.task, cli: failure.cli, pid: process.pid };
+  waitingFile.write(ctx.dir, waiting);
+  if (ctx.limits.waitedMs + (until - now) > settings.maxLimitWaitMs) {
+    throw new LimitWaitError(
+      `${where.role}'s ${failure.cli} usage limit resets at ${localStamp(until)} (in ${formatDuration(until - now)}), later than max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}) lets this run wait. ` +
+        `The board is unchanged; run again after ${localStamp(until)} (status --json shows it as waiting.until), or raise supervisor.max_limit_wait. The CLI said: ${failure.detail}`,
+      new Date(until),
+    );
+  }
+  ctx.events.emit('limit_wait', { ...where, until: waiting.until, waitMs: until - now, reason: failure.detail, cli: failure.cli, resetKnown: failure.resetAt !== null });
+  await sleepUntil(ctx, until);
+  throwIfStopped(ctx.stop); // Ctrl-C ends the wait at once
+  ctx.limits.waitedMs += ctx.clock.now().getTime() - now;
+  waitingFile.clear(ctx.dir);
+  ctx.events.emit('limit_resumed', { ...where, waitedMs: ctx.clock.now().getTime() - now });
+}
+
+/** A run started while an earlier one waited for a usage limit waits for the rest of it, rather than hitting the limit again. */
+export async function resumeKnownWait(ctx: RunContext, settings: Settings): Promise<void> {
+  const known = waitingFile.read(ctx.dir);
+  if (known?.for !== 'usage_limit' || known.until === undefined) return;
+  const until = Date.parse(known.until);
+  if (!(until > ctx.clock.now().getTime())) return waitingFile.clear(ctx.dir);
+  const where = { step: 0, role: known.role ?? 'agent', task: known.task ?? '' };
+  await waitForLimit(ctx, settings, where, { kind: 'usage_limit', cli: known.cli ?? 'the agent', detail: known.reason, resetAt: new Date(until - MARGIN_MS) });
+}
+
+/** Back off from a transient service error before the same attempt runs again (`retry` counts from 1). */
+export async function backOff(ctx: RunContext, settings: Settings, where: FailedRun, failure: Extract<Failure, { kind: 'transient' }>, retry: number): Promise<void> {
+  const waitMs = Math.min(settings.transientBackoffMs * 2 ** (retry - 1), MAX_BACKOFF_MS);
+  ctx.events.emit('backoff', { ...where, retry, of: settings.transientRetries, waitMs, reason: failure.detail, cli: failure.cli });
+  await ctx.clock.sleep(waitMs, ctx.stop.interrupt);
+  throwIfStopped(ctx.stop);
+}
+
+/** The error that stops a run whose agent CLI has no usable login: no retry can help, a person must log in (exit 2). */
+export function loginError(invocation: Invocation, failure: Extract<Failure, { kind: 'login' }>): InputError {
+  return new InputError(`${invocation.roleFile}: ${invocation.role}'s ${failure.cli} cannot work until someone logs in or fixes its account: ${failure.detail}. ${failure.hint} Then run again to resume at this task.`);
+}
+
+// Node's timers hold at most 24.8 days; a longer wait is slept in parts.
+async function sleepUntil(ctx: RunContext, until: number): Promise<void> {
+  for (let left = until - ctx.clock.now().getTime(); left > 0 && !ctx.stop.interrupt.aborted; left = until - ctx.clock.now().getTime()) {
+    await ctx.clock.sleep(left, ctx.stop.interrupt);
+  }
+}

@@ -1,0 +1,124 @@
+import { EventEmitter } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
+import type { Clock } from '../../src/context.js';
+import { supervise } from '../../src/supervise.js';
+import { boardWithTasks, events, read, role } from '../helpers.js';
+
+/** A CLI kanban-supervisor has no built-in knowledge of, described by its role file's `failures:`. */
+const FAILURES = [
+  'failures:',
+  '  usage_limit: ["limit reached, resets in (?<reset>\\\\d+ ?s)", "^limit reached$"]',
+  '  login: ["not logged in"]',
+  '  transient: ["service overloaded"]',
+  '  login_hint: "Run my-cli login."',
+  '',
+].join('\n');
+
+function board(settings = '') {
+  const dir = boardWithTasks(1, { 'roles/implementor.md': role(['node'], `stdin: none\n${FAILURES}`), 'roles/manager.md': role(['node'], 'stdin: json\n') }, `phase: execute\nsupervisor:\n  max_retries: 1\n${settings}`);
+  return { dir, file: path.join(dir, 'kanban.yaml') };
+}
+
+function printed(stdout: string, stderr = ''): AttemptResult {
+  return { end: 'exited', exitCode: stderr ? 1 : 0, signal: null, killedWith: null, stdout, stdoutTruncated: false, stdoutBytes: stdout.length, stderrTail: stderr, durationMs: 1 };
+}
+
+const MANAGER_DONE = JSON.stringify({ status: 'ok', message: 'all done', next_task: null, tasks: ['tasks/001.md'] });
+
+/** The worker prints each of `outputs` in turn ([stdout, stderr]); the Manager ends the board. */
+function agents(outputs: Array<[string, string?]>) {
+  const worker: string[] = [];
+  const runAttempt: RunAttempt = async (invocation) => {
+    if (invocation.role === 'Manager') return printed(MANAGER_DONE);
+    worker.push(invocation.tag);
+    const [stdout, stderr] = outputs.shift() ?? ['{"status":"ok","message":"done"}'];
+    return printed(stdout, stderr);
+  };
+  return { worker, runAttempt };
+}
+
+/** A clock whose sleeps pass at once, moving its time on. */
+function fakeClock(start = Date.parse('2026-11-23T20:00:00Z')) {
+  let t = start;
+  const clock: Clock = { now: () => new Date(t), sleep: async (ms) => void (t += ms) };
+  return { clock, at: () => t };
+}
+
+const quiet = { signals: new EventEmitter() };
+
+describe('failures that are not invalid output', () => {
+  it('waits out a usage limit until its reset (plus a margin) and re-runs the same attempt, spending no retry', async () => {
+    const { dir, file } = board();
+    const { clock, at } = fakeClock();
+    const { worker, runAttempt } = agents([['', 'error: limit reached, resets in 90s'], ['', 'error: limit reached, resets in 90s']]);
+    const result = await supervise({ file, runAttempt, clock, ...quiet });
+    expect(result).toMatchObject({ steps: 1, reason: 'done' });
+    expect(worker).toHaveLength(3);
+    expect(new Set(worker).size).toBe(1); // the very same invocation
+    expect(events(dir).filter((e) => e.type === 'retry')).toEqual([]);
+    const waits = events(dir).filter((e) => e.type === 'limit_wait');
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toMatchObject({ role: 'Implementor', task: 'tasks/001.md', reason: 'error: limit reached, resets in 90s', waitMs: 120_000, resetKnown: true });
+    expect(events(dir).filter((e) => e.type === 'limit_resumed')).toHaveLength(2);
+    expect(at() - Date.parse('2026-11-23T20:00:00Z')).toBe(240_000);
+    expect(existsSync(path.join(dir, '.kanban-supervisor/waiting.json'))).toBe(false);
+    expect(existsSync(path.join(dir, 'supervisor.log.md'))).toBe(false);
+  });
+
+  it('without a reset time, waits limit_wait, then twice as long', async () => {
+    const { dir, file } = board('  limit_wait: 1m\n');
+    const { clock } = fakeClock();
+    const { runAttempt } = agents([['', 'limit reached'], ['', 'limit reached'], ['', 'limit reached']]);
+    await supervise({ file, runAttempt, clock, ...quiet });
+    expect(events(dir).filter((e) => e.type === 'limit_wait').map((e) => e.waitMs)).toEqual([60_000, 120_000, 240_000]);
+  });
+
+  it('ends with exit 69 when the reset is further off than max_limit_wait, saying when; a run started before then waits, never hitting the limit again', async () => {
+    const { dir, file } = board('  max_limit_wait: 1h\n');
+    const { clock, at } = fakeClock();
+    const first = agents([['', 'limit reached, resets in 7200s']]);
+    const error = await supervise({ file, runAttempt: first.runAttempt, clock, ...quiet }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 69, resetAt: new Date(at() + 7_230_000), message: expect.stringMatching(/^Implementor's node usage limit resets at .* \(in 2h00m\), later than max_limit_wait \(1h00m\) lets this run wait\. The board is unchanged; run again after /) });
+    expect(JSON.parse(read(dir, '.kanban-supervisor/waiting.json'))).toMatchObject({ for: 'usage_limit', until: new Date(at() + 7_230_000).toISOString(), role: 'Implementor' });
+
+    // Started again an hour and a half later: it waits the rest (within max_limit_wait), then runs.
+    const later = fakeClock(at() + 5_400_000);
+    const second = agents([]);
+    await supervise({ file, runAttempt: second.runAttempt, clock: later.clock, ...quiet });
+    expect(second.worker).toHaveLength(1);
+    expect(later.at()).toBeGreaterThanOrEqual(Date.parse('2026-11-23T20:00:00Z') + 7_230_000);
+    expect(existsSync(path.join(dir, '.kanban-supervisor/waiting.json'))).toBe(false);
+  });
+
+  it('stops at the first attempt with exit 2 and the login hint when the login is missing, logging a halt', async () => {
+    const { dir, file } = board();
+    const { worker, runAttempt } = agents([['', 'fatal: not logged in']]);
+    await expect(supervise({ file, runAttempt, ...quiet })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^roles\/implementor\.md: Implementor's node cannot work until someone logs in or fixes its account: fatal: not logged in\. Run my-cli login\. Then run again/) });
+    expect(worker).toHaveLength(1);
+    expect(read(dir, 'supervisor.log.md')).toMatch(/Halt[\s\S]*Login missing or rejected \(node\): fatal: not logged in/);
+  });
+
+  it('backs off from a transient service error (doubling), not counted as a retry, and after transient_retries counts it as invalid output', async () => {
+    const { dir, file } = board('  transient_retries: 2\n  transient_backoff: 10s\n');
+    const { clock } = fakeClock();
+    const overloaded: [string, string] = ['', 'service overloaded, try later'];
+    const { worker, runAttempt } = agents([overloaded, overloaded, overloaded]);
+    await supervise({ file, runAttempt, clock, ...quiet });
+    expect(worker).toHaveLength(4); // 1 + 2 backoffs, then a format retry that succeeds
+    expect(events(dir).filter((e) => e.type === 'backoff').map((e) => e.waitMs)).toEqual([10_000, 20_000]);
+    expect(events(dir).filter((e) => e.type === 'retry')).toHaveLength(1);
+  });
+
+  it('stops with exit 5 after the attempt that reaches max_cost_usd, the spend in the message, and records each attempt\'s usage', async () => {
+    const { dir, file } = board('  max_cost_usd: 1\n');
+    const priced = (cost: number) => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'prose, no reply', total_cost_usd: cost, usage: { input_tokens: 1000, output_tokens: 200 } });
+    const { worker, runAttempt } = agents([[priced(0.6)], [priced(0.6)], [priced(0.6)]]);
+    await expect(supervise({ file, runAttempt, ...quiet })).rejects.toMatchObject({ exitCode: 5, message: expect.stringMatching(/^Stopped: the run's agents have spent \$1\.20, 2\.4k tokens, reaching max_cost_usd \(\$1\)/) });
+    expect(worker).toHaveLength(2);
+    expect(events(dir).filter((e) => e.type === 'attempt_finished').map((e) => (e.usage as { costUsd: number }).costUsd)).toEqual([0.6, 0.6]);
+    expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/^current: tasks\/001\.md$/m);
+  });
+});
