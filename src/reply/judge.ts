@@ -1,5 +1,5 @@
 import { formatDuration } from '../util/duration.js';
-import { cleanBlock } from '../util/text.js';
+import { cleanBlock, cleanLine, shorten } from '../util/text.js';
 import type { AttemptResult } from '../agent/attempt.js';
 import { extractReply, type OutputStrategy } from './extract.js';
 import { checkReply, type ReplyRules } from './validate.js';
@@ -19,7 +19,7 @@ export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rule
   if (result.end === 'spawn-failed') return invalid(`could not be started: ${result.spawnError ?? 'unknown error'}`, result);
   if (result.end === 'gave-up') return invalid(`showed it would not recover (${result.failure && 'detail' in result.failure ? result.failure.detail : 'a failure'}) and was stopped`, result);
   const extraction = extractReply(result.stdout, output);
-  if (!extraction.found) return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}`, result);
+  if (!extraction.found) return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}${stderrNote(result)}`, result);
   const verdict = checkReply(extraction.reply, rules);
   if (!verdict.valid) {
     return { valid: false, issue: `replied in the wrong format: ${verdict.issues.slice(0, 3).join('; ')}`, received: bounded(safeStringify(extraction.reply)) };
@@ -35,6 +35,12 @@ function invalid(issue: string, result: AttemptResult): Judgement {
 function truncatedNote(result: AttemptResult): string {
   if (!result.stdoutTruncated) return '';
   return ` (only the last ${Math.round(Buffer.byteLength(result.stdout) / 1024)} KiB of its ${result.stdoutBytes} bytes of stdout were searched; the reply must come last)`;
+}
+
+// Many CLIs say why they failed on stderr only (Gemini CLI with no key): the reason must show.
+function stderrNote(result: AttemptResult): string {
+  const last = result.stderrTail.split('\n').map(cleanLine).findLast((line) => line !== '');
+  return last ? `; stderr: ${shorten(last, 300)}` : '';
 }
 
 function exitNote(result: AttemptResult): string {

@@ -26,7 +26,8 @@ const claude: Wrapper = {
       // API failures and a missing login come as "subtype": "success" with is_error: true; only
       // a subtype other than success adds anything.
       const kind = typeof result.subtype === 'string' && result.subtype !== 'success' ? ` (${result.subtype})` : '';
-      return { error: `reported an error in its Claude Code envelope${kind}: ${String(result.result ?? '').slice(0, 300)}` };
+      const said = String(result.result ?? '').trim() || (result.api_error_status ? `API status ${String(result.api_error_status)}` : 'no message');
+      return { error: `reported an error as Claude Code${kind}: ${said.slice(0, 300)}` };
     }
     if (isObject(result.structured_output)) return { reply: result.structured_output };
     if (typeof result.result === 'string') return { text: result.result };
@@ -52,7 +53,7 @@ const codex: Wrapper = {
     const failure = events.findLast((e) => e.type === 'turn.failed' || e.type === 'error');
     if (failure) {
       const error = isObject(failure.error) ? failure.error.message : failure.message;
-      return { error: `reported an error in its Codex event stream: ${String(error ?? 'turn failed').slice(0, 300)}` };
+      return { error: `reported an error as Codex: ${String(error ?? 'turn failed').slice(0, 300)}` };
     }
     return { error: 'finished its Codex event stream without an agent message' };
   },
@@ -70,7 +71,7 @@ const gemini: Wrapper = {
     if (!isObject(whole)) return geminiStream(out.lines);
     // A reply of our own format that happens to have a `response` field is not an envelope.
     if (!isObject(whole) || 'status' in whole || !('response' in whole || ('error' in whole && 'stats' in whole) || ('session_id' in whole && 'stats' in whole))) return null;
-    if (isObject(whole.error)) return { error: `reported an error in its Gemini CLI envelope: ${String(whole.error.message ?? '').slice(0, 300)}` };
+    if (isObject(whole.error)) return { error: `reported an error as Gemini CLI: ${String(whole.error.message ?? 'no message').slice(0, 300)}` };
     if (typeof whole.response === 'string') return { text: whole.response };
     return null;
   },
@@ -79,7 +80,7 @@ const gemini: Wrapper = {
 function geminiStream(events: Record<string, unknown>[] | null): Unwrapped | null {
   if (!events || !events.some((e) => e.type === 'init' && 'session_id' in e)) return null;
   const result = events.findLast((e) => e.type === 'result');
-  if (isObject(result?.error)) return { error: `reported an error in its Gemini CLI event stream: ${String(result.error.message ?? '').slice(0, 300)}` };
+  if (isObject(result?.error)) return { error: `reported an error as Gemini CLI: ${String(result.error.message ?? 'no message').slice(0, 300)}` };
   // The final message: the assistant's deltas after the last tool call.
   const lastTool = events.findLastIndex((e) => e.type === 'tool_use' || e.type === 'tool_result');
   const parts = events.slice(lastTool + 1).filter((e) => e.type === 'message' && e.role === 'assistant' && typeof e.content === 'string');

@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PROSE_TEXT, startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from '../fixtures/fake-model-server.mjs';
 import { processesIn, survivors } from '../hardening/procs.js';
+import { LOGIN_HINTS } from '../../src/reply/failure.js';
 import { CLI, events, read } from '../helpers.js';
 import { agentEnv, editBoard, HELLO, initBoard, installedVersion, scriptedModel, workerReply, startSupervisor, startSupervisorOnTerminal, watchProcesses, type AgentCli, type SeenPrompt } from './harness.js';
 
@@ -134,18 +135,63 @@ export function agentCliSuite(agent: AgentCli): void {
       expect(agents.filter((p) => p.tty !== 0)).toEqual([]);
     });
 
-    it('fails fast, and does not hang, when nobody is logged in to the CLI', async () => {
+    it('stops at the first attempt with exit 2 and how to log in when nobody is logged in to the CLI, and the --on-halt hook runs', async () => {
       await serve({ mode: 'reply' });
       const env = agentEnv(agent, url(), { key: false });
       const dir = await initBoard(agent, env);
-      editBoard(dir, (text) => text.replace('  max_retries: 3\n', '  max_retries: 0\n'));
+      const before = read(dir, 'kanban.yaml');
 
-      const run = await startSupervisor(['kanban.yaml', '--timeout', '60s'], env, dir);
-      expect(run.exitCode, run.stderr).toBe(3);
-      const issue = events(dir).find((e) => e.type === 'attempt_finished')?.issue;
-      expect(issue).toMatch(LOGIN_ISSUE[agent]);
-      expect(read(dir, 'supervisor.log.md')).toMatch(LOGIN_RECEIVED[agent]);
+      const run = await startSupervisor(['kanban.yaml', '--timeout', '60s', '--on-halt', 'touch halted'], env, dir);
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(run.stderr).toContain(LOGIN_HINTS[agent]);
+      const finished = events(dir).filter((e) => e.type === 'attempt_finished');
+      expect(finished).toHaveLength(1);
+      expect(finished[0]).toMatchObject({ failure: 'login', issue: expect.stringMatching(LOGIN_ISSUE[agent]) });
+      expect(read(dir, 'supervisor.log.md')).toMatch(/Halt[\s\S]*Login missing or rejected/);
+      expect(read(dir, 'halted')).toBe('');
+      expect(read(dir, 'kanban.yaml')).toBe(before);
       expect(generationRequests()).toBe(0);
+    });
+
+    it('waits out a usage limit that resets in a few seconds and completes the board, with no retry spent', async () => {
+      const seen: SeenPrompt[] = [];
+      const where: { dir?: string } = {};
+      await serve({ mode: 'limit', failures: 1, resetSeconds: 3, text: scriptedModel(seen, where) });
+      const env = agentEnv(agent, url(), { subscription: true, ownRetries: false });
+      const dir = await initBoard(agent, env);
+      where.dir = dir;
+      const started = Date.now();
+      const run = await startSupervisor(['kanban.yaml', '--timeout', '90s'], env, dir);
+      expect(run.exitCode, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0);
+      expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
+      const all = events(dir);
+      expect(all.filter((e) => e.type === 'retry')).toEqual([]);
+      const wait = all.find((e) => e.type === 'limit_wait');
+      expect(wait).toMatchObject({ role: 'Implementor', cli: agent });
+      expect(all.filter((e) => e.type === 'limit_resumed')).toHaveLength(1);
+      expect(all.filter((e) => e.type === 'attempt_finished').map((e) => [e.role, e.failure ?? e.valid])).toEqual([
+        ['Implementor', 'usage_limit'],
+        ['Implementor', true],
+        ['Manager', true],
+        ['Architect', true],
+        ['Manager', true],
+      ]);
+      // It waited for the reset (Claude and Codex show it to the minute), not a whole timeout.
+      expect(Date.now() - started).toBeLessThan(150_000);
+    });
+
+    it('stops with exit 5 once the budget is reached, the spend in the message', async () => {
+      await serve({ mode: 'reply', text: scriptedModel([], {}), usage: { input: 40_000, output: 500 } });
+      const env = agentEnv(agent, url());
+      const dir = await initBoard(agent, env);
+      // Claude Code prices its runs; the others report tokens only.
+      const budget = agent === 'claude' ? ['--max-cost', '0.0001'] : [];
+      if (agent !== 'claude') editBoard(dir, (text) => text.replace('  max_retries: 3\n', '  max_retries: 3\n  max_tokens: 1000\n'));
+      const run = await startSupervisor(['kanban.yaml', '--timeout', '90s', ...budget], env, dir);
+      expect(run.exitCode, run.stderr).toBe(5);
+      expect(run.stderr).toMatch(agent === 'claude' ? /Stopped: the run's agents have spent \$[\d.]+, [\d.]+k tokens, reaching max_cost_usd \(\$0\.0001\)/ : /Stopped: the run's agents have spent [\d.]+k tokens, reaching max_tokens \(1000\)/);
+      expect(events(dir).filter((e) => e.type === 'attempt_finished')).toHaveLength(1);
+      expect(events(dir).find((e) => e.type === 'attempt_finished')?.usage).toMatchObject({ inputTokens: expect.any(Number) });
     });
 
     const url = () => (server as FakeModelServer).url;
@@ -156,13 +202,7 @@ export function agentCliSuite(agent: AgentCli): void {
 
 // Each CLI's own words for a missing login, as the supervisor reports them.
 const LOGIN_ISSUE: Record<AgentCli, RegExp> = {
-  claude: /reported an error in its Claude Code envelope: Not logged in/,
-  codex: /reported an error in its Codex event stream: Missing environment variable: `OPENAI_API_KEY`/,
-  gemini: /printed nothing on stdout \(exit code 41\)/,
+  claude: /reported an error as Claude Code: Not logged in/,
+  codex: /reported an error as Codex: Missing environment variable: `OPENAI_API_KEY`/,
+  gemini: /printed nothing on stdout \(exit code 41\); stderr: When using Gemini API, you must specify the GEMINI_API_KEY environment variable/,
 };
-const LOGIN_RECEIVED: Record<AgentCli, RegExp> = {
-  claude: /"result":"Not logged in/,
-  codex: /"type":"turn\.failed"/,
-  gemini: /\(stdout was empty; stderr ends with:\)[\s\S]*GEMINI_API_KEY/,
-};
-

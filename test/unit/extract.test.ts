@@ -34,7 +34,7 @@ describe('extractReply', () => {
 
   it('treats a Claude Code envelope with is_error as no reply, whatever the exit code', () => {
     const envelope = { type: 'result', subtype: 'error_during_execution', is_error: true, result: JSON.stringify(reply) };
-    expect(extractReply(JSON.stringify(envelope))).toMatchObject({ found: false, issue: expect.stringMatching(/reported an error in its Claude Code envelope/) });
+    expect(extractReply(JSON.stringify(envelope))).toMatchObject({ found: false, issue: expect.stringMatching(/reported an error as Claude Code/) });
   });
 
   it('takes the last agent_message of a Codex JSONL event stream', () => {

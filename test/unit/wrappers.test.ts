@@ -34,13 +34,13 @@ const PROSE: Array<[file: string, cli: string]> = [
   ['gemini-prose.json', 'gemini'],
 ];
 const ERRORS: Array<[file: string, cli: string, issue: RegExp]> = [
-  ['claude-timeout.json', 'claude', /^reported an error in its Claude Code envelope: Request timed out$/],
-  ['claude-not-logged-in.json', 'claude', /^reported an error in its Claude Code envelope: Not logged in · Please run \/login$/],
-  ['codex-not-logged-in.jsonl', 'codex', /^reported an error in its Codex event stream: Missing environment variable: `OPENAI_API_KEY`\.$/],
-  ['claude-429-reset.stream.jsonl', 'claude', /^reported an error in its Claude Code envelope: You've hit your session limit · resets \d+:\d\dpm \(Europe\/Vilnius\)$/],
-  ['codex-429-reset.jsonl', 'codex', /^reported an error in its Codex event stream: You’ve hit your usage limit\. Try again at \d+:\d\d PM\.$/],
-  ['gemini-429-reset.stream.jsonl', 'gemini', /^reported an error in its Gemini CLI event stream: \[API Error: You have exhausted your capacity on this model\. Your quota will reset after 5s\.\]/],
-  ['gemini-401.stream.jsonl', 'gemini', /^reported an error in its Gemini CLI event stream: \[API Error: \{"error":\{"code":400,"message":"API key not valid/],
+  ['claude-timeout.json', 'claude', /^reported an error as Claude Code: Request timed out$/],
+  ['claude-not-logged-in.json', 'claude', /^reported an error as Claude Code: Not logged in · Please run \/login$/],
+  ['codex-not-logged-in.jsonl', 'codex', /^reported an error as Codex: Missing environment variable: `OPENAI_API_KEY`\.$/],
+  ['claude-429-reset.stream.jsonl', 'claude', /^reported an error as Claude Code: You've hit your session limit · resets \d+:\d\dpm \(Europe\/Vilnius\)$/],
+  ['codex-429-reset.jsonl', 'codex', /^reported an error as Codex: You’ve hit your usage limit\. Try again at \d+:\d\d PM\.$/],
+  ['gemini-429-reset.stream.jsonl', 'gemini', /^reported an error as Gemini CLI: \[API Error: You have exhausted your capacity on this model\. Your quota will reset after 5s\.\]/],
+  ['gemini-401.stream.jsonl', 'gemini', /^reported an error as Gemini CLI: \[API Error: \{"error":\{"code":400,"message":"API key not valid/],
 ];
 const ALL = [...REPLIES, ...AFTER_TOOL, ...PROSE, ...ERRORS.map(([file, cli]) => [file, cli] as [string, string])];
 
