@@ -1,9 +1,9 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { runAttempt as realRunAttempt, type RunAttempt } from './agent/attempt.js';
 import { stopLeftoverAgent } from './agent/record.js';
 import { checkWritable, removeDeadTemps } from './board/writable.js';
-import { readBoard, readFailure } from './board/read.js';
+import { realBoardPath } from './board/locate.js';
+import { readBoard } from './board/read.js';
 import { systemClock, type Clock, type RunContext } from './context.js';
 import { InputError } from './errors.js';
 import { Stopper } from './stop.js';
@@ -91,11 +91,5 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   }
 }
 
-/** The board file's real path, so that every name of it meets the same lock and state folder. */
-export function realBoardPath(file: string): string {
-  try {
-    return realpathSync.native(path.resolve(file));
-  } catch (error) {
-    throw new InputError(readFailure(file, error));
-  }
-}
+// Its home is board/locate.ts; status.ts still imports it from here.
+export { realBoardPath };
