@@ -1,11 +1,10 @@
 import path from 'node:path';
-import { requireDuration } from '../util/duration.js';
-import { InputError, SupervisorError } from '../errors.js';
+import { SupervisorError } from '../errors.js';
+import { settingsFlags } from '../flags.js';
 import type { Hook, HookContext } from '../hooks/hook.js';
 import type { EventListener } from '../log/events.js';
 import { failedOutcome, finishedOutcome, type Outcome } from '../progress/outcome.js';
 import { printOutcome, reporterFor } from '../progress/reporter.js';
-import type { SettingsFlags } from '../settings.js';
 import { supervise } from '../supervise.js';
 
 /** The flags of `kanban-supervisor run`, as cli.ts parsed them. */
@@ -37,7 +36,7 @@ export interface RunIO {
 export async function runCommand(file: string, flags: RunFlags, io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const settings = settingsFlags(flags);
   if (flags['dry-run']) {
-    const { dryRun, formatDryRun } = await import('./dry-run.js');
+    const [{ dryRun }, { formatDryRun }] = await Promise.all([import('./dry-run.js'), import('./dry-run-text.js')]);
     const plan = dryRun({ file, ...settings, env: io.env });
     io.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : formatDryRun(plan));
     return 0;
@@ -84,16 +83,3 @@ async function parseHooks(flags: RunFlags, boardDir: string, env: NodeJS.Process
   };
 }
 
-function settingsFlags(flags: RunFlags): SettingsFlags {
-  return {
-    ...(flags['max-retries'] !== undefined && { maxRetries: integerFlag('--max-retries', flags['max-retries'], 0) }),
-    ...(flags['max-steps'] !== undefined && { maxSteps: integerFlag('--max-steps', flags['max-steps'], 1) }),
-    ...(flags.timeout !== undefined && { timeoutMs: requireDuration(flags.timeout, '--timeout') }),
-  };
-}
-
-function integerFlag(name: string, value: string, min: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new InputError(`${name} must be a whole number >= ${min} (got ${JSON.stringify(value)}).`);
-  return n;
-}
