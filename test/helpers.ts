@@ -71,12 +71,26 @@ export function boardWithTasks(n: number, files: Record<string, string>, header 
   return makeBoard(board);
 }
 
+/** How hints name the program in tests: it is never on the PATH runCli gives (see pathWithoutUs). */
+export const KS = 'npx kanban-supervisor';
+
+/**
+ * PATH without any folder that holds a kanban-supervisor program (a global install or `npm link`
+ * on the machine running the tests), so that hints read `npx kanban-supervisor` everywhere.
+ */
+export function pathWithoutUs(pathValue = process.env.PATH ?? ''): string {
+  return pathValue
+    .split(path.delimiter)
+    .filter((dir) => dir && !existsSync(path.join(dir, 'kanban-supervisor')))
+    .join(path.delimiter);
+}
+
 /** Run the built CLI; never rejects. */
 export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; timeout?: number } = {}): ResultPromise<{ reject: false }> {
   return execa('node', [CLI, ...args], {
     reject: false,
     cwd: options.cwd ?? ROOT,
-    env: { NO_COLOR: '1', ...options.env },
+    env: { NO_COLOR: '1', PATH: pathWithoutUs(), ...options.env },
     timeout: options.timeout ?? 60_000,
     stdin: 'ignore',
   }) as unknown as ResultPromise<{ reject: false }>;
