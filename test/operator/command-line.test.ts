@@ -69,7 +69,7 @@ describe('hints and help', () => {
   });
 
   it('keeps the help columns aligned whichever name the program has', async () => {
-    for (const env of [{}, { PATH: `${installedOnPath()}${path.delimiter}${pathWithoutUs()}` }]) {
+    for (const env of [{} as Record<string, string>, { PATH: `${installedOnPath()}${path.delimiter}${pathWithoutUs()}` }]) {
       const { stdout } = await runCli(['--help'], { env });
       const lines = stdout.split('\n');
       const init = lines.find((l) => l.includes(' init my-board '));
