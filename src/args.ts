@@ -23,6 +23,7 @@ const EXAMPLES: Record<string, string> = {
   step: '3',
   run: '2026-01-31T21-04-05-123Z-4242',
   role: 'Manager',
+  attempt: '1',
   instruction: `"Say hello"`,
   result: `'{"status":"ok","message":"done"}'`,
 };

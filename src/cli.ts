@@ -27,6 +27,7 @@ const FLAGS: Record<string, Options> = {
     step: { type: 'string' },
     run: { type: 'string' },
     role: { type: 'string' },
+    attempt: { type: 'string' },
     stdout: { type: 'boolean' },
     stderr: { type: 'boolean' },
     follow: { type: 'boolean', short: 'f' },

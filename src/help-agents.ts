@@ -1,6 +1,7 @@
 /** `--help` of the commands about one agent's attempts, `{ks}` standing for the program (see help.ts). */
 export const AGENT_HELP: Record<string, string> = {
-  logs: `Usage: {ks} logs [board] [--task FILE | --step N | --run ID | --role NAME] [--stdout | --stderr] [--follow] [--try]
+  logs: `Usage: {ks} logs [board] [--task FILE] [--step N] [--run ID] [--role NAME] [--attempt N]
+                      [--stdout | --stderr] [--follow] [--try]
 
 Prints what an agent printed: the stdout and stderr of one attempt, from its files under
 .kanban-supervisor/runs/. Without options, the board's last attempt. The event log
@@ -18,6 +19,8 @@ Options:
   --step N        the last attempt of step N of the last run (or of --run ID)
   --run ID        only attempts of this run (run ids are in status, report and events.jsonl)
   --role NAME     only attempts of this role, e.g. Implementor or Manager
+  --attempt N     only the Nth attempt of its agent run (1 is the first try, 2 the first
+                  retry), e.g. the failed one before a valid retry
   --stdout        print only the stdout, with no heading (for jq, grep, less)
   --stderr        print only the stderr, with no heading
   --follow, -f    when the attempt is still running, keep printing its output as it comes
@@ -30,6 +33,7 @@ Examples:
   {ks} logs
   {ks} logs --task tasks/002-api.md
   {ks} logs --step 3 --role Manager
+  {ks} logs --task tasks/002-api.md --attempt 1
   {ks} logs --follow
   {ks} logs --stdout | jq .
 `,

@@ -26,6 +26,8 @@ export interface AttemptFilter {
   step?: number;
   run?: string;
   role?: string;
+  /** Which attempt of the agent run (1 is the first try, 2 the first retry). */
+  attempt?: number;
 }
 
 /** What the search found, and what it saw on the way, to word a "nothing matches" plainly. */
@@ -67,6 +69,7 @@ export function findAttempt(boardDir: string, place: OutputPlace, filter: Attemp
       if (event.type !== 'attempt_started') continue;
       const manager = event.done_task !== undefined || event.role === 'Manager';
       if (filter.step !== undefined && event.step !== filter.step) continue;
+      if (filter.attempt !== undefined && event.attempt !== filter.attempt) continue;
       if (filter.role !== undefined && String(event.role).toLowerCase() !== filter.role.toLowerCase()) continue;
       if (task !== undefined && (event.task !== task || (manager && filter.role === undefined))) continue;
       const found = finished.get(key);

@@ -18,6 +18,7 @@ export interface LogsFlags {
   step?: string | boolean;
   run?: string | boolean;
   role?: string | boolean;
+  attempt?: string | boolean;
   stdout?: string | boolean;
   stderr?: string | boolean;
   follow?: string | boolean;
@@ -67,11 +68,11 @@ export async function logsCommand(options: { file: string; flags: LogsFlags }, i
 
 function filterOf(flags: LogsFlags): AttemptFilter {
   const text = (name: keyof LogsFlags) => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined);
-  const step = text('step');
-  const [task, run, role] = [text('task'), text('run'), text('role')];
+  const [task, step, run, role, attempt] = [text('task'), text('step'), text('run'), text('role'), text('attempt')];
   return {
     ...(task !== undefined && { task }),
     ...(step !== undefined && { step: integerFlag('--step', step, 1) }),
+    ...(attempt !== undefined && { attempt: integerFlag('--attempt', attempt, 1) }),
     ...(run !== undefined && { run }),
     ...(role !== undefined && { role }),
   };
@@ -101,6 +102,6 @@ function nothingFound(search: Search, filter: AttemptFilter, place: OutputPlace,
     const had = search.steps.length ? `; it has steps ${Math.min(...search.steps)} to ${Math.max(...search.steps)}` : '';
     if (!filter.role || !search.steps.includes(filter.step)) return `run ${run} has no attempt in step ${filter.step}${had}. Pick one of those, or another run with --run ID.`;
   }
-  const what = [filter.task && `on ${filter.task}`, filter.role && `by ${filter.role}`, filter.step !== undefined && `in step ${filter.step}`, filter.run && `of run ${filter.run}`].filter(Boolean).join(' ');
+  const what = [filter.attempt !== undefined && `number ${filter.attempt}`, filter.task && `on ${filter.task}`, filter.role && `by ${filter.role}`, filter.step !== undefined && `in step ${filter.step}`, filter.run && `of run ${filter.run}`].filter(Boolean).join(' ');
   return `no attempt ${what} in ${place.events}. See which tasks ran and how: ${runnable(`status${arg}`)}`;
 }
