@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { AgentInputs } from '../agent/invocation.js';
+import { prepareAgent } from '../agent/prepare.js';
 import { TRY_PLACE } from '../attempt-output/places.js';
 import { realBoardPath } from '../board/locate.js';
 import { normalPath, resolveInBoard } from '../board/paths.js';
@@ -11,7 +12,9 @@ import { EventLog } from '../log/events.js';
 import { OutputStore } from '../log/output-store.js';
 import { reporterFor } from '../progress/reporter.js';
 import { runAgent } from '../retry/run-agent.js';
+import { loadRole } from '../role/role.js';
 import { buildRunContext } from '../run-context.js';
+import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from '../settings.js';
 import { Stopper } from '../stop.js';
 import { runnable, shellWord } from '../util/self-command.js';
@@ -50,6 +53,9 @@ export async function tryRole(options: { role: string; file: string; flags: TryF
   const role = USUAL.find((name) => name.toLowerCase() === options.role.toLowerCase()) ?? options.role;
   const inputs = tryInputs(board, role, flags);
   const settings = resolveSettings(board.settings, settingsFlags(flags));
+  // Every problem of the role (its file, command, reply schema) is found before anything is written.
+  loadRole(board.dir, role, 'try');
+  prepareAgent({ env: io.env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
   const { reporter } = await reporterFor({ quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stderr, io.env);
   const stopper = new Stopper();
   const unlisten = stopper.listen(process);
