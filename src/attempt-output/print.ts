@@ -26,8 +26,10 @@ export function describeAttempt(a: FoundAttempt, unfinished: Unfinished): string
 /** The files of an attempt's two streams, board-relative: as its end recorded them, else as its run is writing them. */
 export function attemptFiles(a: FoundAttempt, place: OutputPlace): { stdout?: string; stderr?: string } {
   if (a.finished) {
+    // The log is a file in the board folder, which agents can write: only a name in the output folder is read.
+    const inside = (file: unknown): file is string => typeof file === 'string' && file.startsWith(`${place.runs}/`) && !file.split('/').includes('..');
     const { stdoutFile, stderrFile } = a.finished;
-    return { ...(typeof stdoutFile === 'string' && { stdout: stdoutFile }), ...(typeof stderrFile === 'string' && { stderr: stderrFile }) };
+    return { ...(inside(stdoutFile) && { stdout: stdoutFile }), ...(inside(stderrFile) && { stderr: stderrFile }) };
   }
   const base = `${place.runs}/${a.run}/${attemptFileBase(a.step, a.role, a.attempt, a.task)}`;
   return { stdout: `${base}.out`, stderr: `${base}.err` };

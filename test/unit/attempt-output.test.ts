@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { findAttempt } from '../../src/attempt-output/find.js';
 import { AgentText, Output } from '../../src/attempt-output/output.js';
 import { RUN_PLACE } from '../../src/attempt-output/places.js';
+import { attemptFiles } from '../../src/attempt-output/print.js';
 import { tempDir } from '../helpers.js';
 
 /** A board folder whose events.jsonl holds `runs` runs of `steps` steps, a worker and a Manager attempt each, with long multi-byte messages. */
@@ -54,6 +55,17 @@ describe('findAttempt', () => {
   it('reads an empty or missing log as no history', () => {
     const dir = tempDir();
     expect(findAttempt(dir, RUN_PLACE, {})).toEqual({ steps: [], anyEvents: false, size: 0 });
+  });
+});
+
+describe('attemptFiles', () => {
+  it('reads only names inside the output folder from the log, which agents can write', () => {
+    const base = { run: 'r-1', step: 2, role: 'Implementor', task: 'tasks/a.md', attempt: 1, of: 4, manager: false, started: 't' };
+    const finished = (stdoutFile: string, stderrFile: string) => ({ ...base, finished: { time: 't', type: 'attempt_finished' as const, run: 'r-1', stdoutFile, stderrFile } });
+    expect(attemptFiles(finished('.kanban-supervisor/runs/r-1/x.out', '.kanban-supervisor/runs/r-1/x.err'), RUN_PLACE)).toEqual({ stdout: '.kanban-supervisor/runs/r-1/x.out', stderr: '.kanban-supervisor/runs/r-1/x.err' });
+    expect(attemptFiles(finished('/etc/passwd', '.kanban-supervisor/runs/../../../etc/shadow'), RUN_PLACE)).toEqual({});
+    // Not finished: the names its run is writing.
+    expect(attemptFiles(base, RUN_PLACE)).toEqual({ stdout: '.kanban-supervisor/runs/r-1/000000002-implementor-1-tasks_a.out', stderr: '.kanban-supervisor/runs/r-1/000000002-implementor-1-tasks_a.err' });
   });
 });
 
