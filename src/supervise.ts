@@ -1,13 +1,13 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { runAttempt as realRunAttempt, type RunAttempt } from './agent/attempt.js';
+import type { RunAttempt } from './agent/attempt.js';
 import { stopLeftoverAgent } from './agent/record.js';
 import { checkWritable, removeDeadTemps } from './board/writable.js';
-import { readBoard, readFailure } from './board/read.js';
-import { systemClock, type Clock, type RunContext } from './context.js';
+import { realBoardPath } from './board/locate.js';
+import { readBoard } from './board/read.js';
+import { systemClock, type Clock } from './context.js';
+import { buildRunContext } from './run-context.js';
 import { InputError } from './errors.js';
 import { Stopper } from './stop.js';
-import { Spend } from './spend.js';
 import { resumeKnownWait } from './retry/not-format.js';
 import { EventLog, type EventListener } from './log/events.js';
 import { OutputStore } from './log/output-store.js';
@@ -15,7 +15,6 @@ import { acquireBoardLock } from './lock/lock.js';
 import { validate } from './commands/validate.js';
 import { problemsMessage } from './role/role.js';
 import { superviseBoard, type LoopResult } from './loop.js';
-import { createSchemaCompiler } from './schemas.js';
 import { resolveSettings, type SettingsFlags } from './settings.js';
 import { runId as newRunId } from './util/time.js';
 
@@ -65,22 +64,8 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     const settings = resolveSettings(board.settings, options);
     removeDeadTemps(file);
     const leftover = await stopLeftoverAgent(board.dir, settings.killGraceMs);
-    const ctx: RunContext = {
-      file,
-      dir: board.dir,
-      runId,
-      flags: options,
-      env: options.env ?? process.env,
-      runAttempt: options.runAttempt ?? realRunAttempt,
-      events,
-      output: (output = new OutputStore(board.dir, runId, settings.retention)),
-      schemas: createSchemaCompiler(),
-      stop: stopper.signals,
-      clock,
-      spend: new Spend(),
-      limits: { waitedMs: 0, fallbacks: 0 },
-      ...(options.onLine && { onLine: options.onLine }),
-    };
+    output = new OutputStore(board.dir, runId, settings.retention);
+    const ctx = buildRunContext({ file, dir: board.dir, runId, flags: options, env: options.env ?? process.env, events, output, stop: stopper.signals, clock, ...(options.runAttempt && { runAttempt: options.runAttempt }), ...(options.onLine && { onLine: options.onLine }) });
     events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
     const result = await resumeKnownWait(ctx, settings).then(() => superviseBoard(ctx)).catch((error: unknown) => {
       // Whatever was underway, a stop (a signal, a lost lock, closed output) is what the person must hear about.
@@ -95,11 +80,5 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   }
 }
 
-/** The board file's real path, so that every name of it meets the same lock and state folder. */
-export function realBoardPath(file: string): string {
-  try {
-    return realpathSync.native(path.resolve(file));
-  } catch (error) {
-    throw new InputError(readFailure(file, error));
-  }
-}
+// Its home is board/locate.ts; status.ts still imports it from here.
+export { realBoardPath };

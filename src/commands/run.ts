@@ -1,11 +1,10 @@
 import path from 'node:path';
-import { requireDuration } from '../util/duration.js';
-import { InputError, SupervisorError } from '../errors.js';
+import { SupervisorError } from '../errors.js';
+import { settingsFlags } from '../flags.js';
 import type { Hook, HookContext } from '../hooks/hook.js';
 import type { EventListener } from '../log/events.js';
 import { failedOutcome, finishedOutcome, type Outcome } from '../progress/outcome.js';
 import { printOutcome, reporterFor } from '../progress/reporter.js';
-import type { SettingsFlags } from '../settings.js';
 import { supervise } from '../supervise.js';
 import { Stopper, writeIfOpen } from '../stop.js';
 import { formatSpend, Spend } from '../spend.js';
@@ -41,7 +40,7 @@ export interface RunIO {
 export async function runCommand(file: string, flags: RunFlags, io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const settings = settingsFlags(flags);
   if (flags['dry-run']) {
-    const { dryRun, formatDryRun } = await import('./dry-run.js');
+    const [{ dryRun }, { formatDryRun }] = await Promise.all([import('./dry-run.js'), import('./dry-run-text.js')]);
     const plan = dryRun({ file, ...settings, env: io.env });
     io.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : formatDryRun(plan));
     return 0;
@@ -91,25 +90,4 @@ async function parseHooks(flags: RunFlags, boardDir: string, env: NodeJS.Process
     ...(flags['on-complete'] !== undefined && { complete: parseHook('--on-complete', flags['on-complete'], boardDir, env) }),
     ...(flags['on-halt'] !== undefined && { halt: parseHook('--on-halt', flags['on-halt'], boardDir, env) }),
   };
-}
-
-function settingsFlags(flags: RunFlags): SettingsFlags {
-  return {
-    ...(flags['max-retries'] !== undefined && { maxRetries: integerFlag('--max-retries', flags['max-retries'], 0) }),
-    ...(flags['max-steps'] !== undefined && { maxSteps: integerFlag('--max-steps', flags['max-steps'], 1) }),
-    ...(flags.timeout !== undefined && { timeoutMs: requireDuration(flags.timeout, '--timeout') }),
-    ...(flags['max-cost'] !== undefined && { maxCostUsd: dollarsFlag(flags['max-cost']) }),
-  };
-}
-
-function dollarsFlag(value: string): number {
-  const n = Number(value.replace(/^\$/, ''));
-  if (!(n > 0) || !Number.isFinite(n)) throw new InputError(`--max-cost must be an amount of US dollars above 0, like 5 or 2.50 (got ${JSON.stringify(value)}).`);
-  return n;
-}
-
-function integerFlag(name: string, value: string, min: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new InputError(`${name} must be a whole number >= ${min} (got ${JSON.stringify(value)}).`);
-  return n;
 }

@@ -7,6 +7,7 @@ import { patternProblems, type FailurePatterns } from '../reply/failure-patterns
 import { describeErrors, validator } from '../schemas.js';
 import { parseDuration } from '../util/duration.js';
 import { parseFrontMatter } from '../util/front-matter.js';
+import { runnable } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
 
 /** How to run a role's agent: the front-matter of `roles/<name>.md` plus its body as the prompt. */
@@ -116,7 +117,7 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
   const check = readRole(boardDir, name);
   if (check.missing) {
     const file = roleFilePath(name);
-    throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}. Create ${file} (see \`kanban-supervisor init\`) or change the role.`);
+    throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}. Create ${file} (see \`${runnable('init --help')}\`) or change the role.`);
   }
   if (!check.role) throw new InputError(problemsMessage(check.problems));
   return check.role;
@@ -124,7 +125,7 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
 
 /** The first problem as one line, and how many more there are. */
 export function problemsMessage(problems: Problem[]): string {
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`kanban-supervisor validate\`)` : '';
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`${runnable('validate')}\`)` : '';
   return `${formatProblem(problems[0] as Problem)}${more}`;
 }
 
