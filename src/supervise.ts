@@ -80,5 +80,3 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   }
 }
 
-// Its home is board/locate.ts; status.ts still imports it from here.
-export { realBoardPath };

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { checkCommand } from '../agent/command.js';
-import { buildInvocation, describeCommand, type AgentInputs, type Invocation } from '../agent/invocation.js';
-import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
+import { describeCommand, type AgentInputs, type Invocation } from '../agent/invocation.js';
+import { planAgent } from '../agent/prepare.js';
 import { readBoard, type Board } from '../board/read.js';
 import { InputError } from '../errors.js';
-import { loadRole, type Role } from '../role/role.js';
+import type { Role } from '../role/role.js';
 import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../settings.js';
 import { managerInputs, workerInputs } from '../step.js';
 import { parseDuration } from '../util/duration.js';
@@ -105,22 +105,15 @@ export function timeoutChoice(role: Pick<Role, 'timeoutMs'>, flags: SettingsFlag
   return { ms: winner.ms, from: winner.from, asked };
 }
 
-// The same steps as agent/prepare.ts's prepareAgent (role, invocation, command check), with the
-// check's refusal kept as a warning. The dry-run tests compare the result with what a run gives.
+// As a run prepares the agent (the tag shown as its run would set it: a dry run has no run),
+// with a missing command kept as a warning. The dry-run tests compare the result with a run's.
 function plan(board: Board, settings: Settings, inputs: AgentInputs, env: NodeJS.ProcessEnv, warnings: string[]): { role: Role; invocation: Invocation } {
-  const role = loadRole(board.dir, inputs.role, inputs.task_file ?? path.basename(board.file));
-  const invocation = buildInvocation(role, inputs, {
-    boardDir: board.dir,
-    env,
-    limits: { timeoutMs: role.timeoutMs ?? settings.timeoutMs, idleTimeoutMs: role.idleTimeoutMs ?? settings.idleTimeoutMs, killGraceMs: settings.killGraceMs },
-    // The tag names the run, which a dry run does not have: it is shown as its run would set it.
-    tag: agentTag({ board: board.file, run: '<run>', step: 1, role: inputs.role }, env[TAG_VARIABLE]),
-  });
+  const planned = planAgent({ env, runId: '<run>' }, board, settings, inputs, 1);
   try {
-    checkCommand(invocation);
+    checkCommand(planned.invocation);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     warnings.push(`${error.message} A run would stop here with exit 2.`);
   }
-  return { role, invocation };
+  return planned;
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
+import { runnable } from '../util/self-command.js';
 import { cleanLine } from '../util/text.js';
 import { ExitCode, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
 
@@ -25,11 +26,11 @@ export interface FinishedRun {
 export function finishedOutcome(run: FinishedRun, file: string, spent = ''): Outcome {
   const took = `${formatDuration(run.elapsedMs)}${spent ? `, ${spent}` : ''}`;
   if (run.reason === 'once') {
-    return { kind: 'once', exitCode: 0, message: `Ran one step (--once) in ${took}. Run again to continue: kanban-supervisor ${file}` };
+    return { kind: 'once', exitCode: 0, message: `Ran one step (--once) in ${took}. Run again to continue: ${runnable(file)}` };
   }
   // `phase: complete` ends the run whatever `current` says: a task left there will not run.
   const why = run.current === null ? 'the board has no next task' : `phase is complete, so ${run.current} (current) is not run; to run it, set phase in ${path.basename(file)} to another value (e.g. execute)`;
-  return { kind: 'done', exitCode: 0, message: `Done: ${why} (${run.steps} step(s), ${took}). See what happened: kanban-supervisor report ${file}` };
+  return { kind: 'done', exitCode: 0, message: `Done: ${why} (${run.steps} step(s), ${took}). See what happened: ${runnable(`report ${file}`)}` };
 }
 
 /**
@@ -44,7 +45,7 @@ export function failedOutcome(error: unknown, file?: string, spent = ''): Outcom
   // An agent's message may span lines; the outcome is one line.
   let message = error.message.replace(/\s*\n\s*/g, ' ').trim();
   if (kind === 'halted_for_human') {
-    const again = file ? `kanban-supervisor ${file}` : 'the same command';
+    const again = file ? runnable(file) : 'the same command';
     message += `${/[.!?]$/.test(message) ? '' : '.'} Answer it (edit the task file or ${file ? path.basename(file) : 'kanban.yaml'}), then run again to continue: ${again}`;
   }
   // A budget stop already names its spend.

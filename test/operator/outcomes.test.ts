@@ -14,13 +14,13 @@ describe('the outcome line of every exit', () => {
     const result = await runCli(['kanban.yaml'], { cwd: dir });
     expect(result.exitCode).toBe(4);
     expect(result.stderr).toBe(
-      'kanban-supervisor: The Manager halted for a person (status blocked) after tasks/001.md: which database? Ask the team. Answer it (edit the task file or kanban.yaml), then run again to continue: kanban-supervisor kanban.yaml',
+      'kanban-supervisor: The Manager halted for a person (status blocked) after tasks/001.md: which database? Ask the team. Answer it (edit the task file or kanban.yaml), then run again to continue: npx kanban-supervisor kanban.yaml',
     );
   });
 
   it.each([
-    ['done', [], 0, /^Done: the board has no next task \(2 step\(s\), [^)]+\)\. See what happened: kanban-supervisor report kanban\.yaml$/],
-    ['one step', ['--once'], 0, /^Ran one step \(--once\) in \S+\. Run again to continue: kanban-supervisor kanban\.yaml$/],
+    ['done', [], 0, /^Done: the board has no next task \(2 step\(s\), [^)]+\)\. See what happened: npx kanban-supervisor report kanban\.yaml$/],
+    ['one step', ['--once'], 0, /^Ran one step \(--once\) in \S+\. Run again to continue: npx kanban-supervisor kanban\.yaml$/],
     ['max steps', ['--max-steps', '1'], 5, /^kanban-supervisor: Stopped after max_steps \(1\) steps with tasks\/002\.md still current\. .*raise supervisor\.max_steps or pass --max-steps\.$/],
   ])('says what happened and what to do next when a run ends with %s', async (_, flags, code, line) => {
     const dir = boardWithTasks(2, { 'roles/implementor.md': worker });
