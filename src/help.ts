@@ -30,9 +30,10 @@ Quick start:
   {ks} logs                       the last attempt's stdout and stderr
   {ks} report                     write .kanban-supervisor/report.html, a timeline of every attempt
 
-Exit codes: 0 done · 1 internal error · 2 bad board/role/CLI input · 3 retries exhausted ·
-4 halted for a human (Manager status not ok) · 5 max_steps or loop guard · 75 board locked ·
-129 / 130 / 143 interrupted (SIGHUP / SIGINT / SIGTERM).
+Exit codes: 0 done · 1 internal error · 2 bad board/role/CLI input or no login · 3 retries
+exhausted · 4 halted for a human (Manager status not ok) · 5 a loop guard or budget ·
+69 usage limit resets after max_limit_wait · 73 board folder not writable · 74 output closed ·
+75 board locked · 129 / 130 / 143 interrupted (SIGHUP / SIGINT / SIGTERM).
 `;
 
 const COMMANDS: Record<string, string> = {
@@ -68,6 +69,8 @@ Options:
   --max-steps N       stop with exit 5 after N steps (default 500; board: supervisor.max_steps)
   --timeout DUR       default agent timeout, e.g. 90s, 20m, 1h (default 30m; board:
                       supervisor.timeout). A role file's own timeout: still wins.
+  --max-cost USD      stop with exit 5 after the attempt that brings the agents' reported cost
+                      to USD dollars (board: supervisor.max_cost_usd; tokens: max_tokens)
   --once              run one step (the task's agent, then the Manager), then stop
   --dry-run           print what the next step would run — role, role file, argv, the prompt,
                       stdin, the environment (values of secrets and of the role's env: masked),
@@ -83,8 +86,9 @@ Options:
                       CMD is split into words like a shell does ('…' and "…" quote, \\ escapes)
                       but run as argv, never through a shell: no $VARS, pipes or globs. It runs
                       in the board folder, its output goes to stderr, and it gets
-                      KANBAN_OUTCOME (done, once, halted_for_human, retries_exhausted, max_steps,
-                      locked, interrupted, bad_input, internal_error), KANBAN_EXIT_CODE,
+                      KANBAN_OUTCOME (done, once, halted_for_human, retries_exhausted, guard_stop,
+                      limit_wait, unwritable, output_closed, locked, interrupted, bad_input,
+                      internal_error), KANBAN_EXIT_CODE,
                       KANBAN_MESSAGE (the outcome line), KANBAN_FILE (kanban.yaml, absolute),
                       KANBAN_RUN, KANBAN_STEPS and KANBAN_TASK (the last step's task).
 
