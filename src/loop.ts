@@ -1,4 +1,4 @@
-import { readBoard } from './board/read.js';
+import { isFinished, readBoard } from './board/read.js';
 import { throwIfStopped, type RunContext } from './context.js';
 import { HaltedForHumanError, GuardError, outcomeKind, RetriesExhaustedError, SupervisorError } from './errors.js';
 import { resolveSettings } from './settings.js';
@@ -21,7 +21,7 @@ export async function superviseBoard(ctx: RunContext): Promise<LoopResult> {
     for (;;) {
       throwIfStopped(ctx.stop);
       const board = readBoard(ctx.file); // the source of truth, re-read every step
-      if (board.current === null || board.phase === 'complete') {
+      if (isFinished(board)) {
         ctx.events.emit('done', { steps, phase: board.phase ?? null, current: board.current });
         return { steps, reason: 'done' };
       }

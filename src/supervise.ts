@@ -3,7 +3,7 @@ import type { RunAttempt } from './agent/attempt.js';
 import { stopLeftoverAgent } from './agent/record.js';
 import { checkWritable, removeDeadTemps } from './board/writable.js';
 import { realBoardPath } from './board/locate.js';
-import { readBoard } from './board/read.js';
+import { isFinished, readBoard } from './board/read.js';
 import { systemClock, type Clock } from './context.js';
 import { buildRunContext } from './run-context.js';
 import { InputError } from './errors.js';
@@ -47,7 +47,7 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   const file = realBoardPath(options.file);
   const board = readBoard(file); // bad input fails with exit 2 before anything is locked or written
   const finished = (loop: LoopResult, runId: string | null, now = readBoard(file)): SuperviseResult => ({ ...loop, file, runId, elapsedMs: performance.now() - started, current: now.current, phase: now.phase ?? null });
-  if (board.current === null || board.phase === 'complete') return finished({ steps: 0, reason: 'done' }, null, board);
+  if (isFinished(board)) return finished({ steps: 0, reason: 'done' }, null, board);
   // Every problem validate would find stops the run here, before an agent has run.
   const check = validate({ file, ...(options.env && { env: options.env }) });
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
