@@ -26,7 +26,7 @@ const FLAGS: Record<string, Options> = {
   },
   status: { json: { type: 'boolean' } },
   validate: {},
-  report: { out: { type: 'string', short: 'o' } },
+  report: { out: { type: 'string', short: 'o' }, runs: { type: 'string' }, all: { type: 'boolean' } },
 };
 
 /** Parse argv, run one command, print its outcome or error, and return the exit code. Only here are errors printed. */
@@ -82,9 +82,10 @@ async function dispatch(verb: string, values: Record<string, string | boolean | 
       return result.problems.length ? 2 : 0;
     }
     case 'report': {
-      const { report } = await import('./commands/report.js');
-      const written = report({ file, ...(typeof values.out === 'string' && { out: values.out }) });
-      process.stdout.write(`Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s), ${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`);
+      const { report, reportScope } = await import('./commands/report.js');
+      const written = report({ file, ...(typeof values.out === 'string' && { out: values.out }), ...reportScope(values.runs, values.all) });
+      const left = written.olderLeftOut ? ` (the last ${written.runs}; older runs are left out, --all shows every run)` : '';
+      process.stdout.write(`Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s)${left}, ${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`);
       return 0;
     }
     default: {

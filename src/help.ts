@@ -8,7 +8,7 @@ Usage:
   kanban-supervisor init [dir] [--agent shell|claude|codex|gemini] [--force]
   kanban-supervisor status <kanban.yaml> [--json]
   kanban-supervisor validate <kanban.yaml>
-  kanban-supervisor report <kanban.yaml> [--out FILE]
+  kanban-supervisor report <kanban.yaml> [--out FILE] [--runs N | --all]
   kanban-supervisor --help | --version
   kanban-supervisor help <command>          (or: kanban-supervisor <command> --help)
 
@@ -19,7 +19,7 @@ Examples:
   npx kanban-supervisor kanban.yaml               run the board until the Manager says it is done
   npx kanban-supervisor kanban.yaml --once        run one task (and the Manager), then stop
   npx kanban-supervisor status kanban.yaml        phase, tasks, last outcomes, whether a run is going on
-  npx kanban-supervisor report kanban.yaml        write .kanban-supervisor/report.html, a timeline of every attempt
+  npx kanban-supervisor report kanban.yaml        write .kanban-supervisor/report.html, a timeline of the last runs
 
 Exit codes: 0 done · 1 internal error · 2 bad board/role/CLI input · 3 retries exhausted ·
 4 halted for a human (Manager status not ok) · 5 max_steps or loop guard · 75 board locked ·
@@ -109,20 +109,23 @@ Examples:
   kanban-supervisor validate kanban.yaml
   kanban-supervisor validate boards/api/kanban.yaml && kanban-supervisor boards/api/kanban.yaml
 `,
-  report: `Usage: kanban-supervisor report <kanban.yaml> [--out FILE]
+  report: `Usage: kanban-supervisor report <kanban.yaml> [--out FILE] [--runs N | --all]
 
 Writes one self-contained HTML page (no scripts, no external files) from the board's event
 log: a timeline per run with every attempt of every task as a bar (retries and timeouts
-marked), totals per role, and links to each attempt's stdout and stderr files. Takes no
-lock: it can run while the supervisor does.
+marked), totals per role, and links to each attempt's stdout and stderr files. Covers the
+last 10 runs unless told otherwise. Takes no lock: it can run while the supervisor does.
 
 Options:
   --out FILE, -o FILE   where to write the page (default: .kanban-supervisor/report.html
                         beside kanban.yaml)
+  --runs N              the last N runs (default 10)
+  --all                 every run in the event log
 
 Examples:
   kanban-supervisor report kanban.yaml
   kanban-supervisor report kanban.yaml --out /tmp/board-report.html && xdg-open /tmp/board-report.html
+  kanban-supervisor report kanban.yaml --all
 `,
 };
 
