@@ -34,7 +34,7 @@ export function withHistory<T>(boardDir: string, read: (history: HistoryFile) =>
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) throw unreadable(file, Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' }));
+    if (!stat.isFile()) throw unreadable(file, new Error(stat.isDirectory() ? 'it is a folder, not a file' : 'it is not a regular file'));
     return read({ path: file, fd, size: stat.size });
   } catch (error) {
     // System errors (they carry a code) are about the file; anything else is ours to report as a bug.
@@ -49,16 +49,15 @@ export function withHistory<T>(boardDir: string, read: (history: HistoryFile) =>
 export function unreadable(file: string, error: unknown): InputError {
   const shown = path.relative(process.cwd(), file) || file;
   const code = (error as NodeJS.ErrnoException).code;
-  const why = code ? `${code}: ${describe(error)}` : describe(error);
   const fix =
     code === 'EACCES' || code === 'EPERM'
       ? `Give yourself read access (chmod u+r ${shown}) and try again.`
       : `Move it aside (mv ${shown} ${shown}.old) to start a new history, or restore it; the board itself is not affected.`;
-  return new InputError(`${shown}: the event history cannot be read (${why}). ${fix}`);
+  return new InputError(`${shown}: the event history cannot be read (${describe(error)}). ${fix}`);
 }
 
 // Node's messages repeat the code and the path ("EACCES: permission denied, open '…'"): keep the words.
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+  return message.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
 }

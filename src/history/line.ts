@@ -23,13 +23,14 @@ export const LF = 0x0a;
 
 const CR = 0x0d;
 
-/** A line's bytes (without the LF) decoded, its CR dropped; undefined for an empty or over-long line. */
+/** A line's bytes (without the LF) decoded, its CR dropped; undefined for an empty line or one over maxLineBytes (CR included). */
 export function decodeLine(bytes: Buffer, start: number, maxLineBytes: number): Line | undefined {
+  if (bytes.length > maxLineBytes) return undefined;
   const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
-  return end > 0 && end <= maxLineBytes ? { text: bytes.toString('utf8', 0, end), start } : undefined;
+  return end > 0 ? { text: bytes.toString('utf8', 0, end), start } : undefined;
 }
 
 /** The error for a read that got fewer bytes than the file's size promised. */
 export function shortRead(pos: number): Error {
-  return Object.assign(new Error(`short read at byte ${pos} (the file shrank while it was read)`), { code: 'ESHORTREAD' });
+  return Object.assign(new Error(`it shrank while it was read: a short read at byte ${pos}`), { code: 'ESHORTREAD' });
 }
