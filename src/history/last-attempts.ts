@@ -1,6 +1,6 @@
 import type { SupervisorEvent } from '../log/events.js';
 import type { Finder } from './finder.js';
-import { peekString } from './parse-event.js';
+import { fieldPeeker } from './parse-event.js';
 import { attemptEnd, attemptFrom, attemptKey, type AttemptEnd, type AttemptRecord } from './records.js';
 
 /**
@@ -13,6 +13,8 @@ export class LastAttemptFinder implements Finder {
   readonly attempts = new Map<string, AttemptRecord>();
   private readonly wanted: Set<string>;
   private readonly ends = new Map<string, AttemptEnd>();
+  private readonly peekTask = fieldPeeker('task');
+  private readonly peekType = fieldPeeker('type');
 
   constructor(tasks: Iterable<string>) {
     this.wanted = new Set(tasks);
@@ -24,9 +26,9 @@ export class LastAttemptFinder implements Finder {
 
   wants(line: string): boolean {
     // Most lines name a task, most often one found already (or the board, for the Manager).
-    const task = peekString(line, 'task');
+    const task = this.peekTask(line);
     if (task !== undefined) return this.wanted.has(task);
-    const type = peekString(line, 'type');
+    const type = this.peekType(line);
     return type === undefined || type === 'attempt_started' || type === 'attempt_finished';
   }
 

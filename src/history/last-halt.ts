@@ -1,6 +1,6 @@
 import type { SupervisorEvent } from '../log/events.js';
 import type { Finder } from './finder.js';
-import { peekString } from './parse-event.js';
+import { fieldPeeker } from './parse-event.js';
 import { isRunEnd, runEnd, type RunEnd } from './records.js';
 
 const ENDS = new Set(['done', 'halted', 'interrupted']);
@@ -11,9 +11,10 @@ export class LastHaltFinder implements Finder {
   halt: (RunEnd & { run: string }) | undefined;
   /** Runs whose last end has been seen: an earlier end of theirs does not count. */
   private readonly ended = new Set<string>();
+  private readonly peekType = fieldPeeker('type');
 
   wants(line: string): boolean {
-    const type = peekString(line, 'type');
+    const type = this.peekType(line);
     return type === undefined || ENDS.has(type);
   }
 

@@ -34,22 +34,20 @@ export function* parseEvents(lines: Iterable<{ text: string }>): Generator<Super
 }
 
 /**
- * A top-level string field of an event line, read without parsing the line, or undefined when
- * that cannot be told for sure (pure). Sure means: no `{` or `[` comes before the key, so it is
- * at the top level, and the value has no escapes. A quote inside a JSON string is always
- * escaped, so `"key":"` can only be a key, never text inside a value.
+ * A reader of one top-level string field of event lines that does not parse them (pure): it
+ * gives the value, or undefined when that cannot be told for sure. Sure means: no `{` or `[`
+ * comes before the key, so it is at the top level, and the value has no escapes. A quote
+ * inside a JSON string is always escaped, so `"key":"` can only be a key, never text in a value.
  */
-export function peekString(text: string, key: string): string | undefined {
-  const needle = `"${key}":"`;
-  const at = text.indexOf(needle);
-  if (at < 0) return undefined;
-  for (let i = 1; i < at; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x7b || c === 0x5b) return undefined;
-  }
-  const from = at + needle.length;
-  const to = text.indexOf('"', from);
-  if (to < 0) return undefined;
-  const value = text.slice(from, to);
-  return value.includes('\\') ? undefined : value;
+export function fieldPeeker(key: string): (text: string) => string | undefined {
+  if (!/^\w+$/.test(key)) throw new Error(`fieldPeeker: ${JSON.stringify(key)} is not a plain key`);
+  // Not global: a pattern without the g flag keeps no state between calls.
+  const field = new RegExp(`"${key}":"([^"]*)"`);
+  return (text) => {
+    const match = field.exec(text);
+    const value = match?.[1];
+    // Index 0 is the event's own brace; any other before the key could open a nested object.
+    if (value === undefined || value.includes('\\') || /[{[]/.test(text.slice(1, match?.index))) return undefined;
+    return value;
+  };
 }
