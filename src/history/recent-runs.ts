@@ -1,5 +1,5 @@
 import { withHistory, type HistoryFile } from './events-file.js';
-import { parseEvent, parseEvents } from './parse-event.js';
+import { fieldPeeker, parseEvent, parseEvents } from './parse-event.js';
 import { BackwardLines } from './read-backwards.js';
 import { forwardLines } from './read-forwards.js';
 import { buildHistory, type RunRecord } from './runs.js';
@@ -34,13 +34,16 @@ export function readRecentRuns(boardDir: string, count: number, options: { chunk
 // line of the (count + 1)-th run finds where the last `count` runs begin: the line after it.
 function startOfLastRuns(history: HistoryFile, count: number, chunkBytes: number | undefined): { offset: number; olderLeftOut: boolean } {
   const seen = new Set<string>();
+  const peekRun = fieldPeeker('run');
   let offset = history.size;
   for (const line of new BackwardLines(history.fd, history.size, { chunkBytes })) {
-    const event = parseEvent(line.text);
-    if (!event) continue;
-    if (!seen.has(event.run)) {
+    // Only the run matters here: peeked, and parsed only when unsure or when a torn line
+    // may hold a second event (the forward read parses every line anyway).
+    const run = (line.text.includes('{"time":', 1) ? undefined : peekRun(line.text)) ?? parseEvent(line.text)?.run;
+    if (run === undefined) continue;
+    if (!seen.has(run)) {
       if (seen.size === count) return { offset, olderLeftOut: true };
-      seen.add(event.run);
+      seen.add(run);
     }
     offset = line.start;
   }
