@@ -82,8 +82,9 @@ function* timeline(run: RunRecord, link: Linker): Generator<string> {
 <div class="axis"><span>0s</span><span>${esc(formatDuration(span / 2))}</span><span>${esc(formatDuration(span))}</span></div>
 `;
   for (const [task, attempts] of byTask(run.attempts)) {
-    const bars = attempts.map((a) => bar(a, start, span, run, link));
-    yield `<div class="lane" data-task="${esc(task)}"><div class="label" title="${esc(task)}">${esc(task)}</div><div class="track">${bars.join('')}</div></div>\n`;
+    yield `<div class="lane" data-task="${esc(task)}"><div class="label" title="${esc(task)}">${esc(task)}</div><div class="track">`;
+    for (const a of attempts) yield bar(a, start, span, run, link);
+    yield '</div></div>\n';
   }
   yield '</section>\n';
 }
