@@ -1,8 +1,6 @@
 import type { SupervisorEvent } from '../log/events.js';
 import { attemptEnd, attemptFrom, attemptKey, isRunEnd, runEnd, type AttemptRecord, type RunEnd } from './records.js';
 
-export { timedOut, type AttemptRecord, type RunEnd } from './records.js';
-
 /** One run of the supervisor on the board. */
 export interface RunRecord {
   id: string;
