@@ -151,7 +151,7 @@ describe('what status reads from the end of the history', () => {
   });
 
   it('has nothing and has read it all when there is no history yet', () => {
-    expect(readLatest(tempDir('ks-history-'), TASKS)).toEqual({ attempts: new Map(), window: { bytes: 0, read: 0, limit: 32 * 2 ** 20, readAll: true } });
+    expect(readLatest(tempDir('ks-history-'), TASKS)).toEqual({ attempts: new Map(), window: { bytes: 0, read: 0, limit: 16 * 2 ** 20, readAll: true } });
   });
 });
 
