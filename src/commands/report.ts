@@ -25,6 +25,13 @@ export interface ReportOptions {
   all?: boolean;
 }
 
+const WRITE_FIXES: Record<string, string> = {
+  EISDIR: 'It is a folder: name a file with --out FILE.',
+  ENOSPC: 'Free some disk space, or write it elsewhere with --out FILE.',
+  EACCES: "Fix the folder's permissions, or write it elsewhere with --out FILE.",
+  EROFS: 'The file system is read-only: write it elsewhere with --out FILE.',
+};
+
 /** The runs asked for on the command line (`--runs N`, `--all`), checked. */
 export function reportScope(runs: unknown, all: unknown): { runs?: number; all?: boolean } {
   if (runs === undefined) return all === true ? { all: true } : {};
@@ -60,7 +67,7 @@ export function report(options: ReportOptions): ReportResult {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof SupervisorError || typeof code !== 'string') throw error;
-    throw new UnwritableError(`${path.relative(process.cwd(), out) || out}: the report cannot be written (${code}). Free some space or fix the folder's permissions, or write it elsewhere with --out FILE.`);
+    throw new UnwritableError(`${path.relative(process.cwd(), out) || out}: the report cannot be written (${code}). ${WRITE_FIXES[code] ?? 'Write it elsewhere with --out FILE.'}`);
   }
   const attempts = recent.runs.reduce((n, run) => n + run.attempts.length, 0);
   return { out, runs: recent.runs.length, attempts, olderLeftOut: recent.olderLeftOut };

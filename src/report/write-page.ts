@@ -29,7 +29,12 @@ export function writePage(out: string, pieces: Iterable<string>): void {
   } finally {
     closeSync(fd);
   }
-  renameSync(temp, out);
+  try {
+    renameSync(temp, out);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
 }
 
 // writeSync may write less than asked; the rest is written until none is left.

@@ -1,4 +1,4 @@
-import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // The benchmark's history: the supervisor's own event shapes, every way a run ends, retries, a task never run.
@@ -104,6 +104,18 @@ describe('status and report on a long history', () => {
     const all = await runCli(['report', 'kanban.yaml', '--all'], { cwd: dir });
     expect(all.exitCode).toBe(0);
     expect(all.stdout).toContain(`: ${runs.length} run(s), ${attemptCount(runs)} attempt(s).`);
+  });
+});
+
+describe('a report that cannot be written', () => {
+  it('is an error naming the page, leaving no half-written file behind', async () => {
+    const dir = tempDir('ks-unwritable-');
+    synthesize(dir, { tasks: 2, events: 200 });
+    mkdirSync(path.join(dir, 'page.html'));
+    const result = await runCli(['report', 'kanban.yaml', '--out', 'page.html'], { cwd: dir });
+    expect(result.exitCode).toBe(73);
+    expect(result.stderr).toBe('kanban-supervisor: page.html: the report cannot be written (EISDIR). It is a folder: name a file with --out FILE.');
+    expect(readdirSync(dir).filter((name) => name.includes('.tmp'))).toEqual([]);
   });
 });
 
