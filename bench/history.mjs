@@ -1,11 +1,11 @@
 // Part 5 of `npm run bench`: `status` and `report` on a synthesized 1,000,000-event history
 // (lib/history-synth.mjs), on a 10-task and a 10,000-task board: wall time and peak RSS of
 // each command, against `node -e 0` and against `status` on the same board with no history.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { synthesize } from './lib/history-synth.mjs';
-import { median, peakRss } from './lib/measure.mjs';
+import { median } from './lib/measure.mjs';
 
 const EVENTS = 1_000_000;
 const STATUS_GOAL = { ms: 300, bytes: 150e6 };
@@ -40,19 +40,20 @@ async function measure(candidates, rounds, board) {
   for (let round = 0; round < rounds; round++) {
     for (const c of round % 2 ? [...candidates].reverse() : candidates) {
       if (c.every && round % c.every !== 0) continue;
-      runs[c.name].push(await (c.bare ? withoutHistory(board, () => peakRss(c.argv)) : peakRss(c.argv)));
+      runs[c.name].push(await (c.bare ? withoutHistory(board, () => timeAndRss(c.argv)) : timeAndRss(c.argv)));
     }
   }
   const out = {};
   const floor = median(runs['node -e 0'].map((r) => r.ms));
   for (const c of candidates) {
     const ms = median(runs[c.name].map((r) => r.ms));
+    const cpuMs = median(runs[c.name].map((r) => r.cpuMs));
     const bytes = median(runs[c.name].map((r) => r.bytes));
-    out[c.name] = { ms, bytes, ...(c.page && { pageBytes: statSync(c.page).size }) };
+    out[c.name] = { ms, cpuMs, bytes, ...(c.page && { pageBytes: statSync(c.page).size }) };
     const ratio = c.name === 'node -e 0' ? '' : `${(ms / floor).toFixed(1)}x`.padStart(7);
     const goal = c.goal ? ` (goal <= ${c.goal.ms} ms and <= ${c.goal.bytes / 1e6} MB: ${ms <= c.goal.ms && bytes <= c.goal.bytes ? 'met' : 'MISSED'})` : '';
     const page = c.page ? ` · ${(statSync(c.page).size / 1e6).toFixed(0)} MB of HTML` : '';
-    console.log(`     ${c.name.padEnd(24)} ${duration(ms).padStart(9)}${ratio} ${`${(bytes / 1e6).toFixed(1)} MB`.padStart(10)} peak RSS${goal}${page}`);
+    console.log(`     ${c.name.padEnd(24)} ${duration(ms).padStart(9)}${ratio} (cpu ${duration(cpuMs)}) ${`${(bytes / 1e6).toFixed(1)} MB`.padStart(10)} peak RSS${goal}${page}`);
   }
   return out;
 }
@@ -67,6 +68,24 @@ async function withoutHistory(board, run) {
   } finally {
     renameSync(aside, board.events);
   }
+}
+
+// Wall time, CPU time (user + system: on a busy machine the steadier figure) and peak RSS,
+// from GNU time, as part 4 takes its RSS.
+function timeAndRss(argv) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', ...argv], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      const [user, system, kib] = stderr.trim().split('\n').at(-1).split(' ').map(Number);
+      if (code !== 0 || !Number.isFinite(kib)) reject(new Error(`${argv.join(' ')} exited ${code}: ${stderr.trim()}`));
+      else resolve({ ms, cpuMs: (user + system) * 1000, bytes: kib * 1024 });
+    });
+  });
 }
 
 // Synthesizing takes ~10 s a board: a board already made the same way is kept.
