@@ -23,7 +23,7 @@ export function formatStatus(report: StatusReport, now: Date = new Date()): stri
     const start = run.startNotRead ? `started before ${stamp(run.start)} (${beyond(report.history)})` : stamp(run.start);
     lines.push(`Last run: ${start}, ${run.steps} step(s): ${ended}`);
   } else {
-    lines.push('Last run: none recorded (.kanban-supervisor/events.jsonl is empty or missing)');
+    lines.push(`Last run: ${notFound(report.history, 'none', 'none recorded (.kanban-supervisor/events.jsonl is empty or missing)')}`);
   }
   if (report.lastHalt) lines.push(`Last halt: ${stamp(report.lastHalt.time)}: ${endText(report.lastHalt)}`);
   else if (report.lastRun && !report.history.readAll) lines.push(`Last halt: ${notFound(report.history, 'none', '')}`);
