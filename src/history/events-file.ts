@@ -37,9 +37,11 @@ export function withHistory<T>(boardDir: string, read: (history: HistoryFile) =>
     if (!stat.isFile()) throw unreadable(file, new Error(stat.isDirectory() ? 'it is a folder, not a file' : 'it is not a regular file'));
     return read({ path: file, fd, size: stat.size });
   } catch (error) {
-    // System errors (they carry a code) are about the file; anything else is ours to report as a bug.
+    // System errors (EACCES, EIO, … and our short read) are about the file; anything else,
+    // Node's own ERR_* included, is ours to report as a bug.
     const code = (error as NodeJS.ErrnoException).code;
-    throw error instanceof SupervisorError || typeof code !== 'string' ? error : unreadable(file, error);
+    const aboutTheFile = typeof code === 'string' && /^E[A-Z]+$/.test(code);
+    throw error instanceof SupervisorError || !aboutTheFile ? error : unreadable(file, error);
   } finally {
     closeSync(fd);
   }

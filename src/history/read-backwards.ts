@@ -25,7 +25,7 @@ export class BackwardLines implements Iterable<Line> {
   ) {
     this.chunkBytes = options.chunkBytes ?? LINE_READ_DEFAULTS.chunkBytes;
     this.maxLineBytes = options.maxLineBytes ?? LINE_READ_DEFAULTS.maxLineBytes;
-    this.floor = Math.max(0, size - (options.limitBytes ?? size));
+    this.floor = Math.max(0, size - Math.floor(options.limitBytes ?? size));
   }
 
   *[Symbol.iterator](): Generator<Line> {

@@ -79,5 +79,7 @@ describe('a history that cannot be read', () => {
   it('leaves a bug a bug: an error without a system code is not blamed on the file', () => {
     const dir = boardWithEvents(runLines('r', 1));
     expect(() => withHistory(dir, () => { throw new TypeError('oops'); })).toThrow(TypeError);
+    const nodeOwn = Object.assign(new RangeError('The value of "position" is out of range.'), { code: 'ERR_OUT_OF_RANGE' });
+    expect(() => withHistory(dir, () => { throw nodeOwn; })).toThrow(nodeOwn);
   });
 });
