@@ -11,7 +11,7 @@ Usage:
   {ks} init [folder] [--agent shell|claude|codex|gemini] [--force]
   {ks} validate [board]               check the board, its task files and role files
   {ks} status [board] [--json]        phase, tasks, last outcomes, whether a run is going on
-  {ks} report [board] [--out FILE]    write an HTML timeline of every attempt
+  {ks} report [board] [--out FILE]    write an HTML timeline of the last runs' attempts
   {ks} logs [board] [--task FILE | --step N] [--follow]
   {sp}                                an attempt's stdout and stderr (default: the last one)
   {ks} try <role> [board] (--instruction TEXT | --task FILE)
@@ -28,7 +28,7 @@ Quick start:
   {ks}                            run it until the Manager says it is done
   {ks} status                     where it stands, how the last run ended and why
   {ks} logs                       the last attempt's stdout and stderr
-  {ks} report                     write .kanban-supervisor/report.html, a timeline of every attempt
+  {ks} report                     write .kanban-supervisor/report.html, a timeline of the last runs
 
 Exit codes: 0 done · 1 internal error · 2 bad board/role/CLI input or no login · 3 retries
 exhausted · 4 halted for a human (Manager status not ok) · 5 a loop guard or budget ·
@@ -127,20 +127,23 @@ Examples:
   watch -n 5 {ks} status path/to/board
   {ks} status --json | jq '.tasks[] | select(.current)'
 `,
-  report: `Usage: {ks} report [board] [--out FILE]
+  report: `Usage: {ks} report [board] [--out FILE] [--runs N | --all]
 
 Writes one self-contained HTML page (no scripts, no external files) from the board's event
 log: a timeline per run with every attempt of every task as a bar (retries and timeouts
-marked), totals per role, and links to each attempt's stdout and stderr files. Takes no
-lock: it can run while the supervisor does.
+marked), totals per role, and links to each attempt's stdout and stderr files. Covers the
+last 10 runs unless told otherwise. Takes no lock: it can run while the supervisor does.
 
 Options:
   --out FILE, -o FILE   where to write the page (default: .kanban-supervisor/report.html
                         beside kanban.yaml)
+  --runs N              the last N runs (default 10)
+  --all                 every run in the event log
 
 Examples:
   {ks} report
   {ks} report path/to/board --out /tmp/board-report.html && xdg-open /tmp/board-report.html
+  {ks} report --all
 `,
   ...AGENT_HELP,
 };

@@ -43,7 +43,7 @@ export function readTaskMeta(boardDir: string, task: string): TaskMeta {
 function readHead(file: string): string {
   const fd = openSync(file, 'r');
   try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
+    const buffer = Buffer.allocUnsafe(HEAD_BYTES); // only the bytes read are used
     const size = readSync(fd, buffer, 0, HEAD_BYTES, 0);
     return buffer.subarray(0, size).toString('utf8');
   } finally {

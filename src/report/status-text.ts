@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
-import type { AttemptRecord, RunEnd } from '../history/runs.js';
+import type { HistoryWindow } from '../history/latest.js';
+import type { AttemptRecord, RunEnd } from '../history/records.js';
 import type { LockStatus, StatusReport } from '../commands/status.js';
 
 /** `status` as a person reads it (pure but for the clock in `now`). */
@@ -13,18 +14,35 @@ export function formatStatus(report: StatusReport, now: Date = new Date()): stri
   const width = Math.max(4, ...report.tasks.map((t) => t.task.length));
   const roleWidth = Math.max(4, ...report.tasks.map((t) => (t.role ?? '?').length));
   for (const task of report.tasks) {
-    const last = task.problem ? `! ${task.problem}` : task.last ? attemptText(task.last) : 'not run yet';
+    const last = task.problem ? `! ${task.problem}` : task.last ? attemptText(task.last) : notFound(report.history, 'no outcome', 'not run yet');
     lines.push(`  ${task.current ? '→' : ' '} ${task.task.padEnd(width)}  ${(task.role ?? '?').padEnd(roleWidth)}  ${last}`);
   }
   if (report.lastRun) {
     const run = report.lastRun;
     const ended = run.end ? endText(run.end, false) : report.lock.state === 'running' ? 'still running' : 'no end recorded (the supervisor was killed or crashed)';
-    lines.push(`Last run: ${stamp(run.start)}, ${run.steps} step(s): ${ended}`);
+    const start = run.startNotRead ? `started before ${stamp(run.start)} (${beyond(report.history)})` : stamp(run.start);
+    lines.push(`Last run: ${start}, ${run.steps} step(s): ${ended}`);
   } else {
-    lines.push('Last run: none recorded (.kanban-supervisor/events.jsonl is empty or missing)');
+    lines.push(`Last run: ${notFound(report.history, 'none', 'none recorded (.kanban-supervisor/events.jsonl is empty or missing)')}`);
   }
   if (report.lastHalt) lines.push(`Last halt: ${stamp(report.lastHalt.time)}: ${endText(report.lastHalt)}`);
+  else if (report.lastRun && !report.history.readAll) lines.push(`Last halt: ${notFound(report.history, 'none', '')}`);
   return `${lines.join('\n')}\n`;
+}
+
+// Status reads the history from its end and stops at a bound: "nothing found" is only
+// "nothing ever" when it read it all.
+function notFound(history: HistoryWindow, inWindow: string, ever: string): string {
+  return history.readAll ? ever : `${inWindow} in the last ${size(history.read)} of history`;
+}
+
+function beyond(history: HistoryWindow): string {
+  return `further back than the last ${size(history.read)} of history read`;
+}
+
+function size(bytes: number): string {
+  const [value, unit] = bytes >= 2 ** 20 ? [bytes / 2 ** 20, 'MiB'] : bytes >= 1024 ? [bytes / 1024, 'KiB'] : [bytes, 'bytes'];
+  return `${value >= 10 || Number.isInteger(value) ? Math.round(value) : value.toFixed(1)} ${unit}`;
 }
 
 function lockText(lock: LockStatus, now: Date): string {

@@ -52,6 +52,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
       ...where,
       attempt,
       of: total,
+      ...(tries > attempt && { rerun: tries - attempt }),
       end: result.end,
       exitCode: result.exitCode,
       signal: result.signal,
