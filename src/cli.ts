@@ -15,6 +15,7 @@ const FLAGS: Record<string, Options> = {
     'max-cost': { type: 'string' },
     timeout: { type: 'string' },
     once: { type: 'boolean' },
+    watch: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },

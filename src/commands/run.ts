@@ -18,6 +18,7 @@ export interface RunFlags {
   'max-cost'?: string;
   timeout?: string;
   once?: boolean;
+  watch?: boolean;
   'dry-run'?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -62,7 +63,7 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   const stopper = new Stopper();
   const unwatch = stopper.watchOutput(io);
   try {
-    const result = await supervise({ file, ...settings, once: flags.once === true, listeners: [track, reporter.event], onLine: reporter.line, env: io.env, stopper });
+    const result = await supervise({ file, ...settings, once: flags.once === true, watch: flags.watch === true, listeners: [track, reporter.event], onLine: reporter.line, env: io.env, stopper });
     outcome = finishedOutcome(result, file, formatSpend(spend.total));
   } catch (error) {
     outcome = failedOutcome(error, file, formatSpend(spend.total));
