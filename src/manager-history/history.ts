@@ -95,7 +95,8 @@ function foldInto(step: HistoryStep, event: SupervisorEvent): void {
       if (manager) return;
       step.attempts++;
       if (event.valid === true) Object.assign(step, { status: String(event.status), message: text(event.message) });
-      else if (step.invalid.length < INVALID_KEPT) step.invalid.push(text(event.issue ?? event.end));
+      // A usage limit is not invalid output: it is counted in limit_waits.
+      else if (event.failure !== 'usage_limit' && step.invalid.length < INVALID_KEPT) step.invalid.push(text(event.issue ?? event.end));
       return;
     case 'limit_wait':
       step.limit_waits++;
