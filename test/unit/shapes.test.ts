@@ -139,7 +139,7 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
     await expect(supervise({ file, watch: true, watcher: watch.watcher, runAttempt: fake.runAttempt, clock: world.clock, signals })).rejects.toMatchObject({ exitCode: 143 });
     expect(fake.of('Implementor').map((c) => c.task)).toEqual(['tasks/002.md']);
     expect(seen[0]).toMatchObject({ for: 'board_change', outcome: 'done', exitCode: 0, reason: 'the board has no next task', since: '2026-11-23T20:00:00.000Z', pid: process.pid });
-    const types = events(dir).map((e) => e.type).filter((t) => ['waiting', 'woke', 'step_started', 'done', 'interrupted'].includes(t));
+    const types = events(dir).map((e) => e.type).filter((t) => ['waiting', 'woke', 'step_started', 'done', 'interrupted'].includes(String(t)));
     expect(types).toEqual(['done', 'waiting', 'woke', 'step_started', 'done', 'waiting', 'interrupted']);
     expect(events(dir).find((e) => e.type === 'woke')).toMatchObject({ by: 'change', files: ['kanban.yaml'], waitedMs: 20_500 });
     expect(existsSync(path.join(dir, '.kanban-supervisor/waiting.json'))).toBe(false);
