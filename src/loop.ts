@@ -18,15 +18,16 @@ export interface LoopResult {
  * periodic count over the passes of a resident run; the guards count from each pass's start.
  */
 export async function superviseBoard(ctx: RunContext, tally = new RunTally()): Promise<LoopResult> {
-  let steps = 0;
+  let steps = 0; // task steps, for max_steps
+  let periodic = 0;
   let sameTask = 0;
   try {
     for (;;) {
       throwIfStopped(ctx.stop);
       const board = readBoard(ctx.file); // the source of truth, re-read every step
       if (board.current === null || board.phase === 'complete') {
-        ctx.events.emit('done', { steps, phase: board.phase ?? null, current: board.current });
-        return { steps, reason: 'done' };
+        ctx.events.emit('done', { steps: steps + periodic, phase: board.phase ?? null, current: board.current });
+        return { steps: steps + periodic, reason: 'done' };
       }
       const settings = resolveSettings(board.settings, ctx.flags);
       if (steps >= settings.maxSteps) throw new GuardError(`Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`);
@@ -35,11 +36,14 @@ export async function superviseBoard(ctx: RunContext, tally = new RunTally()): P
       if (answer.status !== 'ok') throw new HaltedForHumanError(`The Manager halted for a person (status ${String(answer.status)}) after ${board.current}: ${String(answer.message)}`);
       sameTask = next === board.current && reply.status === 'ok' ? sameTask + 1 : 0;
       if (sameTask >= settings.maxSameTask) throw new GuardError(`The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`);
-      for (const due of tally.stepCompleted(board.current, settings.periodic)) await runPeriodic(ctx, tally, due.role);
-      if (ctx.flags.once) return { steps, reason: 'once' };
+      for (const due of tally.stepCompleted(board.current, settings.periodic)) {
+        periodic++;
+        await runPeriodic(ctx, tally, due.role);
+      }
+      if (ctx.flags.once) return { steps: steps + periodic, reason: 'once' };
     }
   } catch (error) {
-    recordStop(ctx, error, steps);
+    recordStop(ctx, error, steps + periodic);
     throw error;
   }
 }

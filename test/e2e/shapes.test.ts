@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENTS, boardWithTasks, events, fixtureRole, read, role, ROOT, runCli } from '../helpers.js';
+import { AGENTS, boardWithTasks, events, fixtureRole, read, role, ROOT, runCli, tempDir } from '../helpers.js';
 
 const SEQUENTIAL = path.join(ROOT, 'dist', 'reference-agents', 'sequential-manager.js');
 
@@ -54,6 +54,20 @@ describe('a periodic Reviewer', () => {
     expect(events(dir).filter((e) => e.type === 'board_written' && e.trigger === 'Reviewer').map((e) => e.current)).toEqual(['tasks/003.md', 'tasks/005.md', null]);
     expect(read(dir, 'kanban.yaml')).toMatch(/^phase: complete$/m);
     expect(result.stdout).toMatch(/step 3 · Reviewer \(periodic\) · 2 task\(s\) done since its last run/);
+  });
+});
+
+describe('the example board examples/periodic-reviewer', () => {
+  it('runs offline: four shell tasks, the Reviewer after the 2nd and 4th, each review in out/review.md', async () => {
+    const dir = tempDir();
+    cpSync(path.join(ROOT, 'examples', 'periodic-reviewer'), dir, { recursive: true });
+    const result = await runCli(['kanban.yaml'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/Done: the board has no next task \(6 step\(s\)/);
+    expect(events(dir).filter((e) => e.type === 'step_started').map((e) => e.role)).toEqual(['Implementor', 'Implementor', 'Reviewer', 'Implementor', 'Implementor', 'Reviewer']);
+    expect(read(dir, 'out/report.txt')).toBe('There are 4 distinct words.\n');
+    expect(read(dir, 'out/review.md')).toBe('## Review of tasks/001-words.md, tasks/002-sort.md\n\n- nothing to fix\n\n## Review of tasks/003-count.md, tasks/004-report.md\n\n- nothing to fix\n\n');
   });
 });
 
