@@ -3,7 +3,7 @@ export const HELP = `kanban-supervisor — run CLI agents task by task from a ka
 
 Usage:
   kanban-supervisor [run] <kanban.yaml> [--max-retries N] [--max-steps N] [--timeout DUR]
-                                        [--once] [--dry-run] [--json] [--quiet] [--no-color]
+                                        [--once] [--watch] [--dry-run] [--json] [--quiet] [--no-color]
                                         [--on-complete CMD] [--on-halt CMD]
   kanban-supervisor init [dir] [--agent shell|claude|codex|gemini] [--force]
   kanban-supervisor status <kanban.yaml> [--json]
@@ -57,6 +57,11 @@ Options:
   --timeout DUR       default agent timeout, e.g. 90s, 20m, 1h (default 30m; board:
                       supervisor.timeout). A role file's own timeout: still wins.
   --once              run one step (the task's agent, then the Manager), then stop
+  --watch             stay resident where the run would end (done, halted, retries exhausted,
+                      a guard or budget stop, a missing login, a long usage limit): hold the
+                      lock, say what it waits for (.kanban-supervisor/waiting.json), and carry on
+                      when a person edits kanban.yaml, a task or a role file and it validates.
+                      Ends with Ctrl-C / SIGTERM (130 / 143). Not with --once.
   --dry-run           print what the next step would run — role, role file, argv, stdin, the
                       KANBAN_* environment, cwd, timeout — and run nothing, lock nothing, write
                       nothing (with --json: one JSON object)
@@ -74,10 +79,16 @@ Options:
                       KANBAN_MESSAGE (the outcome line), KANBAN_FILE (kanban.yaml, absolute),
                       KANBAN_RUN, KANBAN_STEPS and KANBAN_TASK (the last step's task).
 
+Board settings for other shapes of supervisor (kanban.yaml, supervisor:): periodic
+(roles run after every N completed steps, their reply to the Manager with trigger),
+on_exhausted (halt, or manager: the Manager gets {"status": "error"} after the last retry),
+watch_poll (how often --watch also compares the files itself; default 5s). See the README.
+
 Examples:
   kanban-supervisor kanban.yaml
   kanban-supervisor run path/to/kanban.yaml --max-retries 1 --timeout 10m
   kanban-supervisor kanban.yaml --dry-run
+  kanban-supervisor kanban.yaml --watch
   kanban-supervisor kanban.yaml --json | jq -c 'select(.type == "attempt_finished")'
   kanban-supervisor kanban.yaml --on-halt "notify-send 'kanban-supervisor stopped'"
   kanban-supervisor kanban.yaml --on-complete "./notify.sh done" --on-halt "./notify.sh halted"
