@@ -89,8 +89,9 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
     const files = wake.by === 'change' ? wake.files : [];
     const problem = wake.by === 'change' ? firstProblem(ctx) : undefined;
     if (problem) {
-      ctx.events.emit('edit_invalid', { files, file: problem.problem.file, ...(problem.problem.line !== undefined && { line: problem.problem.line }), problem: problem.problem.message, problems: problem.count });
+      // waiting.json first: whoever hears the event can read the state it announces.
       waitingFile.write(ctx.dir, { ...waiting, invalid: formatProblem(problem.problem) });
+      ctx.events.emit('edit_invalid', { files, file: problem.problem.file, ...(problem.problem.line !== undefined && { line: problem.problem.line }), problem: problem.problem.message, problems: problem.count });
       continue;
     }
     ctx.events.emit('woke', { by: wake.by, files, waitedMs: ctx.clock.now().getTime() - since.getTime() });

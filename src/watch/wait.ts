@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Clock } from '../context.js';
 import { changedFiles, type Snapshot, type WatchSet } from './files.js';
 import type { DirWatcher } from './watcher.js';
@@ -43,7 +44,12 @@ export async function waitForChange(deps: WaitDeps, baseline: Snapshot): Promise
   const { clock, stop, set } = deps;
   let events = 0;
   let kick = new AbortController();
-  const onChange = () => {
+  // Events about files it does not watch (a log or build output beside the board, an editor's
+  // swap file) are dropped: a folder that is never quiet must not hold back a person's edit.
+  const watched = new Set(set.files);
+  const relative = new Map(set.dirs.map((dir) => [deps.at(dir), dir]));
+  const onChange = (dir: string, file: string | null) => {
+    if (file !== null && !watched.has(path.normalize(path.join(relative.get(dir) ?? '.', file)))) return;
     events++;
     kick.abort();
   };

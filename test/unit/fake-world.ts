@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Clock } from '../../src/context.js';
 import type { DirWatcher } from '../../src/watch/watcher.js';
 
@@ -31,16 +32,23 @@ export function fakeWorld() {
   return { clock, elapsed: () => t - START, at: (ms: number, action: () => void) => void scheduled.push({ at: START + ms, action }) };
 }
 
-/** A watcher whose change events the test fires; it records the folders it was asked to watch. */
+/** A watcher whose change events the test fires (about a file, else about no file in particular); it records the folders it was asked to watch. */
 export function fakeWatcher(options: { fails?: string } = {}) {
-  let onChange: (() => void) | undefined;
+  let onChange: ((dir: string, file: string | null) => void) | undefined;
+  let dirs: readonly string[] = [];
   const watched: string[][] = [];
   let closed = 0;
-  const watcher: DirWatcher = (dirs, change) => {
+  const watcher: DirWatcher = (watching, change) => {
     if (options.fails) throw new Error(options.fails);
-    watched.push([...dirs]);
+    watched.push([...watching]);
+    dirs = watching;
     onChange = change;
     return () => void closed++;
   };
-  return { watcher, watched, fire: () => onChange?.(), closed: () => closed };
+  /** Fire an event about `file` (board-relative: its folder must be watched), or about nothing named. */
+  const fire = (file?: string) => {
+    const board = [...dirs].sort((a, b) => a.length - b.length)[0] ?? '';
+    onChange?.(file === undefined ? board : path.join(board, path.dirname(file)), file === undefined ? null : path.basename(file));
+  };
+  return { watcher, watched, fire, closed: () => closed };
 }

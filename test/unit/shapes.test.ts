@@ -132,7 +132,7 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
     world.at(20_000, () => {
       writeFileSync(path.join(dir, 'tasks/002.md'), '---\ntitle: two\n---\n');
       writeFileSync(file, 'phase: execute\ncurrent: tasks/002.md\ntasks:\n  - tasks/001.md\n  - tasks/002.md\n');
-      watch.fire();
+      watch.fire('kanban.yaml');
     });
     world.at(60_000, () => signals.emit('SIGTERM', 'SIGTERM'));
     const fake = agents();
@@ -153,11 +153,11 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
     const signals = new EventEmitter();
     world.at(10_000, () => {
       writeFileSync(path.join(dir, 'roles/implementor.md'), '---\ncommand: [node\n---\n');
-      watch.fire();
+      watch.fire('roles/implementor.md');
     });
     world.at(20_000, () => {
       writeFileSync(path.join(dir, 'roles/implementor.md'), role(['node'], 'stdin: none\n'));
-      watch.fire();
+      watch.fire('roles/implementor.md');
     });
     world.at(60_000, () => signals.emit('SIGINT', 'SIGINT'));
     const fake = agents({ Implementor: ['garbage'] });

@@ -26,7 +26,7 @@ describe('waiting for a person to edit the board', () => {
     const fake = fakeWatcher();
     w.at(12_000, () => {
       write('tasks/001.md', '---\ntitle: one\n---\nANSWER: 8080\n');
-      fake.fire();
+      fake.fire('tasks/001.md');
     });
     const wake = await waitForChange(deps(dir, files, w, fake.watcher), baseline);
     expect(wake).toMatchObject({ by: 'change', files: ['tasks/001.md'] });
@@ -64,13 +64,29 @@ describe('waiting for a person to edit the board', () => {
     });
     w.at(3_000, () => {
       write('tasks/.001.md.swp', 'editor state');
-      fake.fire();
+      fake.fire('tasks/.001.md.swp');
     });
     w.at(60_000, () => appendFileSync(path.join(dir, 'roles/manager.md'), 'Be brief.\n'));
     const wake = await waitForChange(deps(dir, files, w, fake.watcher), baseline);
     expect(wake.by === 'change' && wake.files).toEqual(['roles/manager.md']);
-    // No event was fired for it: the poll saw it (polls every 5 s from 3.5 s, the end of the last debounce), then debounced.
-    expect(w.elapsed()).toBe(63_500 + 500);
+    // The swap file's event was dropped; no event was fired for the role file: the poll saw it
+    // (every 5 s from 1.5 s, the end of the touch's debounce), then it was debounced.
+    expect(w.elapsed()).toBe(61_500 + 500);
+  });
+
+  it('is not held back by a folder that is never quiet: events about files it does not watch are dropped', async () => {
+    const { dir, files, write } = board();
+    const baseline = snapshot(dir, files);
+    const w = fakeWorld();
+    const fake = fakeWatcher();
+    for (let ms = 100; ms < 30_000; ms += 100) w.at(ms, () => fake.fire('server.log'));
+    w.at(2_000, () => {
+      write('kanban.yaml', 'current: tasks/001.md\ntasks: [tasks/001.md]\n');
+      fake.fire('kanban.yaml');
+    });
+    const wake = await waitForChange(deps(dir, files, w, fake.watcher), baseline);
+    expect(wake.by === 'change' && wake.files).toEqual(['kanban.yaml']);
+    expect(w.elapsed()).toBe(2_500);
   });
 
   it('falls back to comparing the files every watch_poll when folders cannot be watched, and says why', async () => {
