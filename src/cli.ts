@@ -2,18 +2,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseCommand, type Options } from './args.js';
 import type { RunFlags } from './commands/run.js';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-
 const COMMON: Options = { help: { type: 'boolean', short: 'h' }, 'no-color': { type: 'boolean' } };
+const SETTINGS: Options = { 'max-retries': { type: 'string' }, timeout: { type: 'string' } };
 const FLAGS: Record<string, Options> = {
   run: {
-    'max-retries': { type: 'string' },
+    ...SETTINGS,
     'max-steps': { type: 'string' },
     'max-cost': { type: 'string' },
-    timeout: { type: 'string' },
     once: { type: 'boolean' },
     watch: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
@@ -22,72 +20,94 @@ const FLAGS: Record<string, Options> = {
     'on-complete': { type: 'string' },
     'on-halt': { type: 'string' },
   },
-  init: {
-    agent: { type: 'string' },
-    force: { type: 'boolean' },
-  },
+  init: { agent: { type: 'string' }, force: { type: 'boolean' } },
   status: { json: { type: 'boolean' } },
   validate: {},
   report: { out: { type: 'string', short: 'o' } },
+  logs: {
+    task: { type: 'string' },
+    step: { type: 'string' },
+    run: { type: 'string' },
+    role: { type: 'string' },
+    attempt: { type: 'string' },
+    stdout: { type: 'boolean' },
+    stderr: { type: 'boolean' },
+    follow: { type: 'boolean', short: 'f' },
+    try: { type: 'boolean' },
+  },
+  try: { ...SETTINGS, instruction: { type: 'string' }, task: { type: 'string' }, result: { type: 'string' }, quiet: { type: 'boolean', short: 'q' } },
+  version: {},
+  help: {},
 };
+
+type Values = Record<string, string | boolean | undefined>;
 
 /** Parse argv, run one command, print its outcome or error, and return the exit code. Only here are errors printed. */
 export async function main(argv: string[]): Promise<number> {
-  if (argv[0] === '--version' || argv[0] === '-v') {
-    process.stdout.write(`${version()}\n`);
-    return 0;
-  }
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    const { HELP, commandHelp } = await import('./help.js');
-    process.stdout.write(argv[0] === 'help' && argv[1] ? commandHelp(argv[1]) : HELP);
-    return argv.length === 0 ? 2 : 0;
-  }
-  const verb = argv[0] && Object.hasOwn(FLAGS, argv[0]) ? argv[0] : 'run';
-  const rest = verb === argv[0] ? argv.slice(1) : argv;
+  const first = argv[0];
+  const alias: Record<string, string> = { '--version': 'version', '-v': 'version', '--help': 'help', '-h': 'help' };
+  const named = first === undefined ? undefined : (alias[first] ?? (Object.hasOwn(FLAGS, first) ? first : undefined));
+  const verb = named ?? 'run';
+  const rest = named ? argv.slice(1) : argv;
   try {
-    if (verb !== argv[0]) await refuseMistypedCommand(argv[0] as string);
-    const { values, positionals } = parseArgs({ args: rest, options: { ...COMMON, ...FLAGS[verb] }, allowPositionals: true, strict: true });
-    if (values.help) {
-      process.stdout.write((await import('./help.js')).commandHelp(verb));
-      return 0;
-    }
-    return await dispatch(verb, values as Record<string, string | boolean | undefined>, positionals);
+    // `kanban-supervisor stauts` would otherwise be read as a board named "stauts".
+    if (!named && first !== undefined) await refuseMistypedCommand(first);
+    const { values, positionals } = await parseCommand(verb, rest, { ...COMMON, ...FLAGS[verb] }, FLAGS);
+    if (values.help) return print((await import('./help.js')).commandHelp(verb));
+    return await dispatch(verb, values, positionals);
   } catch (error) {
-    return report(error, verb);
+    return report(error);
   }
 }
 
-async function dispatch(verb: string, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number> {
-  const { InputError } = await import('./errors.js');
-  if (verb === 'init') {
-    const { init, nextSteps } = await import('./commands/init.js');
-    if (positionals.length > 1) throw new InputError(`unexpected argument "${positionals[1]}". init takes one folder; see \`kanban-supervisor init --help\`.`);
-    const dir = positionals[0] ?? '.';
-    const agent = (values.agent ?? 'shell') as Parameters<typeof init>[0]['agent'];
-    process.stdout.write(nextSteps(dir, agent, init({ dir, agent, force: values.force === true })));
-    return 0;
+async function dispatch(verb: string, values: Values, positionals: string[]): Promise<number> {
+  switch (verb) {
+    case 'help':
+      return help(positionals);
+    case 'version':
+      await noMore(verb, positionals, 0, 'takes no arguments');
+      return print(`${version()}\n`);
+    case 'init': {
+      const { init, nextSteps } = await import('./commands/init.js');
+      await noMore(verb, positionals, 1, 'takes one folder');
+      const dir = positionals[0] ?? '.';
+      const agent = (values.agent ?? 'shell') as Parameters<typeof init>[0]['agent'];
+      return print(nextSteps(dir, agent, init({ dir, agent, force: values.force === true })));
+    }
+    case 'try': {
+      const { tryRole } = await import('./commands/try.js');
+      await noMore(verb, positionals, 2, 'takes a role and one board (a kanban.yaml or its folder)');
+      if (positionals[0] === undefined) {
+        const { runnable } = await import('./util/self-command.js');
+        throw await (await import('./args.js')).usage(verb, `try needs the role to run, e.g. \`${runnable('try Implementor --instruction "Say hello"')}\`.`);
+      }
+      return tryRole({ role: positionals[0], file: await board(positionals[1]), flags: values });
+    }
+    default:
+      break;
   }
-  const file = positionals[0];
-  if (!file) throw new InputError(`${verb} needs the path of kanban.yaml, e.g. \`kanban-supervisor ${verb === 'run' ? '' : `${verb} `}kanban.yaml\`.`);
-  if (positionals.length > 1) throw new InputError(`unexpected argument "${positionals[1]}". Pass one kanban.yaml; see \`kanban-supervisor ${verb} --help\`.`);
+  await noMore(verb, positionals, 1, 'takes one board (a kanban.yaml or its folder)');
+  const file = await board(positionals[0]);
   switch (verb) {
     case 'status': {
       const [{ status }, { formatStatus }] = await Promise.all([import('./commands/status.js'), import('./report/status-text.js')]);
       const report = status({ file });
-      process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : formatStatus(report));
-      return 0;
+      return print(values.json ? `${JSON.stringify(report)}\n` : formatStatus(report));
     }
     case 'validate': {
       const { validate, formatValidation } = await import('./commands/validate.js');
       const result = validate({ file });
-      process.stdout.write(formatValidation(result, process.cwd()));
+      print(formatValidation(result, process.cwd()));
       return result.problems.length ? 2 : 0;
     }
     case 'report': {
       const { report } = await import('./commands/report.js');
       const written = report({ file, ...(typeof values.out === 'string' && { out: values.out }) });
-      process.stdout.write(`Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s), ${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`);
-      return 0;
+      return print(`Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s), ${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`);
+    }
+    case 'logs': {
+      const { logsCommand } = await import('./commands/logs.js');
+      return logsCommand({ file, flags: values });
     }
     default: {
       const { runCommand } = await import('./commands/run.js');
@@ -96,23 +116,40 @@ async function dispatch(verb: string, values: Record<string, string | boolean | 
   }
 }
 
-// `kanban-supervisor stauts kanban.yaml` would otherwise be read as a board named "stauts".
-async function refuseMistypedCommand(first: string): Promise<void> {
-  if (first.startsWith('-') || existsSync(first)) return;
-  const guess = (await import('./util/suggest.js')).closest(first, [...Object.keys(FLAGS), 'help']);
-  if (guess) throw new (await import('./errors.js')).InputError(`unknown command "${first}". Did you mean ${guess}? See \`kanban-supervisor --help\`.`);
+// `help`, `help <command>`; an unknown command is a mistake (exit 2), not the general help.
+async function help(positionals: string[]): Promise<number> {
+  const { mainHelp, commandHelp } = await import('./help.js');
+  await noMore('help', positionals, 1, 'takes one command');
+  const wanted = positionals[0];
+  if (wanted === undefined) return print(mainHelp());
+  if (Object.hasOwn(FLAGS, wanted)) return print(commandHelp(wanted));
+  const { closest } = await import('./util/suggest.js');
+  const guess = closest(wanted, Object.keys(FLAGS));
+  throw await (await import('./args.js')).usage('main', `there is no command "${wanted}".${guess ? ` Did you mean ${guess}?` : ''} Commands: ${Object.keys(FLAGS).join(', ')}.`);
 }
 
-async function report(error: unknown, verb: string): Promise<number> {
+async function board(arg: string | undefined): Promise<string> {
+  return (await import('./board/locate.js')).locateBoard(arg);
+}
+
+// A stray word is refused by name, with what the command takes.
+async function noMore(verb: string, positionals: string[], max: number, takes: string): Promise<void> {
+  const extra = positionals[max];
+  if (extra === undefined) return;
+  throw await (await import('./args.js')).usage(verb, `unexpected argument "${extra}": ${verb} ${takes}. Remove "${extra}".`);
+}
+
+async function refuseMistypedCommand(first: string): Promise<void> {
+  if (first.startsWith('-') || existsSync(first)) return;
+  const guess = (await import('./util/suggest.js')).closest(first, Object.keys(FLAGS));
+  if (guess) throw await (await import('./args.js')).usage('main', `unknown command "${first}". Did you mean ${guess}?`);
+}
+
+async function report(error: unknown): Promise<number> {
   const [{ SupervisorError }, { failedOutcome, outcomeLine }] = await Promise.all([import('./errors.js'), import('./progress/outcome.js')]);
   if (error instanceof SupervisorError) {
     process.stderr.write(`${outcomeLine(failedOutcome(error))}\n`);
     return error.exitCode;
-  }
-  const code = (error as { code?: string }).code;
-  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`kanban-supervisor: ${await argsMessage(error as Error, verb)}\n`);
-    return 2;
   }
   process.stderr.write(
     `kanban-supervisor: internal error (a bug in kanban-supervisor ${version()}, not in your board): ${(error as Error)?.stack ?? String(error)}\n` +
@@ -121,16 +158,9 @@ async function report(error: unknown, verb: string): Promise<number> {
   return 1;
 }
 
-async function argsMessage(error: Error, verb: string): Promise<string> {
-  const flag = /'(-{1,2}[^'\s]+)'/.exec(error.message)?.[1];
-  if (flag && /Unknown option/.test(error.message)) {
-    const known = Object.keys({ ...COMMON, ...FLAGS[verb] }).map((k) => `--${k}`);
-    const guess = (await import('./util/suggest.js')).closest(flag.replace(/=.*/, ''), known);
-    const owner = Object.keys(FLAGS).find((other) => Object.hasOwn(FLAGS[other] as Options, flag.replace(/^--|=.*$/g, '')));
-    const elsewhere = !guess && owner ? ` ${flag.replace(/=.*/, '')} is an option of \`kanban-supervisor ${owner}\`.` : '';
-    return `unknown option ${flag} for ${verb}.${guess ? ` Did you mean ${guess}?` : elsewhere} See \`kanban-supervisor ${verb} --help\`.`;
-  }
-  return `${error.message.split('\n')[0]} See \`kanban-supervisor ${verb} --help\`.`;
+function print(text: string): number {
+  process.stdout.write(text);
+  return 0;
 }
 
 function version(): string {

@@ -1,4 +1,4 @@
-import { readBoard } from './board/read.js';
+import { isFinished, readBoard } from './board/read.js';
 import { throwIfStopped, type RunContext } from './context.js';
 import { HaltedForHumanError, GuardError, outcomeKind, RetriesExhaustedError, SupervisorError } from './errors.js';
 import { resolveSettings } from './settings.js';
@@ -25,18 +25,19 @@ export async function superviseBoard(ctx: RunContext, tally = new RunTally()): P
     for (;;) {
       throwIfStopped(ctx.stop);
       const board = readBoard(ctx.file); // the source of truth, re-read every step
-      if (board.current === null || board.phase === 'complete') {
+      if (isFinished(board)) {
         ctx.events.emit('done', { steps: steps + periodic, phase: board.phase ?? null, current: board.current });
         return { steps: steps + periodic, reason: 'done' };
       }
       const settings = resolveSettings(board.settings, ctx.flags);
       if (steps >= settings.maxSteps) throw new GuardError(`Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`);
       steps++;
+      const task = board.current as string; // not finished: current is a task
       const { reply, answer, next } = await runStep(ctx, board, settings, tally.nextStep());
       if (answer.status !== 'ok') throw new HaltedForHumanError(`The Manager halted for a person (status ${String(answer.status)}) after ${board.current}: ${String(answer.message)}`);
       sameTask = next === board.current && reply.status === 'ok' ? sameTask + 1 : 0;
       if (sameTask >= settings.maxSameTask) throw new GuardError(`The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`);
-      for (const due of tally.stepCompleted(board.current, settings.periodic)) {
+      for (const due of tally.stepCompleted(task, settings.periodic)) {
         periodic++;
         await runPeriodic(ctx, tally, due.role);
       }

@@ -1,13 +1,13 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { runAttempt as realRunAttempt, type RunAttempt } from './agent/attempt.js';
+import type { RunAttempt } from './agent/attempt.js';
 import { stopLeftoverAgent } from './agent/record.js';
 import { checkWritable, removeDeadTemps } from './board/writable.js';
-import { readBoard, readFailure } from './board/read.js';
+import { realBoardPath } from './board/locate.js';
+import { isFinished, readBoard } from './board/read.js';
 import { systemClock, type Clock, type RunContext } from './context.js';
+import { buildRunContext } from './run-context.js';
 import { InputError } from './errors.js';
 import { Stopper } from './stop.js';
-import { Spend } from './spend.js';
 import { resumeKnownWait } from './retry/not-format.js';
 import { EventLog, type EventListener } from './log/events.js';
 import { OutputStore } from './log/output-store.js';
@@ -18,7 +18,6 @@ import { superviseBoard, type LoopResult } from './loop.js';
 import { StepHistory } from './manager-history/history.js';
 import { residentRun } from './watch/resident.js';
 import { fsDirWatcher, type DirWatcher } from './watch/watcher.js';
-import { createSchemaCompiler } from './schemas.js';
 import { resolveSettings, type SettingsFlags } from './settings.js';
 import { runId as newRunId } from './util/time.js';
 
@@ -58,7 +57,7 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   const finished = (loop: LoopResult, runId: string | null, now = readBoard(file)): SuperviseResult => ({ ...loop, file, runId, elapsedMs: performance.now() - started, current: now.current, phase: now.phase ?? null });
   if (options.watch && options.once) throw new InputError('--watch and --once cannot be used together: --watch keeps running after the board is done, --once stops after one step. Pass one of them.');
   // A resident run takes the lock and waits even on a board with nothing to run yet.
-  if (!options.watch && (board.current === null || board.phase === 'complete')) return finished({ steps: 0, reason: 'done' }, null, board);
+  if (!options.watch && isFinished(board)) return finished({ steps: 0, reason: 'done' }, null, board);
   // Every problem validate would find stops the run here, before an agent has run.
   const check = validate({ file, ...(options.env && { env: options.env }) });
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
@@ -77,23 +76,8 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     const settings = resolveSettings(board.settings, options);
     removeDeadTemps(file);
     const leftover = await stopLeftoverAgent(board.dir, settings.killGraceMs);
-    const ctx: RunContext = {
-      file,
-      dir: board.dir,
-      runId,
-      flags: options,
-      env: options.env ?? process.env,
-      runAttempt: options.runAttempt ?? realRunAttempt,
-      events,
-      output: (output = new OutputStore(board.dir, runId, settings.retention)),
-      schemas: createSchemaCompiler(),
-      stop: stopper.signals,
-      clock,
-      spend: new Spend(),
-      limits: { waitedMs: 0, fallbacks: 0 },
-      history,
-      ...(options.onLine && { onLine: options.onLine }),
-    };
+    output = new OutputStore(board.dir, runId, settings.retention);
+    const ctx: RunContext = { ...buildRunContext({ file, dir: board.dir, runId, flags: options, env: options.env ?? process.env, events, output, stop: stopper.signals, clock, ...(options.runAttempt && { runAttempt: options.runAttempt }), ...(options.onLine && { onLine: options.onLine }) }), history };
     events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
     const loop = () => (options.watch ? residentRun(ctx, { watcher: options.watcher ?? fsDirWatcher }) : superviseBoard(ctx));
     const result = await resumeKnownWait(ctx, settings).then(loop).catch((error: unknown) => {
@@ -109,11 +93,3 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   }
 }
 
-/** The board file's real path, so that every name of it meets the same lock and state folder. */
-export function realBoardPath(file: string): string {
-  try {
-    return realpathSync.native(path.resolve(file));
-  } catch (error) {
-    throw new InputError(readFailure(file, error));
-  }
-}

@@ -1,4 +1,5 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -33,10 +34,15 @@ export function makeBoard(files: Record<string, string>): string {
   return dir;
 }
 
-/** A copy of the repository's example board (kanban.yaml, tasks/, roles/) in a temp folder. */
+/**
+ * A copy of the repository's example board (kanban.yaml, tasks/, roles/) as committed, in a temp
+ * folder. Not the working tree's: the README's first command runs the example board in place,
+ * which leaves it finished, and `npm test` comes right after it.
+ */
 export function copyExampleBoard(): string {
   const dir = tempDir();
-  for (const name of ['kanban.yaml', 'tasks', 'roles']) cpSync(path.join(ROOT, name), path.join(dir, name), { recursive: true });
+  const tar = execFileSync('git', ['-C', ROOT, 'archive', '--format=tar', 'HEAD', 'kanban.yaml', 'tasks', 'roles'], { maxBuffer: 16 * 1024 * 1024 });
+  execFileSync('tar', ['-x', '-C', dir], { input: tar });
   return dir;
 }
 
@@ -65,12 +71,26 @@ export function boardWithTasks(n: number, files: Record<string, string>, header 
   return makeBoard(board);
 }
 
+/** How hints name the program in tests: it is never on the PATH runCli gives (see pathWithoutUs). */
+export const KS = 'npx kanban-supervisor';
+
+/**
+ * PATH without any folder that holds a kanban-supervisor program (a global install or `npm link`
+ * on the machine running the tests), so that hints read `npx kanban-supervisor` everywhere.
+ */
+export function pathWithoutUs(pathValue = process.env.PATH ?? ''): string {
+  return pathValue
+    .split(path.delimiter)
+    .filter((dir) => dir && !existsSync(path.join(dir, 'kanban-supervisor')))
+    .join(path.delimiter);
+}
+
 /** Run the built CLI; never rejects. */
 export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; timeout?: number } = {}): ResultPromise<{ reject: false }> {
   return execa('node', [CLI, ...args], {
     reject: false,
     cwd: options.cwd ?? ROOT,
-    env: { NO_COLOR: '1', ...options.env },
+    env: { NO_COLOR: '1', PATH: pathWithoutUs(), ...options.env },
     timeout: options.timeout ?? 60_000,
     stdin: 'ignore',
   }) as unknown as ResultPromise<{ reject: false }>;
@@ -87,4 +107,19 @@ export function events(dir: string): Array<Record<string, unknown>> {
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+// Where Chromium is found when $CHROMIUM is not set: Debian/Ubuntu packages, then Google Chrome.
+const CHROMIUM_PLACES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome'];
+
+/** The Chromium the report test drives headless: $CHROMIUM, else the first one installed in a usual place; throws how to get one. */
+export function findChromium(): string {
+  const chosen = process.env.CHROMIUM;
+  if (chosen) {
+    if (!existsSync(chosen)) throw new Error(`CHROMIUM=${chosen} does not exist. Point it at a Chromium or Chrome program, or unset it.`);
+    return chosen;
+  }
+  const found = CHROMIUM_PLACES.find((place) => existsSync(place));
+  if (found) return found;
+  throw new Error(`The report test needs Chromium and found none (looked at ${CHROMIUM_PLACES.join(', ')}). Install it (Debian/Ubuntu: sudo apt-get install chromium), or set CHROMIUM=/path/to/chrome.`);
 }

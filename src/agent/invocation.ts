@@ -48,7 +48,7 @@ export interface Invocation {
 
 const MAX_ENV_INPUT = 64 * 1024;
 const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
-const KNOWN = new Set(['task_file', 'kanban_file', 'done_task', 'tasks', 'instruction', 'result', 'role', 'trigger', 'done_tasks', 'history', 'prompt', 'agents']);
+const KNOWN: ReadonlySet<string> = new Set(['task_file', 'kanban_file', 'done_task', 'tasks', 'instruction', 'result', 'role', 'trigger', 'done_tasks', 'history', 'prompt', 'agents']);
 
 /** The shipped reference agents (`{{agents}}` in a role file), wherever the package is installed. */
 export const AGENTS_DIR = fileURLToPath(new URL('../../dist/reference-agents', import.meta.url));

@@ -5,7 +5,7 @@ import type { OutputStrategy } from '../reply/extract.js';
 import type { FailurePatterns } from '../reply/failure-patterns.js';
 import { loadReplyRules } from '../reply/rules.js';
 import type { ReplyRules } from '../reply/validate.js';
-import { loadRole } from '../role/role.js';
+import { loadRole, type Role } from '../role/role.js';
 import type { Settings } from '../settings.js';
 import { checkCommand } from './command.js';
 import { buildInvocation, type AgentInputs, type Invocation } from './invocation.js';
@@ -25,6 +25,13 @@ export interface PreparedAgent {
  * both build the very same thing). Every problem is an InputError naming the role file.
  */
 export function prepareAgent(ctx: Pick<RunContext, 'env' | 'runId' | 'schemas'>, board: Board, settings: Settings, inputs: AgentInputs, step: number): PreparedAgent {
+  const { role, invocation } = planAgent(ctx, board, settings, inputs, step);
+  checkCommand(invocation);
+  return { invocation, output: role.output, rules: loadReplyRules(board, role, inputs.role === 'Manager', ctx.schemas), ...(role.failures && { failures: role.failures }) };
+}
+
+/** The role and the invocation an agent run would use, its command not yet checked (--dry-run shows a missing one as a warning). */
+export function planAgent(ctx: Pick<RunContext, 'env' | 'runId'>, board: Board, settings: Settings, inputs: AgentInputs, step: number): { role: Role; invocation: Invocation } {
   const role = loadRole(board.dir, inputs.role, inputs.task_file ?? path.basename(board.file));
   const invocation = buildInvocation(role, inputs, {
     boardDir: board.dir,
@@ -32,6 +39,5 @@ export function prepareAgent(ctx: Pick<RunContext, 'env' | 'runId' | 'schemas'>,
     limits: { timeoutMs: role.timeoutMs ?? settings.timeoutMs, idleTimeoutMs: role.idleTimeoutMs ?? settings.idleTimeoutMs, killGraceMs: settings.killGraceMs },
     tag: agentTag({ board: board.file, run: ctx.runId, step, role: inputs.role }, ctx.env[TAG_VARIABLE]),
   });
-  checkCommand(invocation);
-  return { invocation, output: role.output, rules: loadReplyRules(board, role, inputs.role === 'Manager', ctx.schemas), ...(role.failures && { failures: role.failures }) };
+  return { role, invocation };
 }

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Document } from 'yaml';
 import { InputError } from '../errors.js';
-import { describeErrors, schemaText, validator } from '../schemas.js';
+import { describeErrors, pointerOf, schemaText, validator } from '../schemas.js';
+import { runnable, shellWord } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
-import { pointerOf } from '../role/role.js';
 import { normalPath, resolveAllInBoard, resolveInBoard } from './paths.js';
 import { lineOf, parseYaml, type ParsedYaml } from './yaml.js';
 
@@ -126,6 +126,11 @@ function dedupe(problems: Problem[]): Problem[] {
   return problems.filter((p) => !seen.has(formatProblem(p)) && seen.add(formatProblem(p)));
 }
 
+/** Whether the board has nothing left to run (SPEC §2): no current task, or the phase is complete. */
+export function isFinished(board: BoardState): boolean {
+  return board.current === null || board.phase === 'complete';
+}
+
 /** Read kanban.yaml; any problem is an InputError (exit 2) naming the file, the line and the fix. */
 export function readBoard(file: string): Board {
   let text: string;
@@ -136,16 +141,17 @@ export function readBoard(file: string): Board {
   }
   const { board, problems } = parseBoard(file, text);
   if (!board) {
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`kanban-supervisor validate ${path.basename(file)}\`)` : '';
+    const shown = path.relative(process.cwd(), file);
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`${runnable(`validate${shown === 'kanban.yaml' ? '' : ` ${shellWord(shown)}`}`)}\`)` : '';
     throw new InputError(`${formatProblem(problems[0] as Problem)}${more}`);
   }
   return board;
 }
 
-/** A one-line reason why a file could not be read. */
-export function readFailure(file: string, error: unknown): string {
+/** A one-line reason why a file could not be read; `missing` is the fix when it does not exist (by default: check the path or create a board). */
+export function readFailure(file: string, error: unknown, missing?: string): string {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return `${file}: no such file. Check the path, or create a board with \`kanban-supervisor init\`.`;
+  if (code === 'ENOENT') return `${file}: no such file. ${missing ?? `Check the path, or create a board with \`${runnable('init')}\`.`}`;
   if (code === 'EISDIR') return `${file}: is a folder, not a file. Pass the path of kanban.yaml.`;
   if (code === 'EACCES') return `${file}: permission denied. Make it readable.`;
   return `${file}: cannot be read (${(error as Error).message}).`;

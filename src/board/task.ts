@@ -24,7 +24,7 @@ export function readTask(boardDir: string, task: string): { meta: TaskMeta; line
   try {
     head = readHead(where.absolute);
   } catch (error) {
-    throw new InputError(readFailure(task, error).replace('Check the path, or create a board with `kanban-supervisor init`.', 'Create the task file or fix /current in kanban.yaml.'));
+    throw new InputError(readFailure(task, error, 'Create the task file or fix /current in kanban.yaml.'));
   }
   const parsed = parseFrontMatter(head);
   if (!parsed.ok) throw new InputError(`${task}:${parsed.line}: ${parsed.message}. Fix the front-matter between the --- lines.`);

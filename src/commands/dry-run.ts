@@ -1,12 +1,25 @@
 import path from 'node:path';
-import { describeCommand } from '../agent/invocation.js';
-import { TAG_VARIABLE } from '../agent/tag.js';
-import { readBoard } from '../board/read.js';
-import { formatDuration } from '../util/duration.js';
-import { prepareAgent } from '../agent/prepare.js';
-import { createSchemaCompiler } from '../schemas.js';
+import { checkCommand } from '../agent/command.js';
+import { describeCommand, type AgentInputs, type Invocation } from '../agent/invocation.js';
+import { planAgent } from '../agent/prepare.js';
+import { readBoard, type Board } from '../board/read.js';
+import { InputError } from '../errors.js';
+import type { Role } from '../role/role.js';
+import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../settings.js';
 import { managerInputs, workerInputs } from '../step.js';
-import { resolveSettings, type SettingsFlags } from '../settings.js';
+import { parseDuration } from '../util/duration.js';
+import { maskedEnv, type ShownVariable } from './dry-run-env.js';
+
+/** Where the agent's timeout comes from, in the order that decides it. */
+export type TimeoutSource = 'role' | 'flag' | 'board' | 'default';
+
+/** The timeout in force and every setting that asked for one, so a person sees why it wins. */
+export interface TimeoutChoice {
+  ms: number;
+  from: TimeoutSource;
+  /** Each source that set a timeout, winner first: role `timeout:`, `--timeout`, `supervisor.timeout`, the default. */
+  asked: Array<{ from: TimeoutSource; ms: number }>;
+}
 
 /** What the next step would run, exactly as a real run would build it. */
 export interface DryRunPlan {
@@ -19,77 +32,88 @@ export interface DryRunPlan {
     role: string;
     roleFile: string;
     argv: string[];
+    /** Which argv elements are the role's {{prompt}}. */
+    promptArgs: number[];
     /** The exact stdin text, or null for /dev/null. */
     stdin: string | null;
-    /** The variables the agent gets that differ from the supervisor's own environment (all KANBAN_* ones included). */
+    /** The variables the agent gets that matter here: KANBAN_*, the role's `env:` (masked), inherited secrets (masked). */
     env: Record<string, string>;
+    /** Where each shown variable comes from, and whether its value is masked. */
+    envSources: ShownVariable[];
     cwd: string;
     timeoutMs: number;
+    timeout: TimeoutChoice;
     idleTimeoutMs: number | null;
     maxRetries: number;
     /** The Manager that would then get the worker's reply. */
     manager: { roleFile: string; command: string };
   };
+  /** What a real run would refuse (exit 2) that the dry run shows anyway, e.g. an agent program not installed. */
+  warnings: string[];
 }
 
 /**
  * `--dry-run`: build the next step's invocation with the loop's own functions and return it.
- * Reads only: runs nothing, takes no lock, writes nothing.
+ * Reads only: runs nothing, takes no lock, writes nothing. An agent program that is not
+ * installed is a warning, not a refusal: the plan is worth seeing before installing it.
  */
 export function dryRun(options: SettingsFlags & { file: string; env?: NodeJS.ProcessEnv }): DryRunPlan {
   const file = path.resolve(options.file);
   const env = options.env ?? process.env;
   const board = readBoard(file);
   if (board.current === null || board.phase === 'complete') {
-    return { file, nothing: board.current === null ? 'the board has no next task (current: null)' : 'the board is complete (phase: complete)' };
+    return { file, warnings: [], nothing: board.current === null ? 'the board has no next task (current: null)' : `the board is complete (phase: complete), so ${board.current} (current) is not run; to run it, set phase to another value (e.g. execute)` };
   }
   const settings = resolveSettings(board.settings, options);
-  const inputs = workerInputs(board, board.current);
-  const ctx = { env, runId: '<run>', schemas: createSchemaCompiler() };
-  const { invocation } = prepareAgent(ctx, board, settings, inputs, 1);
-  // The Manager's argv depends on the worker's reply; preparing it here still checks its role file and command.
-  const manager = prepareAgent(ctx, board, settings, managerInputs(board, board.current, {}), 1).invocation;
-  const added: Record<string, string> = {};
-  // The tag names the run, which a dry run does not have: it is shown as its run would set it.
-  for (const [key, value] of Object.entries(invocation.env)) if (key !== TAG_VARIABLE && (key.startsWith('KANBAN_') || env[key] !== value)) added[key] = value;
+  const warnings: string[] = [];
+  const worker = plan(board, settings, workerInputs(board, board.current), env, warnings);
+  // The Manager's argv depends on the worker's reply; planning it here still checks its role file and command.
+  const manager = plan(board, settings, managerInputs(board, board.current, {}), env, warnings);
+  const shown = maskedEnv(worker.invocation.env, env, worker.role.env);
+  const { invocation } = worker;
   return {
     file,
+    warnings,
     next: {
       task: board.current,
       role: invocation.role,
       roleFile: invocation.roleFile,
       argv: [invocation.file, ...invocation.args],
+      promptArgs: worker.role.command.flatMap((part, i) => (part.includes('{{prompt}}') ? [i] : [])),
       stdin: invocation.stdin === null ? null : invocation.stdin.toString('utf8'),
-      env: added,
+      env: Object.fromEntries(shown.map((v) => [v.name, v.value])),
+      envSources: shown,
       cwd: invocation.cwd,
       timeoutMs: invocation.timeoutMs,
+      timeout: timeoutChoice(worker.role, options, board),
       idleTimeoutMs: invocation.idleTimeoutMs,
       maxRetries: settings.maxRetries,
-      manager: { roleFile: manager.roleFile, command: describeCommand(manager, 120) },
+      manager: { roleFile: manager.invocation.roleFile, command: describeCommand(manager.invocation, 120) },
     },
   };
 }
 
-/** The plan as a person reads it; stdin verbatim between marker lines (pure). */
-export function formatDryRun(plan: DryRunPlan): string {
-  const lines = ['Dry run: nothing was run, locked or written.'];
-  if (!plan.next) return `${lines[0]} Nothing to run: ${plan.nothing}.\n`;
-  const n = plan.next;
-  const pad = (label: string) => `  ${label.padEnd(11)}`;
-  lines.push(`Next: ${n.role} on ${n.task}`);
-  lines.push(`${pad('role file')}${n.roleFile}`);
-  lines.push(`${pad('argv')}${JSON.stringify(n.argv)}`);
-  lines.push(`${pad('cwd')}${n.cwd}`);
-  lines.push(`${pad('timeout')}${formatDuration(n.timeoutMs)}${n.idleTimeoutMs === null ? ', no idle timeout' : `, idle timeout ${formatDuration(n.idleTimeoutMs)}`}; up to ${n.maxRetries} retr${n.maxRetries === 1 ? 'y' : 'ies'} with these exact inputs`);
-  // The KANBAN_* inputs first, then what the role file adds.
-  const env = Object.entries(n.env).sort(([a], [b]) => Number(!a.startsWith('KANBAN_')) - Number(!b.startsWith('KANBAN_')));
-  env.forEach(([key, value], i) => lines.push(`${pad(i === 0 ? 'env' : '')}${key}=${value}`));
-  if (n.stdin === null) {
-    lines.push(`${pad('stdin')}none (/dev/null)`);
-  } else {
-    lines.push(`${pad('stdin')}${Buffer.byteLength(n.stdin)} bytes, between the markers:`, '----- stdin -----');
-    lines.push(n.stdin.endsWith('\n') ? n.stdin.slice(0, -1) : n.stdin, `----- end of stdin${n.stdin.endsWith('\n') ? '' : ' (no final newline)'} -----`);
+/** Which timeout applies: role `timeout:` over `--timeout` over `supervisor.timeout` over the 30m default (pure). */
+export function timeoutChoice(role: Pick<Role, 'timeoutMs'>, flags: SettingsFlags, board: Pick<Board, 'settings'>): TimeoutChoice {
+  const fromBoard = board.settings.timeout === undefined || board.settings.timeout === null ? null : parseDuration(board.settings.timeout);
+  const asked: TimeoutChoice['asked'] = [];
+  if (role.timeoutMs !== undefined) asked.push({ from: 'role', ms: role.timeoutMs });
+  if (flags.timeoutMs !== undefined) asked.push({ from: 'flag', ms: flags.timeoutMs });
+  if (fromBoard !== null) asked.push({ from: 'board', ms: fromBoard });
+  asked.push({ from: 'default', ms: DEFAULTS.timeoutMs });
+  const winner = asked[0] as TimeoutChoice['asked'][number];
+  return { ms: winner.ms, from: winner.from, asked };
+}
+
+// As a run prepares the agent (the tag shown as its run would set it: a dry run has no run),
+// with a missing command kept as a warning. The dry-run tests compare the result with a run's.
+function plan(board: Board, settings: Settings, inputs: AgentInputs, env: NodeJS.ProcessEnv, warnings: string[]): { role: Role; invocation: Invocation } {
+  const planned = planAgent({ env, runId: '<run>' }, board, settings, inputs, 1);
+  try {
+    checkCommand(planned.invocation);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    warnings.push(`${error.message} A run would stop here with exit 2.`);
   }
-  lines.push(`Then: the Manager (${n.manager.roleFile}: ${n.manager.command}) gets the reply as {{result}} and picks the next task.`);
-  return `${lines.join('\n')}\n`;
+  return planned;
 }

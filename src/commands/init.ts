@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
+import { runnable, shellWord } from '../util/self-command.js';
 
 /** The agents `init` has presets for. */
 export const PRESET_AGENTS = ['shell', 'claude', 'codex', 'gemini'] as const;
@@ -28,8 +29,14 @@ export function presetFiles(agent: PresetAgent): Record<string, string> {
   };
 }
 
-/** Scaffold a board in `dir`; refuses to overwrite any existing file unless `force`. Returns the files written. */
-export function init(options: InitOptions): string[] {
+/** What `init` wrote: the board files, and what it did to the folder's .gitignore. */
+export interface InitResult {
+  files: string[];
+  gitignore: GitignoreChange;
+}
+
+/** Scaffold a board in `dir`; refuses to overwrite any existing board file unless `force`. */
+export function init(options: InitOptions): InitResult {
   if (!PRESET_AGENTS.includes(options.agent)) {
     throw new InputError(`--agent must be one of ${PRESET_AGENTS.join(', ')} (got "${options.agent}").`);
   }
@@ -43,7 +50,33 @@ export function init(options: InitOptions): string[] {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, content);
   }
-  return Object.keys(files);
+  return { files: Object.keys(files), gitignore: ignoreRunOutput(options.dir) };
+}
+
+/** What happened to .gitignore: written anew, the missing lines appended, or left as it was (it had them). */
+export type GitignoreChange = 'created' | 'appended' | 'kept';
+
+// What a run writes beside kanban.yaml; the board files themselves are the person's to commit.
+const RUN_OUTPUT = ['.kanban-supervisor/', 'supervisor.log.md'];
+
+/**
+ * Keep the run output out of git: a new .gitignore, or the lines an existing one lacks appended
+ * to it. An existing file is never rewritten: its lines, order and comments are the person's.
+ */
+export function ignoreRunOutput(dir: string): GitignoreChange {
+  const file = path.join(dir, '.gitignore');
+  const header = '# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\n';
+  if (!existsSync(file)) {
+    writeFileSync(file, `${header}${RUN_OUTPUT.join('\n')}\n`);
+    return 'created';
+  }
+  const text = readFileSync(file, 'utf8');
+  // `/.kanban-supervisor`, `.kanban-supervisor` and `.kanban-supervisor/` all ignore the folder here.
+  const has = new Set(text.split(/\r?\n/).map((line) => line.trim().replace(/^\//, '').replace(/\/$/, '')));
+  const missing = RUN_OUTPUT.filter((line) => !has.has(line.replace(/\/$/, '')));
+  if (missing.length === 0) return 'kept';
+  appendFileSync(file, `${text === '' || text.endsWith('\n') ? '' : '\n'}${header}${missing.join('\n')}\n`);
+  return 'appended';
 }
 
 // How to get each agent CLI ready to run unattended: installed, and logged in or given a key.
@@ -53,17 +86,26 @@ const SETUP: Record<Exclude<PresetAgent, 'shell'>, string> = {
   gemini: 'Install Gemini CLI (npm install -g @google/gemini-cli) and log in once by running `gemini`, or set GEMINI_API_KEY.',
 };
 
-/** What to tell the person after `init`. */
-export function nextSteps(dir: string, agent: PresetAgent, written: string[]): string {
-  const board = path.join(dir, 'kanban.yaml');
-  const lines = [`Created a ${agent} board in ${dir}: ${written.join(', ')}.`, 'Next:'];
+const IGNORED: Record<GitignoreChange, string> = {
+  created: 'a new .gitignore keeps it out of git',
+  appended: 'the lines .gitignore lacked for it were appended to it',
+  kept: '.gitignore already keeps it out of git',
+};
+
+/** What to tell the person after `init`, with commands they can paste. */
+export function nextSteps(dir: string, agent: PresetAgent, written: InitResult): string {
+  // A folder argument means its kanban.yaml; the current folder needs none.
+  const board = dir === '.' || dir === '' ? '' : ` ${shellWord(dir)}`;
+  const lines = [`Created a ${agent} board in ${dir}: ${written.files.join(', ')}.`, 'Next:'];
   lines.push(`  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in kanban.yaml).`);
   if (agent !== 'shell') {
     lines.push(`  2. ${SETUP[agent]}`);
     lines.push(`     The roles/*.md files say which permissions the agent gets; see the README, "Agent CLIs", to change them.`);
   }
-  lines.push(`  ${agent === 'shell' ? 2 : 3}. Check it:  npx kanban-supervisor validate ${board}`);
-  lines.push(`  ${agent === 'shell' ? 3 : 4}. Run it:    npx kanban-supervisor ${board}`);
-  lines.push('Run output goes to .kanban-supervisor/ and supervisor.log.md beside kanban.yaml; you may want to git-ignore them.');
+  const step = agent === 'shell' ? 2 : 3;
+  lines.push(`  ${step}. Check it:  ${runnable(`validate${board}`)}`);
+  lines.push(`  ${step + 1}. Run it:    ${runnable(board.trim())}`);
+  lines.push(`  ${step + 2}. Read it:   ${runnable(`status${board}`)}   (then: logs, report)`);
+  lines.push(`Run output goes to .kanban-supervisor/ and supervisor.log.md beside kanban.yaml; ${IGNORED[written.gitignore]}.`);
   return `${lines.join('\n')}\n`;
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { readBoard } from '../board/read.js';
-import { realBoardPath } from '../supervise.js';
+import { realBoardPath } from '../board/locate.js';
 import { SupervisorError } from '../errors.js';
 import { lockPath, readLockOwner } from '../lock/lock.js';
 import { isAlive } from '../util/process.js';

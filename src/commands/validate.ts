@@ -11,6 +11,7 @@ import { determineRole } from '../role/determine.js';
 import { roleFilePath } from '../role/role.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from '../settings.js';
+import { runnable } from '../util/self-command.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -88,8 +89,8 @@ export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Va
   for (const [role, need] of needs) {
     const check = checkRole(dir, role, need.inputs, env, compiler);
     if (!check.missing) problems.push(...check.problems);
-    else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}. Create it (see \`kanban-supervisor init\`).` });
-    else problems.push({ file: need.file, ...(need.line !== undefined && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}. Create it (see \`kanban-supervisor init\`) or change the role.` });
+    else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}. Create it (see \`${runnable('init --help')}\`).` });
+    else problems.push({ file: need.file, ...(need.line !== undefined && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}. Create it (see \`${runnable('init --help')}\`) or change the role.` });
   }
   const warnings: Problem[] = [];
   if (state.phase === 'complete' && state.current !== null) {

@@ -48,8 +48,8 @@ export function previousEventsFile(stateDir: string): string {
   return path.join(stateDir, 'events.1.jsonl');
 }
 
-const STATE = '.kanban-supervisor';
-const EVENTS = `${STATE}/events.jsonl`;
+/** Where a run's events go, board-relative. */
+export const EVENTS = '.kanban-supervisor/events.jsonl';
 
 // events.jsonl is moved to events.1.jsonl (replacing the one before) past this size, so a
 // month-long run keeps at most twice this much history on disk.
@@ -65,6 +65,8 @@ export class EventLog {
     readonly run: string,
     private readonly listeners: EventListener[] = [],
     private readonly clock: () => Date = () => new Date(),
+    /** The board-relative events file: EVENTS, or another for events kept apart (`try`). */
+    private readonly file = EVENTS,
   ) {}
 
   /** Record an event: one JSON line, appended before anyone is told of it. */
@@ -74,8 +76,8 @@ export class EventLog {
     // Sync on purpose: a handful of small lines a step, each on disk before a crash could make
     // it the last thing a person looks for. The file stays open: it is written every step.
     if (!this.log) {
-      this.log = LineLog.open(this.boardDir, EVENTS);
-      this.bytes = lstatSync(path.join(this.boardDir, EVENTS)).size;
+      this.log = LineLog.open(this.boardDir, this.file);
+      this.bytes = lstatSync(path.join(this.boardDir, this.file)).size;
     }
     this.log.append(line);
     this.bytes += line.length + 1;
@@ -87,9 +89,10 @@ export class EventLog {
   private rotate(): void {
     this.close();
     this.bytes = 0;
-    const state = openRealDir(this.boardDir, STATE);
+    const state = openRealDir(this.boardDir, path.posix.dirname(this.file));
+    const name = path.posix.basename(this.file);
     try {
-      renameSync(state.at('events.jsonl'), state.at('events.1.jsonl'));
+      renameSync(state.at(name), state.at(name.replace(/\.jsonl$/, '.1.jsonl')));
     } finally {
       state.close();
     }

@@ -24,7 +24,8 @@ interface Kept {
   failedTask?: string;
 }
 
-const RUNS = '.kanban-supervisor/runs';
+/** Where a run's attempt output goes, board-relative: a folder per run. */
+export const RUNS = '.kanban-supervisor/runs';
 
 /**
  * Attempt output under `.kanban-supervisor/runs/<run>/`, a folder per run, pruned to the
@@ -43,17 +44,19 @@ export class OutputStore {
     private readonly boardDir: string,
     private readonly run: string,
     private readonly retention: Retention,
+    /** The board-relative folder of the run folders: RUNS, or another for output kept apart (`try`). */
+    private readonly folder = RUNS,
   ) {
-    for (const run of realFolders(path.join(boardDir, RUNS)).sort()) {
-      for (const name of realFolderFiles(path.join(boardDir, RUNS, run)).sort()) this.keep(run, name);
+    for (const run of realFolders(path.join(boardDir, folder)).sort()) {
+      for (const name of realFolderFiles(path.join(boardDir, folder, run)).sort()) this.keep(run, name);
     }
     this.pruneRuns();
   }
 
   /** The files of a new attempt; nothing is created until the agent prints. */
   open(step: number, role: string, attempt: number, task: string): AttemptOutput {
-    this.dir ??= openRealDir(this.boardDir, `${RUNS}/${this.run}`, { create: true });
-    const base = `${String(step).padStart(9, '0')}-${role.toLowerCase()}-${attempt}-${slug(task)}`;
+    this.dir ??= openRealDir(this.boardDir, `${this.folder}/${this.run}`, { create: true });
+    const base = attemptFileBase(step, role, attempt, task);
     return { out: new AttemptFile(this.dir, `${base}.out`), err: new AttemptFile(this.dir, `${base}.err`) };
   }
 
@@ -66,7 +69,7 @@ export class OutputStore {
       if (!file.created || !this.dir) continue;
       if (failed) file.name = this.renamed(this.dir, file.name, file.name.replace(/\.(out|err)$/, '.failed.$1'));
       this.keep(this.run, file.name, file.bytes);
-      names[which] = `${RUNS}/${this.run}/${file.name}`;
+      names[which] = `${this.folder}/${this.run}/${file.name}`;
     }
     this.prune();
     return names;
@@ -78,7 +81,7 @@ export class OutputStore {
     this.dir = undefined;
   }
 
-  private keep(run: string, name: string, bytes = sizeOf(path.join(this.boardDir, RUNS, run, name))): void {
+  private keep(run: string, name: string, bytes = sizeOf(path.join(this.boardDir, this.folder, run, name))): void {
     const failedTask = /^\d+-[^-]+-\d+-(.*)\.failed\.(?:out|err)$/.exec(name)?.[1];
     const kept: Kept = { run, name, bytes, ...(failedTask !== undefined && { failedTask }) };
     this.kept.push(kept);
@@ -116,14 +119,14 @@ export class OutputStore {
     for (const run of new Set(victims.map((v) => v.run))) {
       let dir: RealDir;
       try {
-        dir = run === this.run && this.dir ? this.dir : openRealDir(this.boardDir, `${RUNS}/${run}`);
+        dir = run === this.run && this.dir ? this.dir : openRealDir(this.boardDir, `${this.folder}/${run}`);
       } catch {
         continue;
       }
       for (const victim of victims) if (victim.run === run) rmSync(dir.at(victim.name), { force: true });
       if (dir !== this.dir) {
         dir.close();
-        if (!this.kept.some((k) => k.run === run)) removeEmptyDir(path.join(this.boardDir, RUNS, run));
+        if (!this.kept.some((k) => k.run === run)) removeEmptyDir(path.join(this.boardDir, this.folder, run));
       }
     }
   }
@@ -136,6 +139,11 @@ export class OutputStore {
       return from;
     }
   }
+}
+
+/** The name of an attempt's files in its run folder, before `.out` / `.err` (`.failed.out` once judged invalid). */
+export function attemptFileBase(step: number, role: string, attempt: number, task: string): string {
+  return `${String(step).padStart(9, '0')}-${role.toLowerCase()}-${attempt}-${slug(task)}`;
 }
 
 // Task paths name the files; only what is safe in a file name is kept.

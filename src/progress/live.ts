@@ -3,7 +3,8 @@ import { formatDuration } from '../util/duration.js';
 import { cleanLine } from '../util/text.js';
 import { localStamp } from '../util/time.js';
 import { eventLine, statusMark } from './lines.js';
-import { columnsOf, createStyle, fitColumns, fitColumnsEnd, type Style } from './style.js';
+import { columnsOf, fitColumns, fitColumnsEnd } from './columns.js';
+import { createStyle, type Style } from './style.js';
 import type { Reporter } from './types.js';
 
 /** What the live reporter needs from the terminal and the clock. */

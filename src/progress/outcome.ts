@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
+import { runnable } from '../util/self-command.js';
 import { cleanLine } from '../util/text.js';
+import { writeIfOpen } from '../stop.js';
+import type { ReporterMode, Style } from './style.js';
 import { ExitCode, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
 
 /** The end of a run: its kind, exit code and the one line a person reads, with what to do next. */
@@ -25,11 +28,11 @@ export interface FinishedRun {
 export function finishedOutcome(run: FinishedRun, file: string, spent = ''): Outcome {
   const took = `${formatDuration(run.elapsedMs)}${spent ? `, ${spent}` : ''}`;
   if (run.reason === 'once') {
-    return { kind: 'once', exitCode: 0, message: `Ran one step (--once) in ${took}. Run again to continue: kanban-supervisor ${file}` };
+    return { kind: 'once', exitCode: 0, message: `Ran one step (--once) in ${took}. Run again to continue: ${runnable(file)}` };
   }
   // `phase: complete` ends the run whatever `current` says: a task left there will not run.
   const why = run.current === null ? 'the board has no next task' : `phase is complete, so ${run.current} (current) is not run; to run it, set phase in ${path.basename(file)} to another value (e.g. execute)`;
-  return { kind: 'done', exitCode: 0, message: `Done: ${why} (${run.steps} step(s), ${took}). See what happened: kanban-supervisor report ${file}` };
+  return { kind: 'done', exitCode: 0, message: `Done: ${why} (${run.steps} step(s), ${took}). See what happened: ${runnable(`report ${file}`)}` };
 }
 
 /**
@@ -44,7 +47,7 @@ export function failedOutcome(error: unknown, file?: string, spent = ''): Outcom
   // An agent's message may span lines; the outcome is one line.
   let message = error.message.replace(/\s*\n\s*/g, ' ').trim();
   if (kind === 'halted_for_human') {
-    const again = file ? `kanban-supervisor ${file}` : 'the same command';
+    const again = file ? runnable(file) : 'the same command';
     message += `${/[.!?]$/.test(message) ? '' : '.'} Answer it (edit the task file or ${file ? path.basename(file) : 'kanban.yaml'}), then run again to continue: ${again}`;
   }
   // A budget stop already names its spend.
@@ -57,4 +60,14 @@ export function outcomeLine(outcome: Outcome): string {
   // The message may quote an agent (a Manager's escalation): no escape sequence reaches the terminal.
   const message = cleanLine(outcome.message);
   return outcome.exitCode === 0 ? message : `kanban-supervisor: ${message}`;
+}
+
+/**
+ * Print a run's final line: a success on stdout (stderr under --json, whose stdout holds only
+ * events), a failure on stderr. The one place every exit of a run is worded.
+ */
+export function printOutcome(outcome: Outcome, mode: ReporterMode, style: Style, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): void {
+  const line = outcomeLine(outcome);
+  if (outcome.exitCode !== 0 || mode === 'json') writeIfOpen(streams.stderr, `${line}\n`);
+  else writeIfOpen(streams.stdout, `${mode === 'live' ? `${style.green('✓')} ` : ''}${line}\n`);
 }

@@ -17,7 +17,10 @@ export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rule
   if (result.end === 'timeout') return invalid(`timed out after ${formatDuration(limits.timeoutMs)} and ${killed}`, result);
   if (result.end === 'idle-timeout') return invalid(`printed nothing for ${formatDuration(limits.idleTimeoutMs ?? 0)} (idle_timeout) and ${killed}`, result);
   if (result.end === 'spawn-failed') return invalid(`could not be started: ${result.spawnError ?? 'unknown error'}`, result);
-  if (result.end === 'gave-up') return invalid(`showed it would not recover (${result.failure && 'detail' in result.failure ? result.failure.detail : 'a failure'}) and was stopped`, result);
+  if (result.end === 'gave-up') {
+    const said = result.failure && 'detail' in result.failure ? `as ${result.failure.cli}: ${result.failure.detail}` : 'a failure';
+    return invalid(`reported an error ${said}; stopped rather than left to retry it`, result);
+  }
   const extraction = extractReply(result.stdout, output);
   if (!extraction.found) return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}${stderrNote(result)}`, result);
   const verdict = checkReply(extraction.reply, rules);
@@ -39,8 +42,8 @@ function truncatedNote(result: AttemptResult): string {
 
 // Many CLIs say why they failed on stderr only (Gemini CLI with no key): the reason must show.
 function stderrNote(result: AttemptResult): string {
-  const last = result.stderrTail.split('\n').map(cleanLine).findLast((line) => line !== '');
-  return last ? `; stderr: ${shorten(last, 300)}` : '';
+  const last = result.stderrTail.split('\n').map(cleanLine).filter((line) => line !== '').slice(-3);
+  return last.length ? `; stderr: ${shorten(last.join(' / '), 300)}` : '';
 }
 
 function exitNote(result: AttemptResult): string {

@@ -4,9 +4,10 @@ import { formatProblem, type Problem } from '../board/read.js';
 import { InputError } from '../errors.js';
 import type { OutputStrategy } from '../reply/extract.js';
 import { patternProblems, type FailurePatterns } from '../reply/failure-patterns.js';
-import { describeErrors, validator } from '../schemas.js';
+import { describeErrors, pointerOf, validator } from '../schemas.js';
 import { parseDuration } from '../util/duration.js';
 import { parseFrontMatter } from '../util/front-matter.js';
+import { runnable } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
 
 /** How to run a role's agent: the front-matter of `roles/<name>.md` plus its body as the prompt. */
@@ -116,7 +117,7 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
   const check = readRole(boardDir, name);
   if (check.missing) {
     const file = roleFilePath(name);
-    throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}. Create ${file} (see \`kanban-supervisor init\`) or change the role.`);
+    throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}. Create ${file} (see \`${runnable('init --help')}\`) or change the role.`);
   }
   if (!check.role) throw new InputError(problemsMessage(check.problems));
   return check.role;
@@ -124,14 +125,8 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
 
 /** The first problem as one line, and how many more there are. */
 export function problemsMessage(problems: Problem[]): string {
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`kanban-supervisor validate\`)` : '';
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`${runnable('validate')}\`)` : '';
   return `${formatProblem(problems[0] as Problem)}${more}`;
-}
-
-/** Where an ajv error points: an unknown key is found at the key itself, not its parent. */
-export function pointerOf(error: { instancePath: string; params: unknown }): string {
-  const unknown = (error.params as { additionalProperty?: string }).additionalProperty;
-  return unknown === undefined ? error.instancePath : `${error.instancePath}/${unknown}`;
 }
 
 // In YAML, `{{x}}` unquoted inside a flow list is a nested mapping, not text.

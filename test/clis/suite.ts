@@ -207,6 +207,6 @@ export function agentCliSuite(agent: AgentCli): void {
 // Each CLI's own words for a missing login, as the supervisor reports them.
 const LOGIN_ISSUE: Record<AgentCli, RegExp> = {
   claude: /reported an error as Claude Code: Not logged in/,
-  codex: /reported an error as Codex: Missing environment variable: `OPENAI_API_KEY`/,
+  codex: /reported an error as codex: Missing environment variable: `OPENAI_API_KEY`/,
   gemini: /printed nothing on stdout \(exit code 41\); stderr: When using Gemini API, you must specify the GEMINI_API_KEY environment variable/,
 };

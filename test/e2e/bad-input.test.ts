@@ -52,22 +52,26 @@ describe('bad board, task and role input', () => {
     expect(read(dir, 'kanban.yaml')).toBe(before);
   });
 
-  it('refuses a missing kanban.yaml and a folder in its place', async () => {
+  it('refuses a missing kanban.yaml, a folder without one, and no board here, each with the fix', async () => {
     const dir = boardWithTasks(1, {});
     const missing = await runCli([path.join(dir, 'nope.yaml')]);
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toMatch(/nope\.yaml: no such file\. Check the path, or create a board with `kanban-supervisor init`\./);
+    expect(missing.stderr).toMatch(/nope\.yaml: no such file\. Check the path, or create a board with `npx kanban-supervisor init`\./);
     mkdirSync(path.join(dir, 'folder.yaml'));
     const folder = await runCli([path.join(dir, 'folder.yaml')]);
     expect(folder.exitCode).toBe(2);
-    expect(folder.stderr).toMatch(/folder\.yaml: is a folder, not a file/);
+    expect(folder.stderr).toBe(`kanban-supervisor: ${path.join(dir, 'folder.yaml')} is a folder without a kanban.yaml. Pass the path of a board (its kanban.yaml or its folder), or create one there: npx kanban-supervisor init ${path.join(dir, 'folder.yaml')}`);
+    for (const command of [[], ['status'], ['validate'], ['report'], ['logs']]) {
+      const none = await runCli(command, { cwd: path.join(dir, 'folder.yaml') });
+      expect(none.exitCode).toBe(2);
+      expect(none.stderr).toBe(`kanban-supervisor: there is no kanban.yaml in this folder (${path.join(dir, 'folder.yaml')}). Pass the path of a board (its kanban.yaml or its folder), or create one here: npx kanban-supervisor init`);
+    }
   });
 
   it.each([
     [['kanban.yaml', '--max-retires', '2'], /unknown option --max-retires for run\. Did you mean --max-retries\?/],
     [['kanban.yaml', '--max-retries', 'three'], /--max-retries must be a whole number >= 0 \(got "three"\)/],
     [['kanban.yaml', '--timeout', '5 minutes'], /--timeout must be a duration like 90s, 20m or 1h30m/],
-    [['run'], /run needs the path of kanban\.yaml/],
     [['a.yaml', 'b.yaml'], /unexpected argument "b\.yaml"/],
   ])('refuses the command line %j with exit 2 and a one-line fix', async (args, message) => {
     const dir = boardWithTasks(1, { 'roles/implementor.md': worker });

@@ -17,11 +17,14 @@ describe('kanban-supervisor init', () => {
     const dir = path.join(tempDir(), 'board');
     const init = await runCli(['init', dir, '--agent', 'shell']);
     expect(init.exitCode).toBe(0);
-    expect(init.stdout).toContain(`Run it:    npx kanban-supervisor ${path.join(dir, 'kanban.yaml')}`);
+    expect(init.stdout).toContain(`Check it:  npx kanban-supervisor validate ${dir}\n`);
+    expect(init.stdout).toContain(`Run it:    npx kanban-supervisor ${dir}\n`);
+    expect(init.stdout).toContain(`Read it:   npx kanban-supervisor status ${dir}   (then: logs, report)\n`);
     for (const file of ['kanban.yaml', 'tasks/001-example.md', 'roles/implementor.md', 'roles/architect.md', 'roles/manager.md']) {
       expect(existsSync(path.join(dir, file))).toBe(true);
     }
-    const run = await runCli([path.join(dir, 'kanban.yaml')]);
+    // Run as the output says: the folder stands for its kanban.yaml.
+    const run = await runCli([dir]);
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(0);
     expect(read(dir, 'tasks/001-example.md')).toMatch(/hello from /);
@@ -41,6 +44,42 @@ describe('kanban-supervisor init', () => {
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: tasks\/001-example\.md$/m);
   });
 
+  it('writes a .gitignore for the run output, and the run output it ignores is all a run leaves untracked', async () => {
+    const dir = path.join(tempDir(), 'board');
+    const init = await runCli(['init', dir]);
+    expect(init.exitCode).toBe(0);
+    expect(read(dir, '.gitignore')).toBe('# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\n.kanban-supervisor/\nsupervisor.log.md\n');
+    expect(init.stdout).toContain('Run output goes to .kanban-supervisor/ and supervisor.log.md beside kanban.yaml; a new .gitignore keeps it out of git.');
+    const git = (...args: string[]) => execa('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args]);
+    await execa('git', ['init', '-q', dir]);
+    await git('add', '-A');
+    await git('commit', '-qm', 'board');
+    expect((await runCli([dir, '--quiet'])).exitCode).toBe(0);
+    writeFileSync(path.join(dir, 'supervisor.log.md'), '### a retry would write this\n');
+    const changed = await git('status', '--porcelain', '--untracked-files=all');
+    // Only the board files the run moved on show; nothing of the supervisor's own.
+    expect(changed.stdout.split('\n').sort()).toEqual([' M kanban.yaml', ' M tasks/001-example.md']);
+  });
+
+  it('never replaces an existing .gitignore: it appends only the lines it lacks, or leaves it as it is', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, '.gitignore'), 'node_modules/\n/.kanban-supervisor'); // no final newline; the folder already ignored
+    const first = await runCli(['init', dir]);
+    expect(first.exitCode).toBe(0);
+    expect(read(dir, '.gitignore')).toBe('node_modules/\n/.kanban-supervisor\n# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\nsupervisor.log.md\n');
+    expect(first.stdout).toContain('; the lines .gitignore lacked for it were appended to it.');
+    const again = await runCli(['init', dir, '--force']);
+    expect(again.exitCode).toBe(0);
+    expect(read(dir, '.gitignore')).toBe('node_modules/\n/.kanban-supervisor\n# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\nsupervisor.log.md\n');
+    expect(again.stdout).toContain('; .gitignore already keeps it out of git.');
+    // A refused init writes nothing, .gitignore included.
+    const other = tempDir();
+    writeFileSync(path.join(other, 'kanban.yaml'), 'mine: true\n');
+    writeFileSync(path.join(other, '.gitignore'), 'dist/\n');
+    expect((await runCli(['init', other])).exitCode).toBe(2);
+    expect(read(other, '.gitignore')).toBe('dist/\n');
+  });
+
   it('refuses an unknown agent with the list of presets', async () => {
     const result = await runCli(['init', tempDir(), '--agent', 'copilot']);
     expect(result.exitCode).toBe(2);
@@ -52,7 +91,7 @@ describe('kanban-supervisor init', () => {
     const init = await runCli(['init', dir, '--agent', agent]);
     expect(init.exitCode).toBe(0);
     expect(init.stdout).toMatch(new RegExp(`^  2\\. Install .*\\(npm install -g @[\\w-]+/[\\w-]+\\)`, 'm'));
-    expect(init.stdout).toContain(`Check it:  npx kanban-supervisor validate ${path.join(dir, 'kanban.yaml')}`);
+    expect(init.stdout).toContain(`Check it:  npx kanban-supervisor validate ${dir}\n`);
     for (const name of ['Architect', 'Implementor', 'Manager']) {
       const role = parseRole(`roles/${name.toLowerCase()}.md`, name, read(dir, `roles/${name.toLowerCase()}.md`)).role as Role;
       expect(role.command[0]).toBe(agent);

@@ -66,7 +66,7 @@ describe('crash safety', () => {
       expectIntact(dir);
     }
 
-    const final = await runCli(['kanban.yaml'], { cwd: dir });
+    const final = await runCli(['kanban.yaml'], { cwd: dir, timeout: 180_000 });
     expect(final.exitCode, final.stderr).toBe(0);
     expectIntact(dir);
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);

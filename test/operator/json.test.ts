@@ -19,7 +19,7 @@ describe('--json', () => {
     expect(types).toContain('retry');
     expect(types.filter((t) => t === 'attempt_finished')).toHaveLength(5); // 2 + 1 Manager, then 1 + 1 Manager
     // The outcome is for people: it goes to stderr, so stdout stays machine-readable.
-    expect(result.stderr).toMatch(/^Done: the board has no next task \(2 step\(s\), [^)]+\)\. See what happened: kanban-supervisor report /);
+    expect(result.stderr).toMatch(/^Done: the board has no next task \(2 step\(s\), [^)]+\)\. See what happened: npx kanban-supervisor report /);
   });
 
   it('keeps stdout pure JSON when the run fails and a hook prints', async () => {

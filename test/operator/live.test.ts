@@ -79,7 +79,7 @@ describe('progress on a terminal and on a pipe', () => {
     writeFileSync(path.join(dir, 'kanban.yaml'), 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n');
     const quiet = await runCli([path.join(dir, 'kanban.yaml'), '--quiet']);
     expect(quiet.exitCode).toBe(0);
-    expect(quiet.stdout).toMatch(/^Done: the board has no next task \(1 step\(s\), [^)]+\)\. See what happened: kanban-supervisor report \S+$/);
+    expect(quiet.stdout).toMatch(/^Done: the board has no next task \(1 step\(s\), [^)]+\)\. See what happened: npx kanban-supervisor report \S+$/);
   });
 
   it('prints plain lines on a terminal when CI is set, since CI logs cannot redraw', async () => {

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { boardWithTasks, events, fixtureRole, read, runCli } from '../helpers.js';
+import { boardWithTasks, events, findChromium, fixtureRole, read, runCli } from '../helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = findChromium();
 
 /** A board whose history has retries, a timeout and Manager turns: task 1 prints garbage once, task 2 hangs once past its 1s timeout. */
 async function boardWithHistory(): Promise<string> {

@@ -1,0 +1,99 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
+import { attemptFileBase } from '../log/output-store.js';
+import { formatDuration } from '../util/duration.js';
+import { cleanLine } from '../util/text.js';
+import { localStamp } from '../util/time.js';
+import type { FoundAttempt } from './find.js';
+import { AgentText, type Output } from './output.js';
+import type { OutputPlace } from './places.js';
+
+const CHUNK = 64 * 1024;
+
+/** Which of an attempt's streams to print: both under headings, or one alone as its bytes. */
+export type Streams = 'both' | 'stdout' | 'stderr';
+
+/** Whether an attempt with no end recorded is still running, or its supervisor stopped during it. */
+export type Unfinished = 'running' | 'stopped';
+
+/** The heading line of an attempt: who, what, which run, step and attempt, and how it ended (pure). */
+export function describeAttempt(a: FoundAttempt, unfinished: Unfinished): string {
+  const who = a.manager ? `${a.role} after ${a.task}` : `${a.role} on ${a.task}`;
+  const where = `run ${a.run}, step ${a.step}, attempt ${a.attempt} of ${a.of}`;
+  return cleanLine(`${who} · ${where} · started ${localStamp(a.started)} · ${describeEnd(a, unfinished)}`);
+}
+
+/** The files of an attempt's two streams, board-relative: as its end recorded them, else as its run is writing them. */
+export function attemptFiles(a: FoundAttempt, place: OutputPlace): { stdout?: string; stderr?: string } {
+  if (a.finished) {
+    // The log is a file in the board folder, which agents can write: only a name in the output folder is read.
+    const inside = (file: unknown): file is string => typeof file === 'string' && file.startsWith(`${place.runs}/`) && !file.split('/').includes('..');
+    const { stdoutFile, stderrFile } = a.finished;
+    return { ...(inside(stdoutFile) && { stdout: stdoutFile }), ...(inside(stderrFile) && { stderr: stderrFile }) };
+  }
+  const base = `${place.runs}/${a.run}/${attemptFileBase(a.step, a.role, a.attempt, a.task)}`;
+  return { stdout: `${base}.out`, stderr: `${base}.err` };
+}
+
+/** Print an attempt's stdout and stderr as its files hold them now. */
+export async function printAttempt(boardDir: string, a: FoundAttempt, place: OutputPlace, streams: Streams, unfinished: Unfinished, out: Output): Promise<void> {
+  const files = attemptFiles(a, place);
+  if (streams === 'both') await out.write(`${describeAttempt(a, unfinished)}\n`);
+  for (const which of ['stdout', 'stderr'] as const) {
+    if (streams !== 'both' && streams !== which) continue;
+    const file = files[which];
+    const fd = file === undefined ? undefined : openOutput(path.join(boardDir, file));
+    try {
+      if (streams === 'both') await out.write(`${heading(which, file, fd, a.finished !== undefined)}\n`);
+      if (fd !== undefined) await copy(fd, new AgentText(out), streams === 'both');
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+}
+
+/** Open an attempt's output file for reading, never through a symlink; undefined when it is not there (yet, or any more). */
+export function openOutput(file: string): number | undefined {
+  let fd: number;
+  try {
+    // O_NOFOLLOW: a symlink an agent left in place of its own output file is not read through.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  if (fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  return undefined;
+}
+
+/** Pass what `fd` holds from its current position on to `text`, in chunks, never all of it in memory; returns the bytes read. */
+export async function copyNew(fd: number, text: AgentText): Promise<number> {
+  const chunk = Buffer.allocUnsafe(CHUNK);
+  let total = 0;
+  for (let got = readSync(fd, chunk, 0, CHUNK, null); got > 0; got = readSync(fd, chunk, 0, CHUNK, null)) {
+    await text.push(Buffer.from(chunk.subarray(0, got)));
+    total += got;
+  }
+  return total;
+}
+
+async function copy(fd: number, text: AgentText, ownLine: boolean): Promise<void> {
+  await copyNew(fd, text);
+  await text.end(ownLine);
+}
+
+function heading(which: string, file: string | undefined, fd: number | undefined, finished: boolean): string {
+  if (file === undefined) return `==> ${which}: empty (the agent printed nothing there, so there is no file) <==`;
+  if (fd === undefined) return `==> ${which}: ${file} is not there ${finished ? '(removed by the retention limits: supervisor.keep_runs, keep_bytes, keep_attempts)' : '(nothing printed yet)'} <==`;
+  return `==> ${which}: ${file} (${fstatSync(fd).size} bytes) <==`;
+}
+
+/** How an attempt ended, from its attempt_finished event, or why it has no end (pure). */
+export function describeEnd(a: Pick<FoundAttempt, 'finished'>, unfinished: Unfinished): string {
+  const f = a.finished;
+  if (!f) return unfinished === 'running' ? 'running now' : 'unfinished: its supervisor stopped during it (no end was recorded)';
+  const how = f.end === 'exited' ? (f.signal ? `killed by ${String(f.signal)}` : `exit ${String(f.exitCode)}`) : String(f.end);
+  const verdict = f.valid === true ? `replied ${String(f.status)}` : `no valid reply: ${String(f.issue ?? f.end)}`;
+  return cleanLine(`${verdict} (${how}, ${formatDuration(Number(f.durationMs))})`);
+}
+

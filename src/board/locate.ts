@@ -1,0 +1,45 @@
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../errors.js';
+import { runnable, shellWord } from '../util/self-command.js';
+import { readFailure } from './read.js';
+
+/** The board file's usual name: a folder argument means the one inside it. */
+export const BOARD_NAME = 'kanban.yaml';
+
+/**
+ * The kanban.yaml a command works on, as the person named it (so messages show their path):
+ * none means `./kanban.yaml`, a folder means its `kanban.yaml`, anything else is the file
+ * itself (whose problems the board reader reports). Reads only.
+ */
+export function locateBoard(arg: string | undefined, cwd = process.cwd()): string {
+  if (arg === undefined) {
+    if (!existsSync(path.join(cwd, BOARD_NAME))) {
+      throw new InputError(`there is no ${BOARD_NAME} in this folder (${cwd}). Pass the path of a board (its kanban.yaml or its folder), or create one here: ${runnable('init')}`);
+    }
+    return BOARD_NAME;
+  }
+  if (!isFolder(path.resolve(cwd, arg))) return arg;
+  const file = path.join(arg, BOARD_NAME);
+  if (!existsSync(path.resolve(cwd, file))) {
+    throw new InputError(`${arg} is a folder without a ${BOARD_NAME}. Pass the path of a board (its kanban.yaml or its folder), or create one there: ${runnable(`init ${shellWord(arg)}`)}`);
+  }
+  return file;
+}
+
+function isFolder(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The board file's real path, so that every name of it meets the same lock and state folder. */
+export function realBoardPath(file: string): string {
+  try {
+    return realpathSync.native(path.resolve(file));
+  } catch (error) {
+    throw new InputError(readFailure(file, error));
+  }
+}

@@ -1,0 +1,135 @@
+import path from 'node:path';
+import type { AgentInputs } from '../agent/invocation.js';
+import { prepareAgent } from '../agent/prepare.js';
+import { TRY_PLACE } from '../attempt-output/places.js';
+import { realBoardPath } from '../board/locate.js';
+import { normalPath, resolveInBoard } from '../board/paths.js';
+import { readBoard, type Board } from '../board/read.js';
+import { readTaskMeta } from '../board/task.js';
+import { InputError, RetriesExhaustedError, SupervisorError } from '../errors.js';
+import { settingsFlags, type SettingFlagValues } from '../flags.js';
+import { EventLog } from '../log/events.js';
+import { OutputStore } from '../log/output-store.js';
+import { reporterFor } from '../progress/reporter.js';
+import { runAgent } from '../retry/run-agent.js';
+import { loadRole } from '../role/role.js';
+import { buildRunContext } from '../run-context.js';
+import { createSchemaCompiler } from '../schemas.js';
+import { resolveSettings } from '../settings.js';
+import { Stopper } from '../stop.js';
+import { runnable, shellWord } from '../util/self-command.js';
+import { runId as newRunId } from '../util/time.js';
+
+/** The flags of `try`, as cli.ts parsed them. */
+export interface TryFlags extends SettingFlagValues {
+  instruction?: string | boolean;
+  task?: string | boolean;
+  result?: string | boolean;
+  quiet?: string | boolean;
+  'no-color'?: string | boolean;
+}
+
+/** Where `try` talks: the reply on stdout, progress and the outcome on stderr. */
+export interface TryIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+// The roles a run names itself, whatever case they are typed in: the Manager's replies are
+// checked as a Manager's only under this exact name.
+const USUAL = ['Implementor', 'Architect', 'Manager'];
+
+/**
+ * `kanban-supervisor try <role>`: run one role's agent once on an instruction or a task, with
+ * the inputs, format check and retries of a run (runAgent itself), and print its validated
+ * reply. Takes no lock and never writes kanban.yaml; its events and attempt output are kept
+ * apart in .kanban-supervisor/try/. Returns the exit code a run would give; errors are thrown.
+ */
+export async function tryRole(options: { role: string; file: string; flags: TryFlags }, io: TryIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const { flags } = options;
+  const file = realBoardPath(options.file);
+  const board = readBoard(file);
+  const role = USUAL.find((name) => name.toLowerCase() === options.role.toLowerCase()) ?? options.role;
+  const inputs = tryInputs(board, role, flags);
+  const settings = resolveSettings(board.settings, settingsFlags(flags));
+  // Every problem of the role (its file, command, reply schema) is found before anything is written.
+  loadRole(board.dir, role, 'try');
+  prepareAgent({ env: io.env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
+  const { reporter } = await reporterFor({ quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stderr, io.env);
+  const stopper = new Stopper();
+  const unlisten = stopper.listen(process);
+  const runId = newRunId(new Date(), process.pid);
+  const events = new EventLog(board.dir, runId, [reporter.event], () => new Date(), TRY_PLACE.events);
+  const output = new OutputStore(board.dir, runId, settings.retention, TRY_PLACE.runs);
+  const task = typeof flags.task === 'string' ? inputs.task_file ?? inputs.done_task ?? flags.task : 'instruction';
+  try {
+    const ctx = buildRunContext({ file, dir: board.dir, runId, flags: {}, env: io.env, events, output, stop: stopper.signals, onLine: reporter.line });
+    events.emit('run_started', { board: path.basename(file), pid: process.pid, try: role });
+    events.emit('step_started', { step: 1, role, task, phase: board.phase ?? null });
+    const reply = await runAgent(ctx, board, settings, { step: 1, inputs, task }).catch((error: unknown) => {
+      // A stop (a signal) is what the person must hear about, whatever was underway.
+      throw stopper.reason ?? error;
+    });
+    events.emit('done', { steps: 1 });
+    reporter.close();
+    io.stdout.write(`${JSON.stringify(reply, null, 2)}\n`);
+    if (flags.quiet !== true) io.stderr.write(`${role} gave a valid reply (status ${String(reply.status)}). Its output: ${runnable(`logs${boardArg(options.file)} --try`)}\n`);
+    return 0;
+  } catch (error) {
+    reporter.close();
+    if (error instanceof SupervisorError && error.exitCode >= 128) events.emit('interrupted', { steps: 1, exitCode: error.exitCode, message: error.message });
+    throw error instanceof RetriesExhaustedError ? new RetriesExhaustedError(reworded(error.message, options.file)) : error;
+  } finally {
+    output.dispose();
+    events.close();
+    unlisten();
+  }
+}
+
+/** The inputs a run would give `role`, from --instruction, --task and (for the Manager) --result. */
+export function tryInputs(board: Board, role: string, flags: TryFlags): AgentInputs {
+  const instruction = typeof flags.instruction === 'string' ? flags.instruction : undefined;
+  const task = typeof flags.task === 'string' ? checkedTask(board, flags.task) : undefined;
+  if (instruction === undefined && task === undefined) {
+    throw new InputError(`try needs something for ${role} to do: --instruction TEXT (its {{instruction}}) or --task FILE (a task file of the board), e.g. \`${runnable(`try ${shellWord(role)} --instruction "Say hello"`)}\`.`);
+  }
+  const kanban_file = path.basename(board.file);
+  if (role !== 'Manager') {
+    if (flags.result !== undefined) throw new InputError(`--result is the worker's reply the Manager hears about; ${role} gets none. Remove --result, or try Manager.`);
+    return { role, kanban_file, ...(task !== undefined && { task_file: task }), ...(instruction !== undefined && { instruction }) };
+  }
+  return { role, kanban_file, ...(task !== undefined && { done_task: task }), tasks: board.tasks, ...(flags.result !== undefined && { result: resultFlag(flags.result) }), ...(instruction !== undefined && { instruction }) };
+}
+
+// A task path of the board whose front-matter reads, as a run would need it.
+function checkedTask(board: Board, task: string): string {
+  const where = resolveInBoard(board.dir, task);
+  if (!where.ok) throw new InputError(`--task ${task}: the task path ${where.reason}. Give the task file's path inside the board folder, e.g. tasks/001-example.md.`);
+  const relative = normalPath(task);
+  readTaskMeta(board.dir, relative);
+  return relative;
+}
+
+function resultFlag(value: string | boolean): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(value));
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new InputError(`--result must be a JSON object, the worker's reply (got ${JSON.stringify(value)}), e.g. --result '{"status":"ok","message":"done"}'.`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+// runAgent words its last failure for a run ("the board is unchanged … run again to resume");
+// a try has no board to resume, only the same command to try again.
+function reworded(message: string, file: string): string {
+  return message.replace(' The board is unchanged.', '').replace(/then run again to resume at this task\.$/, `then try again. Its output: ${runnable(`logs${boardArg(file)} --try`)}`);
+}
+
+function boardArg(file: string): string {
+  return file === 'kanban.yaml' ? '' : ` ${shellWord(file)}`;
+}
