@@ -54,8 +54,8 @@ export async function residentRun(ctx: RunContext, deps: ResidentDeps): Promise<
   }
 }
 
-/** Run the loop until it would end, and say how it would have. */
-export async function pass(ctx: RunContext, tally: RunTally): Promise<PassEnd> {
+// Run the loop until it would end, and say how it would have.
+async function pass(ctx: RunContext, tally: RunTally): Promise<PassEnd> {
   try {
     await superviseBoard(ctx, tally);
     return { outcome: 'done', exitCode: 0, reason: doneReason(ctx.file) };

@@ -185,6 +185,47 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
   });
 
+  it('waits where a missing login would end the run (exit 2), and carries on after an edit', async () => {
+    const { dir, file } = board(1, '  max_retries: 1\n');
+    writeFileSync(path.join(dir, 'roles/implementor.md'), role(['node'], 'stdin: json\nfailures:\n  login: ["not logged in"]\n'));
+    const world = fakeWorld();
+    const watch = fakeWatcher();
+    const signals = new EventEmitter();
+    world.at(5_000, () => {
+      writeFileSync(file, `${read(dir, 'kanban.yaml')}# logged in now\n`);
+      watch.fire('kanban.yaml');
+    });
+    world.at(30_000, () => signals.emit('SIGTERM', 'SIGTERM'));
+    const fake = agents({ Implementor: ['stderr:fatal: not logged in'] });
+    await expect(supervise({ file, watch: true, watcher: watch.watcher, runAttempt: fake.runAttempt, clock: world.clock, signals })).rejects.toMatchObject({ exitCode: 143 });
+    expect(events(dir).filter((e) => e.type === 'waiting')).toEqual([expect.objectContaining({ outcome: 'bad_input', exitCode: 2, reason: expect.stringContaining('cannot work until someone logs in') }), expect.objectContaining({ outcome: 'done' })]);
+    expect(fake.of('Implementor')).toHaveLength(2);
+  });
+
+  it('after a budget stop, wakes only once an edit raises the budget', async () => {
+    const { dir, file } = board(2, '  max_cost_usd: 1\n');
+    const world = fakeWorld();
+    const watch = fakeWatcher();
+    const signals = new EventEmitter();
+    const priced = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: '{"status": "ok", "message": "done"}', total_cost_usd: 1.5 });
+    world.at(5_000, () => {
+      writeFileSync(path.join(dir, 'tasks/002.md'), '---\ntitle: task 2, reworded\n---\n');
+      watch.fire('tasks/002.md');
+    });
+    world.at(10_000, () => {
+      writeFileSync(file, read(dir, 'kanban.yaml').replace('max_cost_usd: 1', 'max_cost_usd: 5'));
+      watch.fire('kanban.yaml');
+    });
+    world.at(30_000, () => signals.emit('SIGTERM', 'SIGTERM'));
+    const fake = agents({ Implementor: [priced] });
+    await expect(supervise({ file, watch: true, watcher: watch.watcher, runAttempt: fake.runAttempt, clock: world.clock, signals })).rejects.toMatchObject({ exitCode: 143 });
+    const seen = events(dir).filter((e) => ['waiting', 'edit_invalid', 'woke'].includes(String(e.type)));
+    expect(seen.map((e) => e.type)).toEqual(['waiting', 'edit_invalid', 'woke', 'waiting']);
+    expect(seen[0]).toMatchObject({ outcome: 'guard_stop', exitCode: 5 });
+    expect(seen[1]).toMatchObject({ files: ['tasks/002.md'], file: 'kanban.yaml', problem: expect.stringMatching(/^this run has already reached max_cost_usd \(\$1\); raise it to carry on/) });
+    expect(fake.of('Implementor').map((c) => c.task)).toEqual(['tasks/001.md', 'tasks/001.md', 'tasks/002.md']);
+  });
+
   it('refuses --watch with --once (exit 2)', async () => {
     const { file } = board(1, '  max_retries: 0\n');
     await expect(supervise({ file, watch: true, once: true, runAttempt: agents().runAttempt, signals: new EventEmitter() })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--watch and --once') });
