@@ -13,6 +13,7 @@ const FLAGS: Record<string, Options> = {
     'max-steps': { type: 'string' },
     'max-cost': { type: 'string' },
     once: { type: 'boolean' },
+    watch: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },

@@ -72,6 +72,11 @@ Options:
   --max-cost USD      stop with exit 5 after the attempt that brings the agents' reported cost
                       to USD dollars (board: supervisor.max_cost_usd; tokens: max_tokens)
   --once              run one step (the task's agent, then the Manager), then stop
+  --watch             stay resident where the run would end (done, halted, retries exhausted,
+                      a guard or budget stop, a missing login, a long usage limit): hold the
+                      lock, say what it waits for (.kanban-supervisor/waiting.json), and carry on
+                      when a person edits kanban.yaml, a task or a role file and it validates.
+                      Ends with Ctrl-C / SIGTERM (130 / 143). Not with --once.
   --dry-run           print what the next step would run — role, role file, argv, the prompt,
                       stdin, the environment (values of secrets and of the role's env: masked),
                       cwd, which timeout applies and why — and run nothing, lock nothing, write
@@ -92,10 +97,16 @@ Options:
                       KANBAN_MESSAGE (the outcome line), KANBAN_FILE (kanban.yaml, absolute),
                       KANBAN_RUN, KANBAN_STEPS and KANBAN_TASK (the last step's task).
 
+Board settings for other shapes of supervisor (kanban.yaml, supervisor:): periodic
+(roles run after every N completed steps, their reply to the Manager with trigger),
+on_exhausted (halt, or manager: the Manager gets {"status": "error"} after the last retry),
+watch_poll (how often --watch also compares the files itself; default 5s). See the README.
+
 Examples:
   {ks}
   {ks} run path/to/board --max-retries 1 --timeout 10m
   {ks} kanban.yaml --dry-run
+  {ks} kanban.yaml --watch
   {ks} kanban.yaml --json | jq -c 'select(.type == "attempt_finished")'
   {ks} kanban.yaml --on-halt "notify-send 'kanban-supervisor stopped'"
   {ks} kanban.yaml --on-complete "./notify.sh done" --on-halt "./notify.sh halted"

@@ -28,7 +28,7 @@ export async function runSupervised(file: string, flags: RunFlags, settings: Set
   const stopper = new Stopper();
   const unwatch = stopper.watchOutput(io);
   try {
-    const result = await supervise({ file, ...settings, once: flags.once === true, listeners: [track, reporter.event], onLine: reporter.line, env: io.env, stopper });
+    const result = await supervise({ file, ...settings, once: flags.once === true, watch: flags.watch === true, listeners: [track, reporter.event], onLine: reporter.line, env: io.env, stopper });
     return { outcome: finishedOutcome(result, file, formatSpend(spend.total)), context };
   } catch (error) {
     return { outcome: failedOutcome(error, file, formatSpend(spend.total)), context, ...(!(error instanceof SupervisorError) && { bug: error }) };

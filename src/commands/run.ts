@@ -15,6 +15,7 @@ export interface RunFlags {
   'max-cost'?: string;
   timeout?: string;
   once?: boolean;
+  watch?: boolean;
   'dry-run'?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -59,7 +60,8 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   let ending: RunEnding;
   try {
     const board = readBoard(realBoardPath(file));
-    if (isFinished(board)) {
+    // A resident run (--watch) waits on a finished board: it is run like any other.
+    if (isFinished(board) && flags.watch !== true) {
       const context = { file: board.file, run: '', steps: 0, task: '' };
       ending = { outcome: finishedOutcome({ reason: 'done', steps: 0, elapsedMs: performance.now() - started, current: board.current, phase: board.phase ?? null }, file), context };
     } else {
