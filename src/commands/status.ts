@@ -9,6 +9,7 @@ import { isAlive } from '../util/process.js';
 import { readLatest, type HistoryWindow } from '../history/latest.js';
 import type { LastRun } from '../history/last-run.js';
 import type { AttemptRecord, RunEnd } from '../history/records.js';
+import { waitingFile, type Waiting } from '../log/waiting.js';
 import { determineRole } from '../role/determine.js';
 import { readTaskMeta } from '../board/task.js';
 
@@ -43,6 +44,10 @@ export interface StatusReport {
   lastHalt?: RunEnd & { run: string };
   /** How much of events.jsonl was read: from the end, until all of the above was found or the window was full. */
   history: HistoryWindow;
+  /** What a run waits for (a usage limit's reset, a person's edit under --watch), and whether that run still runs. */
+  waiting?: Waiting & { active: boolean };
+  /** `phase: complete` with a task still current: the task will not run. */
+  completeWithCurrent?: true;
 }
 
 /**
@@ -58,6 +63,7 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
   // history's records are held keeps the peak lower (10,000 tasks: ~160 MB -> ~135 MB).
   const facts = listed.map((task) => ({ task, ...taskFacts(board, task) }));
   const latest = readLatest(board.dir, listed, { windowBytes: options.windowBytes });
+  const waiting = waitingFile.read(board.dir);
   const tasks = facts.map(({ task, ...rest }): TaskStatus => {
     const last = latest.attempts.get(task);
     return { task, current: task === board.current, ...(last && { last }), ...rest };
@@ -72,6 +78,8 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
     ...(latest.lastRun && { lastRun: latest.lastRun }),
     ...(latest.lastHalt && { lastHalt: latest.lastHalt }),
     history: latest.window,
+    ...(waiting && { waiting: { ...waiting, active: isAlive(waiting.pid) } }),
+    ...(board.phase === 'complete' && board.current !== null && { completeWithCurrent: true as const }),
   };
 }
 

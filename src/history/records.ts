@@ -22,7 +22,11 @@ export interface AttemptEnd {
   end: string;
   valid: boolean;
   status?: string;
+  /** The start of the reply's message. */
+  message?: string;
   issue?: string;
+  /** invalid, usage_limit, transient or login, for an attempt that gave no valid reply. */
+  failure?: string;
   stdoutFile?: string;
   stderrFile?: string;
 }
@@ -56,7 +60,9 @@ export function attemptEnd(event: SupervisorEvent): AttemptEnd {
     end: String(event.end),
     valid: event.valid === true,
     ...(typeof event.status === 'string' && { status: event.status }),
+    ...(typeof event.message === 'string' && { message: event.message }),
     ...(typeof event.issue === 'string' && { issue: event.issue }),
+    ...(typeof event.failure === 'string' && { failure: event.failure }),
     ...(typeof event.stdoutFile === 'string' && { stdoutFile: event.stdoutFile }),
     ...(typeof event.stderrFile === 'string' && { stderrFile: event.stderrFile }),
   };

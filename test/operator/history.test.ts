@@ -38,8 +38,8 @@ describe('status and report on a long history', () => {
     expect(report.lastHalt.run).toBe(runs.filter((r) => r.end && r.end.type !== 'done').at(-1)?.id);
 
     const text = await runCli(['status', 'kanban.yaml'], { cwd: dir });
-    expect(text.stdout).toMatch(/^ {2}→ tasks\/t00010\.md {2}Implementor {2}not run yet$/m);
-    expect(text.stdout).toMatch(new RegExp(`^ {4}tasks/t00001\\.md {2}Implementor {2}.*\\(step ${last.get('tasks/t00001.md')?.step}, `, 'm'));
+    expect(text.stdout).toMatch(/^ {2}→ tasks\/t00010\.md {2}Implementor {2}not run yet( — .*)?$/m);
+    expect(text.stdout).toMatch(new RegExp(`^ {4}tasks/t00001\\.md {2}Implementor {2}.*\\(.*step ${last.get('tasks/t00001.md')?.step} of the `, 'm'));
   });
 
   it('report shows the last 10 runs by default, --runs N the last N, and --all every run, each attempt once', async () => {
@@ -98,8 +98,8 @@ describe('status and report on a long history', () => {
     expect(report.history).toMatchObject({ readAll: false, read: 16 * 2 ** 20 });
     const status = await runCli(['status', 'kanban.yaml'], { cwd: dir });
     expect(status.exitCode).toBe(0);
-    expect(status.stdout).toMatch(/^ {2}→ tasks\/t00010\.md {2}Implementor {2}no outcome in the last 16 MiB of history$/m);
-    expect(status.stdout).toMatch(/^Last run: \d{4}-\S+ \S+ UTC, \d+ step\(s\): halted, exit 3 \(retries_exhausted\)$/m);
+    expect(status.stdout).toMatch(/^ {2}→ tasks\/t00010\.md {2}Implementor {2}no outcome in the last 16 MiB of history( — .*)?$/m);
+    expect(status.stdout).toMatch(/^Last run: started \d{4}-\S+ \S+, \d+ step\(s\): stopped: an agent gave no valid reply after every retry\. .*\(exit 3\)/m);
 
     const all = await runCli(['report', 'kanban.yaml', '--all'], { cwd: dir });
     expect(all.exitCode).toBe(0);

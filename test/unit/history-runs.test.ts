@@ -102,11 +102,32 @@ describe('what status reads from the end of the history', () => {
         const latest = readLatest(dir, TASKS, { chunkBytes });
         const expected = reference(buildHistory(events), TASKS);
         expect(latest.attempts).toEqual(expected.attempts);
-        expect(latest.lastRun).toEqual(expected.lastRun);
+        const { spend: _spend, ...lastRun } = latest.lastRun ?? { spend: undefined };
+        expect(latest.lastRun ? lastRun : undefined).toEqual(expected.lastRun);
         expect(latest.lastHalt).toEqual(expected.lastHalt);
       }),
       { numRuns: 120 },
     );
+  });
+
+  it("adds up the last run's reported spend, in all, per role and per task", () => {
+    const usage = (costUsd: number, tokens: number) => ({ costUsd, inputTokens: tokens, outputTokens: 0 });
+    const at = (type: string, fields: Record<string, unknown>, run = 'r2') => JSON.stringify({ time: '2026-03-01T00:00:00.000Z', type, run, ...fields });
+    const lines = [
+      at('run_started', {}, 'r1'),
+      at('attempt_finished', { step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 1, valid: true, usage: usage(5, 1000) }, 'r1'),
+      at('run_started', {}),
+      at('attempt_finished', { step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 1, valid: false, usage: usage(0.5, 100) }),
+      at('attempt_finished', { step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 2, valid: true, usage: usage(0.25, 50) }),
+      at('attempt_finished', { step: 1, role: 'Manager', task: 'tasks/a.md', done_task: 'tasks/a.md', attempt: 1, valid: true, usage: usage(0.125, 10) }),
+    ];
+    const dir = tempDir();
+    mkdirSync(path.join(dir, '.kanban-supervisor'));
+    writeFileSync(path.join(dir, '.kanban-supervisor', 'events.jsonl'), `${lines.join('\n')}\n`);
+    const spend = readLatest(dir, TASKS).lastRun?.spend;
+    expect(spend?.total).toEqual({ costUsd: 0.875, tokens: 160, priced: 3 });
+    expect(spend?.byRole).toEqual({ Implementor: { costUsd: 0.75, tokens: 150, priced: 2 }, Manager: { costUsd: 0.125, tokens: 10, priced: 1 } });
+    expect(spend?.byTask['tasks/a.md']).toEqual({ costUsd: 0.875, tokens: 160, priced: 3 });
   });
 
   it('stops reading once it has all it shows', () => {

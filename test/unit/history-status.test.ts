@@ -35,9 +35,9 @@ describe('status with a bounded read of the history', () => {
     const report = status({ file: path.join(dir, 'kanban.yaml'), windowBytes: 2048 });
     expect(report.history).toMatchObject({ read: 2048, limit: 2048, readAll: false });
     const text = formatStatus(report, NOW).split('\n');
-    expect(text[3]).toMatch(/^ {2}→ tasks\/001\.md {2}Implementor {2}replied ok in 10ms \(step 60, /);
-    expect(text[4]).toBe('    tasks/002.md  Implementor  no outcome in the last 2 KiB of history');
-    expect(text[5]).toMatch(/^Last run: started before \S+ \S+ UTC \(further back than the last 2 KiB of history read\), 60 step\(s\): no end recorded/);
+    expect(text[3]).toMatch(/^ {2}→ tasks\/001\.md {2}Implementor {2}✓ replied ok \(10ms, step 60 of the last run\)/);
+    expect(text[4]).toMatch(/^ {4}tasks\/002\.md {2}Implementor {2}no outcome in the last 2 KiB of history( — .*)?$/);
+    expect(text[5]).toMatch(/^Last run: started before \S+ \S+ \(further back than the last 2 KiB of history read\), 60 step\(s\): no end recorded/);
     expect(text[6]).toBe('Last halt: none in the last 2 KiB of history');
   });
 
@@ -46,9 +46,9 @@ describe('status with a bounded read of the history', () => {
     const report = status({ file: path.join(dir, 'kanban.yaml') });
     expect(report.history.readAll).toBe(true);
     const text = formatStatus(report, NOW);
-    expect(text).toContain('    tasks/002.md  Implementor  not run yet\n');
+    expect(text).toMatch(/^ {4}tasks\/002\.md {2}Implementor {2}not run yet( — .*)?$/m);
     expect(text).not.toContain('Last halt');
-    expect(text).toMatch(/^Last run: 2026-04-04 00:00:00 UTC, 2 step\(s\)/m);
+    expect(text).toMatch(/^Last run: started 2026-04-0[34] \d\d:00:00, 2 step\(s\)/m);
   });
 });
 
