@@ -1,10 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { readBoard } from '../board/read.js';
+import { runnable } from '../util/self-command.js';
 import { InputError, SupervisorError, UnwritableError } from '../errors.js';
 import { historyPath } from '../history/events-file.js';
 import { readRecentRuns, REPORT_RUNS } from '../history/recent-runs.js';
 import { renderReport } from '../report/html.js';
+import { readTaskMeta } from '../board/task.js';
+import type { RunRecord } from '../history/runs.js';
 import { writePage } from '../report/write-page.js';
 
 /** What `report` wrote. */
@@ -41,6 +44,20 @@ export function reportScope(runs: unknown, all: unknown): { runs?: number; all?:
   return { runs: n };
 }
 
+// The title of each task the page shows, from its file's front-matter (a task gone or broken has none).
+function titlesOf(boardDir: string, runs: RunRecord[]): Map<string, string> {
+  const titles = new Map<string, string>();
+  for (const task of new Set(runs.flatMap((run) => run.attempts.map((a) => a.task)))) {
+    try {
+      const title = readTaskMeta(boardDir, task).title;
+      if (typeof title === 'string') titles.set(task, title);
+    } catch {
+      // not a task file any more, or not readable: the lane shows its path alone
+    }
+  }
+  return titles;
+}
+
 /** The default place of the page: beside the event log it is made from. */
 export function defaultReportFile(boardFile: string): string {
   return path.join(path.dirname(path.resolve(boardFile)), '.kanban-supervisor', 'report.html');
@@ -57,10 +74,10 @@ export function report(options: ReportOptions): ReportResult {
   const board = readBoard(file);
   const recent = readRecentRuns(board.dir, options.all ? Infinity : (options.runs ?? REPORT_RUNS));
   if (!recent) {
-    throw new InputError(`${path.relative(process.cwd(), historyPath(board.dir))}: no runs recorded yet, so there is nothing to report. Run the board first: kanban-supervisor ${options.file}`);
+    throw new InputError(`${path.relative(process.cwd(), historyPath(board.dir))}: no runs recorded yet, so there is nothing to report. Run the board first: ${runnable(options.file)}`);
   }
   const out = path.resolve(options.out ?? defaultReportFile(file));
-  const context = { file, outDir: path.dirname(out), generated: options.now ?? new Date(), olderLeftOut: recent.olderLeftOut };
+  const context = { file, outDir: path.dirname(out), generated: options.now ?? new Date(), olderLeftOut: recent.olderLeftOut, titles: titlesOf(board.dir, recent.runs) };
   try {
     mkdirSync(path.dirname(out), { recursive: true });
     writePage(out, renderReport(recent.runs, context));

@@ -1,4 +1,5 @@
 import type { SupervisorEvent } from '../log/events.js';
+import type { Usage } from '../reply/usage.js';
 
 /** One attempt of an agent, put together from its attempt_started and attempt_finished events. */
 export interface AttemptRecord {
@@ -9,6 +10,8 @@ export interface AttemptRecord {
   role: string;
   /** Whether this is the Manager's turn of the step, after the worker. */
   manager: boolean;
+  /** The periodic role whose step this is (supervisor.periodic), if it is one. */
+  trigger?: string;
   attempt: number;
   of: number;
   start: string;
@@ -27,6 +30,8 @@ export interface AttemptEnd {
   issue?: string;
   /** invalid, usage_limit, transient or login, for an attempt that gave no valid reply. */
   failure?: string;
+  /** What the attempt reported spending. */
+  usage?: Usage;
   stdoutFile?: string;
   stderrFile?: string;
 }
@@ -50,7 +55,8 @@ export function isRunEnd(event: SupervisorEvent): event is SupervisorEvent & { t
 
 /** An attempt as its attempt_started event tells it (pure); `task` is its step's task. */
 export function attemptFrom(started: SupervisorEvent, run: string, task: string): AttemptRecord {
-  return { run, step: Number(started.step), task, role: String(started.role), manager: isManagerTurn(started) || started.task !== task, attempt: Number(started.attempt), of: Number(started.of), start: started.time };
+  const trigger = typeof started.trigger === 'string' ? { trigger: started.trigger } : {};
+  return { run, step: Number(started.step), task, role: String(started.role), manager: isManagerTurn(started) || started.task !== task, ...trigger, attempt: Number(started.attempt), of: Number(started.of), start: started.time };
 }
 
 /** An attempt's end as its attempt_finished event tells it (pure). */
@@ -63,6 +69,7 @@ export function attemptEnd(event: SupervisorEvent): AttemptEnd {
     ...(typeof event.message === 'string' && { message: event.message }),
     ...(typeof event.issue === 'string' && { issue: event.issue }),
     ...(typeof event.failure === 'string' && { failure: event.failure }),
+    ...(event.usage !== null && typeof event.usage === 'object' && { usage: event.usage as Usage }),
     ...(typeof event.stdoutFile === 'string' && { stdoutFile: event.stdoutFile }),
     ...(typeof event.stderrFile === 'string' && { stderrFile: event.stderrFile }),
   };

@@ -1,6 +1,10 @@
 import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
 import { timedOut, type AttemptRecord } from '../history/records.js';
+import { formatSpend } from '../spend.js';
+import { cleanLine } from '../util/text.js';
+import { localStamp } from '../util/time.js';
+import { attemptId, attemptRow, esc, kind, laneOf, result, type Linker } from './attempt-row.js';
 import type { RunRecord } from '../history/runs.js';
 import { PAGE_STYLE } from './page-style.js';
 import { runSpanMs, totals, type Tally } from './totals.js';
@@ -14,6 +18,8 @@ export interface PageContext {
   generated: Date;
   /** Older runs than those given are in the history but left out of the page. */
   olderLeftOut?: boolean;
+  /** Task titles from the task files, where they have one. */
+  titles?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -33,6 +39,7 @@ export function* renderReport(runs: RunRecord[], context: PageContext): Generato
     ['timeouts', String(sum.all.timeouts)],
     ['agent time', formatDuration(sum.all.agentMs)],
     ['wall time', formatDuration(sum.wallMs)],
+    ...(sum.all.spend.priced ? [['spent', formatSpend(sum.all.spend)] as [string, string]] : []),
   ];
   const scope = context.olderLeftOut ? ` · the last ${runs.length} runs; older runs are left out (kanban-supervisor report --all shows every run)` : '';
   yield `<!doctype html>
@@ -47,23 +54,24 @@ export function* renderReport(runs: RunRecord[], context: PageContext): Generato
 <body>
 <header>
 <h1>Run report · ${esc(name)}</h1>
-<div class="muted">${esc(context.file)} · generated ${esc(stamp(context.generated.toISOString()))} from .kanban-supervisor/events.jsonl${esc(scope)}</div>
+<div class="muted">${esc(context.file)} · generated ${esc(localStamp(context.generated))} (local time) from .kanban-supervisor/events.jsonl, newest run first${esc(scope)}</div>
 </header>
 <section id="totals">
 <h2>Totals</h2>
 <ul class="cards">${cards.map(([label, value]) => `<li><b>${esc(value)}</b>${esc(label)}</li>`).join('')}</ul>
-<table id="roles"><thead><tr><th>role</th><th class="num">attempts</th><th class="num">valid</th><th class="num">retries</th><th class="num">timeouts</th><th class="num">agent time</th></tr></thead><tbody>
+<table id="roles"><thead><tr><th>role</th><th class="num">attempts</th><th class="num">valid</th><th class="num">retries</th><th class="num">timeouts</th><th class="num">agent time</th><th class="num">spent</th></tr></thead><tbody>
 ${sum.byRole.map((r) => `<tr><td>${esc(r.role)}</td>${tallyCells(r)}</tr>`).join('\n')}
 </tbody></table>
-<ul class="legend"><li><i style="background:var(--ok)"></i>valid reply</li><li><i style="background:var(--manager)"></i>Manager's valid reply</li><li><i style="background:var(--bad)"></i>invalid output</li><li><i class="hatch"></i>timed out</li><li><i style="background:var(--unfinished)"></i>no end recorded</li><li><i style="outline:2px solid #212529;outline-offset:-2px;background:#fff"></i>retry (↻n)</li></ul>
+<ul class="legend"><li><i style="background:var(--ok)"></i>replied ok</li><li><i style="background:var(--attention)"></i>replied blocked or escalate</li><li><i style="background:var(--error)"></i>replied error</li><li><i style="background:var(--manager)"></i>Manager's reply</li><li><i style="background:var(--bad)"></i>invalid output</li><li><i class="hatch"></i>timed out</li><li><i style="background:var(--unfinished)"></i>no end recorded</li><li><i style="outline:2px solid #212529;outline-offset:-2px;background:#fff"></i>retry (↻n)</li></ul>
 </section>
 `;
-  for (const run of runs) yield* timeline(run, link);
+  const newestFirst = [...runs].reverse();
+  for (const run of newestFirst) yield* timeline(run, link, context.titles);
   yield `<section id="attempts">
 <h2>Every attempt</h2>
-<table><thead><tr><th>run</th><th>step</th><th>task</th><th>role</th><th>attempt</th><th>started</th><th>duration</th><th>result</th><th>logs</th></tr></thead><tbody>
+<table><thead><tr><th>run</th><th>step</th><th>task</th><th>role</th><th>attempt</th><th>started</th><th>duration</th><th>spent</th><th>result</th><th>logs</th></tr></thead><tbody>
 `;
-  for (const run of runs) for (const a of run.attempts) yield `${attemptRow(a, link)}\n`;
+  for (const run of newestFirst) for (const a of run.attempts) yield `${attemptRow(a, link)}\n`;
   yield `</tbody></table>
 </section>
 </body>
@@ -71,31 +79,33 @@ ${sum.byRole.map((r) => `<tr><td>${esc(r.role)}</td>${tallyCells(r)}</tr>`).join
 `;
 }
 
-function* timeline(run: RunRecord, link: Linker): Generator<string> {
+function* timeline(run: RunRecord, link: Linker, titles: ReadonlyMap<string, string> = new Map()): Generator<string> {
   const start = Date.parse(run.start);
   const span = Math.max(1, runSpanMs(run));
   const outcome = run.end ? (run.end.type === 'done' ? 'done' : `${run.end.type}, exit ${run.end.exitCode}`) : 'no end recorded';
-  const why = run.end?.why ? `<div class="muted">${esc(run.end.why)}</div>` : '';
+  const why = run.end?.why ? `<div class="muted">${esc(cleanLine(run.end.why))}</div>` : '';
   yield `<section class="run" data-run="${esc(run.id)}">
 <h2>Run ${esc(run.id)} <span class="badge ${esc(run.end?.type ?? 'unfinished')}">${esc(outcome)}</span></h2>
-<div class="muted">started ${esc(stamp(run.start))} · ${run.steps} step(s) · ${esc(formatDuration(span))}</div>${why}
+<div class="muted">started ${esc(localStamp(run.start))} · ${run.steps} step(s) · ${esc(formatDuration(span))}</div>${why}
 <div class="axis"><span>0s</span><span>${esc(formatDuration(span / 2))}</span><span>${esc(formatDuration(span))}</span></div>
 `;
-  for (const [task, attempts] of byTask(run.attempts)) {
-    yield `<div class="lane" data-task="${esc(task)}"><div class="label" title="${esc(task)}">${esc(task)}</div><div class="track">`;
+  for (const [lane, attempts] of byLane(run.attempts)) {
+    const title = titles.get(lane);
+    const label = title ? `${lane} — ${cleanLine(title)}` : lane;
+    yield `<div class="lane" data-task="${esc(lane)}"><div class="label" title="${esc(label)}">${esc(label)}</div><div class="track">`;
     for (const a of attempts) yield bar(a, start, span, run, link);
     yield '</div></div>\n';
   }
   yield '</section>\n';
 }
 
-// One lane per task, in the order tasks first appear: one pass, however many tasks and attempts.
-function byTask(attempts: AttemptRecord[]): Map<string, AttemptRecord[]> {
+// One lane per task (and per periodic role), in the order they first appear: one pass, however many.
+function byLane(attempts: AttemptRecord[]): Map<string, AttemptRecord[]> {
   const lanes = new Map<string, AttemptRecord[]>();
   for (const a of attempts) {
-    const lane = lanes.get(a.task);
+    const lane = lanes.get(laneOf(a));
     if (lane) lane.push(a);
-    else lanes.set(a.task, [a]);
+    else lanes.set(laneOf(a), [a]);
   }
   return lanes;
 }
@@ -112,35 +122,14 @@ function bar(a: AttemptRecord, start: number, span: number, run: RunRecord, link
   return `<a class="${classes}" data-attempt="${esc(attemptId(a))}"${href} style="left:${left.toFixed(3)}%;width:${width.toFixed(3)}%" title="${esc(title)}">${esc(label)}</a>`;
 }
 
-function attemptRow(a: AttemptRecord, link: Linker): string {
-  const logs = [a.finished?.stdoutFile && `<a href="${esc(link(a.finished.stdoutFile))}">stdout</a>`, a.finished?.stderrFile && `<a href="${esc(link(a.finished.stderrFile))}">stderr</a>`].filter(Boolean).join(' · ');
-  const cells = [a.run, String(a.step), a.task, a.role, `${a.attempt}/${a.of}${a.attempt > 1 ? ' ↻' : ''}`, stamp(a.start), a.finished ? formatDuration(a.finished.durationMs) : '—'];
-  return `<tr class="${kind(a)}" data-attempt-row="${esc(attemptId(a))}">${cells.map((c) => `<td>${esc(c)}</td>`).join('')}<td class="result">${esc(result(a))}</td><td>${logs || '—'}</td></tr>`;
-}
 
 function tallyCells(t: Tally): string {
-  return [t.attempts, t.valid, t.retries, t.timeouts].map((n) => `<td class="num">${n}</td>`).join('') + `<td class="num">${esc(formatDuration(t.agentMs))}</td>`;
+  return [t.attempts, t.valid, t.retries, t.timeouts].map((n) => `<td class="num">${n}</td>`).join('') + `<td class="num">${esc(formatDuration(t.agentMs))}</td><td class="num">${esc(formatSpend(t.spend) || '—')}</td>`;
 }
 
-function kind(a: AttemptRecord): string {
-  if (!a.finished) return 'unfinished';
-  if (timedOut(a)) return 'timeout';
-  return a.finished.valid ? 'valid' : 'invalid';
-}
 
-function result(a: AttemptRecord): string {
-  if (!a.finished) return 'no end recorded';
-  if (a.finished.valid) return `replied ${a.finished.status ?? ''}`.trim();
-  return a.finished.issue ?? a.finished.end;
-}
 
-/** A stable id for an attempt, unique within the report. */
-function attemptId(a: AttemptRecord): string {
-  return `${a.run}/${a.step}/${a.manager ? 'manager' : 'worker'}/${a.attempt}`;
-}
 
-/** Turns a board-relative log path into a link from the page. */
-type Linker = (boardRelative: string) => string;
 
 // Event log paths are relative to the board folder; the page may be written anywhere. An
 // attempt's files share a folder: its way from the page is worked out once per folder, not
@@ -164,10 +153,4 @@ function clamp(percent: number): number {
   return Math.min(100, Math.max(0, percent));
 }
 
-function stamp(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
-}
 
-function esc(text: string): string {
-  return /[&<>"']/.test(text) ? text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`) : text;
-}

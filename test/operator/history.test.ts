@@ -52,7 +52,7 @@ describe('status and report on a long history', () => {
     expect(byDefault.exitCode).toBe(0);
     expect(byDefault.stdout).toContain(`: 10 run(s) (the last 10; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-10))} attempt(s).`);
     const page = read(dir, '.kanban-supervisor/report.html');
-    expect([...page.matchAll(/<section class="run" data-run="([^"]+)"/g)].map((m) => m[1])).toEqual(runs.slice(-10).map((r) => r.id));
+    expect([...page.matchAll(/<section class="run" data-run="([^"]+)"/g)].map((m) => m[1])).toEqual(runs.slice(-10).map((r) => r.id).reverse());
     expect(page).toContain('older runs are left out (kanban-supervisor report --all shows every run)');
 
     const three = await runCli(['report', 'kanban.yaml', '--runs', '3', '--out', 'three.html'], { cwd: dir });
@@ -61,7 +61,7 @@ describe('status and report on a long history', () => {
     const all = await runCli(['report', 'kanban.yaml', '--all', '--out', 'all.html'], { cwd: dir });
     expect(all.stdout).toContain(`Wrote all.html: ${runs.length} run(s), ${attemptCount(runs)} attempt(s).`);
     const whole = read(dir, 'all.html');
-    expect(whole.match(/<tr class="[a-z]+" data-attempt-row=/g)).toHaveLength(attemptCount(runs));
+    expect(whole.match(/<tr class="[a-z -]+" data-attempt-row=/g)).toHaveLength(attemptCount(runs));
     expect(whole.match(/<a class="bar /g)).toHaveLength(attemptCount(runs));
   });
 
