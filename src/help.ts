@@ -125,10 +125,12 @@ Examples:
 `,
   status: `Usage: {ks} status [board] [--json]
 
-The board at a glance: phase, current task, each task with the role that runs it and its last
-outcome (from .kanban-supervisor/events.jsonl), how the last run ended, the last halt and why,
-and whether a supervisor holds the board's lock now (pid, since when). Reads only: takes no
-lock and writes nothing, so it is safe while a run is going on.
+The board at a glance: phase, current task, each task with its title, the role that runs it
+and its last reply, how the last run ended and what to do next, its spend, the last halt and
+why, what a run waits for and until when (a usage limit, a --watch wait), and whether a
+supervisor holds the board's lock now (pid, since when). It reads the end of
+.kanban-supervisor/events.jsonl (16 MiB at most), so it is quick on any history. Reads only:
+takes no lock and writes nothing, so it is safe while a run is going on.
 
 Options:
   --json   print the same as one JSON object
@@ -141,9 +143,10 @@ Examples:
   report: `Usage: {ks} report [board] [--out FILE] [--runs N | --all]
 
 Writes one self-contained HTML page (no scripts, no external files) from the board's event
-log: a timeline per run with every attempt of every task as a bar (retries and timeouts
-marked), totals per role, and links to each attempt's stdout and stderr files. Covers the
-last 10 runs unless told otherwise. Takes no lock: it can run while the supervisor does.
+log: a timeline per run, newest first, with every attempt of every task as a bar (retries and
+timeouts marked, replies coloured by status), each reply's message, totals and spend per role,
+and links to each attempt's stdout and stderr files. Covers the last 10 runs unless told
+otherwise. Takes no lock: it can run while the supervisor does.
 
 Options:
   --out FILE, -o FILE   where to write the page (default: .kanban-supervisor/report.html
