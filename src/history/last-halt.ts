@@ -3,7 +3,7 @@ import type { Finder } from './finder.js';
 import { fieldPeeker } from './parse-event.js';
 import { isRunEnd, runEnd, type RunEnd } from './records.js';
 
-const ENDS = new Set(['done', 'halted', 'interrupted']);
+const ENDS: ReadonlySet<string> = new Set(['done', 'halted', 'interrupted']);
 
 /** Finds the last run that ended other than done (its last end event is a halt or an interrupt), from events fed newest first. */
 export class LastHaltFinder implements Finder {
