@@ -6,6 +6,7 @@ export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
     include: ['test/clis/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     // Each test waits on real CLIs and, in the hang test, on real timeouts.
     testTimeout: 150_000,
     hookTimeout: 60_000,
