@@ -1,12 +1,13 @@
 // `npm run bench`: what the supervisor costs beside the agents it runs, each figure printed
 // as a ratio against its floor (see README.md here). Not part of `npm test`.
-//   node bench/run.mjs [--reps N] [--only 1,2,3,4] [--quick] [--work DIR] [--cli PATH]
+//   node bench/run.mjs [--reps N] [--only 1,2,3,4,5] [--quick] [--work DIR] [--cli PATH]
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { historyTools } from './history.mjs';
 import { buildAgents } from './lib/agents.mjs';
 import { makeBoard, resetBoard } from './lib/boards.mjs';
 import { TAG_VARIABLE, workerCall } from './lib/floor.mjs';
@@ -24,7 +25,7 @@ const CLI = path.resolve(flags.cli ?? path.join(ROOT, 'dist', 'cli.js'));
 // board), so a run can be pointed at another file system to compare.
 const WORK = path.resolve(flags.work ?? path.join(ROOT, 'bench', '.work'));
 const quick = flags.quick === true;
-const only = new Set((flags.only ?? '1,2,3,4').split(','));
+const only = new Set((flags.only ?? '1,2,3,4,5').split(','));
 const reps = (normal) => Number(flags.reps ?? (quick ? Math.max(3, Math.round(normal / 3)) : normal));
 
 const agents = buildAgents(path.join(WORK, 'bin'));
@@ -38,6 +39,7 @@ if (only.has('1')) results.overhead = await perStepOverhead();
 if (only.has('2')) results.longRun = await longRun({ work: WORK, cli: CLI, node: NODE, agents, steps: Number(flags['long-steps'] ?? (quick ? 2_000 : 20_000)), sizes: (flags['long-tasks'] ?? '10,10000').split(',').map(Number) });
 if (only.has('3')) results.startup = await startUp();
 if (only.has('4')) results.memory = await memory();
+if (only.has('5')) results.history = await historyTools({ work: WORK, cli: CLI, node: NODE, rounds: reps(5) });
 console.log(`\nload at the end: ${load()} (figures taken under load are noisier; the ratios less so)`);
 writeFileSync(path.join(WORK, 'last-results.json'), `${JSON.stringify({ time: new Date().toISOString(), cli: CLI, load: loadavg(), results }, null, 2)}\n`);
 

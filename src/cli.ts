@@ -13,6 +13,7 @@ const FLAGS: Record<string, Options> = {
     'max-steps': { type: 'string' },
     'max-cost': { type: 'string' },
     once: { type: 'boolean' },
+    watch: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
@@ -22,7 +23,7 @@ const FLAGS: Record<string, Options> = {
   init: { agent: { type: 'string' }, force: { type: 'boolean' } },
   status: { json: { type: 'boolean' } },
   validate: {},
-  report: { out: { type: 'string', short: 'o' } },
+  report: { out: { type: 'string', short: 'o' }, runs: { type: 'string' }, all: { type: 'boolean' } },
   logs: {
     task: { type: 'string' },
     step: { type: 'string' },
@@ -100,9 +101,10 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
       return result.problems.length ? 2 : 0;
     }
     case 'report': {
-      const { report } = await import('./commands/report.js');
-      const written = report({ file, ...(typeof values.out === 'string' && { out: values.out }) });
-      return print(`Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s), ${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`);
+      const { report, reportScope } = await import('./commands/report.js');
+      const written = report({ file, ...(typeof values.out === 'string' && { out: values.out }), ...reportScope(values.runs, values.all) });
+      const left = written.olderLeftOut ? ` (the last ${written.runs}; older runs are left out, --all shows every run)` : '';
+      return print(`Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s)${left}, ${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`);
     }
     case 'logs': {
       const { logsCommand } = await import('./commands/logs.js');

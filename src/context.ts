@@ -1,5 +1,6 @@
 import type { RunAttempt } from './agent/attempt.js';
 import type { EventLog } from './log/events.js';
+import type { StepHistory } from './manager-history/history.js';
 import type { OutputStore } from './log/output-store.js';
 import type { SchemaCompiler } from './schemas.js';
 import type { SettingsFlags } from './settings.js';
@@ -31,7 +32,7 @@ export interface RunContext {
   /** The board folder. */
   dir: string;
   runId: string;
-  flags: SettingsFlags & { once?: boolean };
+  flags: SettingsFlags & { once?: boolean; watch?: boolean };
   /** The environment agents inherit. */
   env: NodeJS.ProcessEnv;
   runAttempt: RunAttempt;
@@ -46,6 +47,8 @@ export interface RunContext {
   spend: Spend;
   /** How long this run waited for usage limits so far, and how many waits had no reset time. */
   limits: { waitedMs: number; fallbacks: number };
+  /** The board's recent steps, given to the Manager as `history` (none when absent). */
+  history?: StepHistory;
 }
 
 /** The real clock. */

@@ -11,7 +11,7 @@ Usage:
   {ks} init [folder] [--agent shell|claude|codex|gemini] [--force]
   {ks} validate [board]               check the board, its task files and role files
   {ks} status [board] [--json]        phase, tasks, last outcomes, whether a run is going on
-  {ks} report [board] [--out FILE]    write an HTML timeline of every attempt
+  {ks} report [board] [--out FILE]    write an HTML timeline of the last runs' attempts
   {ks} logs [board] [--task FILE | --step N] [--follow]
   {sp}                                an attempt's stdout and stderr (default: the last one)
   {ks} try <role> [board] (--instruction TEXT | --task FILE)
@@ -28,11 +28,12 @@ Quick start:
   {ks}                            run it until the Manager says it is done
   {ks} status                     where it stands, how the last run ended and why
   {ks} logs                       the last attempt's stdout and stderr
-  {ks} report                     write .kanban-supervisor/report.html, a timeline of every attempt
+  {ks} report                     write .kanban-supervisor/report.html, a timeline of the last runs
 
-Exit codes: 0 done · 1 internal error · 2 bad board/role/CLI input · 3 retries exhausted ·
-4 halted for a human (Manager status not ok) · 5 max_steps or loop guard · 75 board locked ·
-129 / 130 / 143 interrupted (SIGHUP / SIGINT / SIGTERM).
+Exit codes: 0 done · 1 internal error · 2 bad board/role/CLI input or no login · 3 retries
+exhausted · 4 halted for a human (Manager status not ok) · 5 a loop guard or budget ·
+69 usage limit resets after max_limit_wait · 73 board folder not writable · 74 output closed ·
+75 board locked · 129 / 130 / 143 interrupted (SIGHUP / SIGINT / SIGTERM).
 `;
 
 const COMMANDS: Record<string, string> = {
@@ -68,7 +69,14 @@ Options:
   --max-steps N       stop with exit 5 after N steps (default 500; board: supervisor.max_steps)
   --timeout DUR       default agent timeout, e.g. 90s, 20m, 1h (default 30m; board:
                       supervisor.timeout). A role file's own timeout: still wins.
+  --max-cost USD      stop with exit 5 after the attempt that brings the agents' reported cost
+                      to USD dollars (board: supervisor.max_cost_usd; tokens: max_tokens)
   --once              run one step (the task's agent, then the Manager), then stop
+  --watch             stay resident where the run would end (done, halted, retries exhausted,
+                      a guard or budget stop, a missing login, a long usage limit): hold the
+                      lock, say what it waits for (.kanban-supervisor/waiting.json), and carry on
+                      when a person edits kanban.yaml, a task or a role file and it validates.
+                      Ends with Ctrl-C / SIGTERM (130 / 143). Not with --once.
   --dry-run           print what the next step would run — role, role file, argv, the prompt,
                       stdin, the environment (values of secrets and of the role's env: masked),
                       cwd, which timeout applies and why — and run nothing, lock nothing, write
@@ -83,15 +91,22 @@ Options:
                       CMD is split into words like a shell does ('…' and "…" quote, \\ escapes)
                       but run as argv, never through a shell: no $VARS, pipes or globs. It runs
                       in the board folder, its output goes to stderr, and it gets
-                      KANBAN_OUTCOME (done, once, halted_for_human, retries_exhausted, max_steps,
-                      locked, interrupted, bad_input, internal_error), KANBAN_EXIT_CODE,
+                      KANBAN_OUTCOME (done, once, halted_for_human, retries_exhausted, guard_stop,
+                      limit_wait, unwritable, output_closed, locked, interrupted, bad_input,
+                      internal_error), KANBAN_EXIT_CODE,
                       KANBAN_MESSAGE (the outcome line), KANBAN_FILE (kanban.yaml, absolute),
                       KANBAN_RUN, KANBAN_STEPS and KANBAN_TASK (the last step's task).
+
+Board settings for other shapes of supervisor (kanban.yaml, supervisor:): periodic
+(roles run after every N completed steps, their reply to the Manager with trigger),
+on_exhausted (halt, or manager: the Manager gets {"status": "error"} after the last retry),
+watch_poll (how often --watch also compares the files itself; default 5s). See the README.
 
 Examples:
   {ks}
   {ks} run path/to/board --max-retries 1 --timeout 10m
   {ks} kanban.yaml --dry-run
+  {ks} kanban.yaml --watch
   {ks} kanban.yaml --json | jq -c 'select(.type == "attempt_finished")'
   {ks} kanban.yaml --on-halt "notify-send 'kanban-supervisor stopped'"
   {ks} kanban.yaml --on-complete "./notify.sh done" --on-halt "./notify.sh halted"
@@ -110,10 +125,12 @@ Examples:
 `,
   status: `Usage: {ks} status [board] [--json]
 
-The board at a glance: phase, current task, each task with the role that runs it and its last
-outcome (from .kanban-supervisor/events.jsonl), how the last run ended, the last halt and why,
-and whether a supervisor holds the board's lock now (pid, since when). Reads only: takes no
-lock and writes nothing, so it is safe while a run is going on.
+The board at a glance: phase, current task, each task with its title, the role that runs it
+and its last reply, how the last run ended and what to do next, its spend, the last halt and
+why, what a run waits for and until when (a usage limit, a --watch wait), and whether a
+supervisor holds the board's lock now (pid, since when). It reads the end of
+.kanban-supervisor/events.jsonl (16 MiB at most), so it is quick on any history. Reads only:
+takes no lock and writes nothing, so it is safe while a run is going on.
 
 Options:
   --json   print the same as one JSON object
@@ -123,20 +140,24 @@ Examples:
   watch -n 5 {ks} status path/to/board
   {ks} status --json | jq '.tasks[] | select(.current)'
 `,
-  report: `Usage: {ks} report [board] [--out FILE]
+  report: `Usage: {ks} report [board] [--out FILE] [--runs N | --all]
 
 Writes one self-contained HTML page (no scripts, no external files) from the board's event
-log: a timeline per run with every attempt of every task as a bar (retries and timeouts
-marked), totals per role, and links to each attempt's stdout and stderr files. Takes no
-lock: it can run while the supervisor does.
+log: a timeline per run, newest first, with every attempt of every task as a bar (retries and
+timeouts marked, replies coloured by status), each reply's message, totals and spend per role,
+and links to each attempt's stdout and stderr files. Covers the last 10 runs unless told
+otherwise. Takes no lock: it can run while the supervisor does.
 
 Options:
   --out FILE, -o FILE   where to write the page (default: .kanban-supervisor/report.html
                         beside kanban.yaml)
+  --runs N              the last N runs (default 10)
+  --all                 every run in the event log
 
 Examples:
   {ks} report
   {ks} report path/to/board --out /tmp/board-report.html && xdg-open /tmp/board-report.html
+  {ks} report --all
 `,
   ...AGENT_HELP,
 };

@@ -1,8 +1,9 @@
-import { readBoard } from './board/read.js';
+import { isFinished, readBoard } from './board/read.js';
 import { throwIfStopped, type RunContext } from './context.js';
 import { HaltedForHumanError, GuardError, outcomeKind, RetriesExhaustedError, SupervisorError } from './errors.js';
 import { resolveSettings } from './settings.js';
-import { runStep } from './step.js';
+import { runPeriodicStep, runStep } from './step.js';
+import { RunTally } from './tally.js';
 
 /** How the loop ended when it ended normally. */
 export interface LoopResult {
@@ -12,36 +13,52 @@ export interface LoopResult {
 
 /**
  * The loop of SPEC §2: read the board, stop when there is nothing left, run a step (the
- * current task's role, then the Manager, whose answer is written back), and again.
+ * current task's role, then the Manager, whose answer is written back), and again. After every
+ * N-th completed step a periodic role runs too (SPEC §5b). `tally` carries step numbers and the
+ * periodic count over the passes of a resident run; the guards count from each pass's start.
  */
-export async function superviseBoard(ctx: RunContext): Promise<LoopResult> {
-  let steps = 0;
+export async function superviseBoard(ctx: RunContext, tally = new RunTally()): Promise<LoopResult> {
+  let steps = 0; // task steps, for max_steps
+  let periodic = 0;
   let sameTask = 0;
   try {
     for (;;) {
       throwIfStopped(ctx.stop);
       const board = readBoard(ctx.file); // the source of truth, re-read every step
-      if (board.current === null || board.phase === 'complete') {
-        ctx.events.emit('done', { steps, phase: board.phase ?? null, current: board.current });
-        return { steps, reason: 'done' };
+      if (isFinished(board)) {
+        ctx.events.emit('done', { steps: steps + periodic, phase: board.phase ?? null, current: board.current });
+        return { steps: steps + periodic, reason: 'done' };
       }
       const settings = resolveSettings(board.settings, ctx.flags);
       if (steps >= settings.maxSteps) throw new GuardError(`Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`);
       steps++;
-      const { reply, answer, next } = await runStep(ctx, board, settings, steps);
+      const task = board.current as string; // not finished: current is a task
+      const { reply, answer, next } = await runStep(ctx, board, settings, tally.nextStep());
       if (answer.status !== 'ok') throw new HaltedForHumanError(`The Manager halted for a person (status ${String(answer.status)}) after ${board.current}: ${String(answer.message)}`);
       sameTask = next === board.current && reply.status === 'ok' ? sameTask + 1 : 0;
       if (sameTask >= settings.maxSameTask) throw new GuardError(`The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`);
-      if (ctx.flags.once) return { steps, reason: 'once' };
+      for (const due of tally.stepCompleted(task, settings.periodic)) {
+        periodic++;
+        await runPeriodic(ctx, tally, due.role);
+      }
+      if (ctx.flags.once) return { steps: steps + periodic, reason: 'once' };
     }
   } catch (error) {
-    recordStop(ctx, error, steps);
+    recordStop(ctx, error, steps + periodic);
     throw error;
   }
 }
 
-// Retries record their own halt; every other way the loop stops is recorded here.
-function recordStop(ctx: RunContext, error: unknown, steps: number): void {
+// A periodic role's step, on the board as the step before it left it; its Manager's answer is applied like any other.
+async function runPeriodic(ctx: RunContext, tally: RunTally, role: string): Promise<void> {
+  throwIfStopped(ctx.stop);
+  const board = readBoard(ctx.file);
+  const { answer } = await runPeriodicStep(ctx, board, resolveSettings(board.settings, ctx.flags), tally.nextStep(), role, tally.takeDone(role));
+  if (answer.status !== 'ok') throw new HaltedForHumanError(`The Manager halted for a person (status ${String(answer.status)}) after ${role}'s periodic run: ${String(answer.message)}`);
+}
+
+/** Record how a run stops (an `interrupted` or `halted` event); retries record their own halt. */
+export function recordStop(ctx: RunContext, error: unknown, steps: number): void {
   if (error instanceof RetriesExhaustedError) return;
   const exitCode = error instanceof SupervisorError ? error.exitCode : 1;
   const message = error instanceof Error ? error.message : String(error);

@@ -60,6 +60,12 @@ export function createSchemaCompiler(): SchemaCompiler {
   };
 }
 
+/** Where an ajv error points: an unknown key is found at the key itself, not its parent. */
+export function pointerOf(error: { instancePath: string; params: unknown }): string {
+  const unknown = (error.params as { additionalProperty?: string }).additionalProperty;
+  return unknown === undefined ? error.instancePath : `${error.instancePath}/${unknown}`;
+}
+
 /** One `path: message (got value)` line per ajv error, deduplicated. */
 export function describeErrors(errors: ErrorObject[] | null | undefined, data: unknown): string[] {
   const lines = new Set<string>();

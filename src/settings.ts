@@ -32,6 +32,18 @@ export interface Settings {
   /** Transient service errors: how many re-runs, and the first backoff. */
   transientRetries: number;
   transientBackoffMs: number;
+  /** After an agent's last retry: halt (exit 3), or hand the Manager an error result for the task. */
+  onExhausted: 'halt' | 'manager';
+  /** Roles run after every N completed steps, in this order (`supervisor.periodic`). */
+  periodic: PeriodicRole[];
+  /** With --watch: how often a waiting supervisor compares the board's files itself. */
+  watchPollMs: number;
+}
+
+/** One entry of `supervisor.periodic`: run `role` after every `every` completed steps. */
+export interface PeriodicRole {
+  role: string;
+  every: number;
 }
 
 /** Defaults of SPEC §1 and §5, and of the retention limits. */
@@ -49,6 +61,9 @@ export const DEFAULTS: Settings = {
   limitWaitMs: 5 * 60_000,
   transientRetries: 5,
   transientBackoffMs: 30_000,
+  onExhausted: 'halt',
+  periodic: [],
+  watchPollMs: 5_000,
 };
 
 /** Flags over board settings over defaults (pure). A malformed duration or size is an InputError naming the key. */
@@ -73,6 +88,10 @@ export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Set
     limitWaitMs: duration('limit_wait') ?? DEFAULTS.limitWaitMs,
     transientRetries: number('transient_retries') ?? DEFAULTS.transientRetries,
     transientBackoffMs: duration('transient_backoff') ?? DEFAULTS.transientBackoffMs,
+    // The schema has checked both (kanban.schema.json); the board is validated before it is used.
+    onExhausted: (board.on_exhausted as Settings['onExhausted'] | undefined) ?? DEFAULTS.onExhausted,
+    periodic: (board.periodic as PeriodicRole[] | undefined) ?? DEFAULTS.periodic,
+    watchPollMs: duration('watch_poll') ?? DEFAULTS.watchPollMs,
   };
 }
 

@@ -22,21 +22,57 @@ export function workerInputs(board: Board, task: string): AgentInputs {
   return { role: determineRole(board, readTaskMeta(board.dir, task)), kanban_file: path.basename(board.file), task_file: task };
 }
 
-/** The Manager's inputs after a worker's reply (SPEC §2). */
-export function managerInputs(board: Board, task: string, reply: Record<string, unknown>): AgentInputs {
-  return { role: 'Manager', kanban_file: path.basename(board.file), done_task: task, tasks: board.tasks, result: reply };
+/** A periodic role's inputs (SPEC §5b): the board, its task list and the tasks completed since the role last ran. */
+export function periodicInputs(board: Board, role: string, doneTasks: string[]): AgentInputs {
+  return { role, kanban_file: path.basename(board.file), tasks: board.tasks, done_tasks: doneTasks };
+}
+
+/**
+ * The Manager's inputs after a worker's reply (SPEC §2), or after a periodic role's (`task`
+ * null, `trigger` its name); `history` is the board's recent steps when the run keeps them.
+ */
+export function managerInputs(board: Board, task: string | null, reply: Record<string, unknown>, more: { trigger?: string; history?: unknown[] } = {}): AgentInputs {
+  return { role: 'Manager', kanban_file: path.basename(board.file), done_task: task, tasks: board.tasks, result: reply, ...(more.trigger !== undefined && { trigger: more.trigger }), ...(more.history && { history: more.history }) };
 }
 
 /**
  * One step of the loop: run the current task's role, hand its reply untouched to the Manager,
  * and write the Manager's answer to kanban.yaml — unless a person edited those fields meanwhile.
+ * With `on_exhausted: manager`, a worker out of retries is reported to the Manager as an error.
  */
 export async function runStep(ctx: RunContext, board: Board, settings: Settings, step: number): Promise<StepResult> {
   const task = board.current as string;
   const inputs = workerInputs(board, task);
   ctx.events.emit('step_started', { step, role: inputs.role, task, phase: board.phase ?? null });
-  const reply = await runAgent(ctx, board, settings, { step, inputs, task });
-  const answer = await runAgent(ctx, board, settings, { step, inputs: managerInputs(board, task, reply), task });
+  const reply = await runAgent(ctx, board, settings, { step, inputs, task, handOver: settings.onExhausted === 'manager' });
+  return askManager(ctx, board, settings, { step, task, doneTask: task, reply });
+}
+
+/**
+ * A periodic role's step (supervisor.periodic): run the role on the board, then hand its reply
+ * untouched to the Manager with `done_task: null` and `trigger: <role>`, and write the answer.
+ */
+export async function runPeriodicStep(ctx: RunContext, board: Board, settings: Settings, step: number, role: string, doneTasks: string[]): Promise<StepResult> {
+  const name = path.basename(board.file);
+  ctx.events.emit('step_started', { step, role, task: name, trigger: role, done_tasks: doneTasks.length, phase: board.phase ?? null });
+  const reply = await runAgent(ctx, board, settings, { step, inputs: periodicInputs(board, role, doneTasks), task: name, trigger: role, handOver: settings.onExhausted === 'manager' });
+  return askManager(ctx, board, settings, { step, task: name, doneTask: null, trigger: role, reply });
+}
+
+/** What the Manager hears about: the step's task (kanban.yaml for a periodic role), the done task or null, and the reply. */
+interface Heard {
+  step: number;
+  task: string;
+  doneTask: string | null;
+  trigger?: string;
+  reply: Record<string, unknown>;
+}
+
+// The Manager's inputs are built once here, so every retry of it gets the same history.
+async function askManager(ctx: RunContext, board: Board, settings: Settings, heard: Heard): Promise<StepResult> {
+  const { step, task, trigger, reply } = heard;
+  const inputs = managerInputs(board, heard.doneTask, reply, { ...(trigger !== undefined && { trigger }), ...(ctx.history && { history: ctx.history.recent() }) });
+  const answer = await runAgent(ctx, board, settings, { step, inputs, task, ...(trigger !== undefined && { trigger }) });
   const change = managerChange(answer);
   const written = writeManagerAnswer(board, change);
   if (written.keptHumanEdit) {
@@ -44,7 +80,7 @@ export async function runStep(ctx: RunContext, board: Board, settings: Settings,
     appendEntry(board.dir, { time: ctx.clock.now(), kind: 'Warning', agent: 'Manager', task, issue, action: 'Continuing from the board as it is on disk' });
     ctx.events.emit('human_edit_kept', { step, task, fields: written.fields, issue });
   } else {
-    ctx.events.emit('board_written', { step, task, written: written.written, current: change.current, tasks: change.tasks?.length, status: answer.status, message: answer.message });
+    ctx.events.emit('board_written', { step, task, written: written.written, current: change.current, tasks: change.tasks?.length, status: answer.status, message: answer.message, ...(trigger !== undefined && { trigger }) });
   }
   return { reply, answer, next: change.current ?? null };
 }

@@ -3,8 +3,8 @@ import type { RunAttempt } from './agent/attempt.js';
 import { stopLeftoverAgent } from './agent/record.js';
 import { checkWritable, removeDeadTemps } from './board/writable.js';
 import { realBoardPath } from './board/locate.js';
-import { readBoard } from './board/read.js';
-import { systemClock, type Clock } from './context.js';
+import { isFinished, readBoard } from './board/read.js';
+import { systemClock, type Clock, type RunContext } from './context.js';
 import { buildRunContext } from './run-context.js';
 import { InputError } from './errors.js';
 import { Stopper } from './stop.js';
@@ -15,6 +15,9 @@ import { acquireBoardLock } from './lock/lock.js';
 import { validate } from './commands/validate.js';
 import { problemsMessage } from './role/role.js';
 import { superviseBoard, type LoopResult } from './loop.js';
+import { StepHistory } from './manager-history/history.js';
+import { residentRun } from './watch/resident.js';
+import { fsDirWatcher, type DirWatcher } from './watch/watcher.js';
 import { resolveSettings, type SettingsFlags } from './settings.js';
 import { runId as newRunId } from './util/time.js';
 
@@ -22,6 +25,10 @@ import { runId as newRunId } from './util/time.js';
 export interface SuperviseOptions extends SettingsFlags {
   file: string;
   once?: boolean;
+  /** Stay resident where the run would end, and carry on when a person edits the board (SPEC §5b). */
+  watch?: boolean;
+  /** How a resident run watches folders (fs.watch by default); tests pass their own. */
+  watcher?: DirWatcher;
   listeners?: EventListener[];
   /** Replaceable for tests of the loop without real agents. */
   runAttempt?: RunAttempt;
@@ -41,13 +48,16 @@ export type SuperviseResult = LoopResult & { file: string; runId: string | null;
  * Run a board until the Manager says there is no next task (or one step with --once): take
  * the board folder's lock, stop what a crashed run left, then loop. Throws a SupervisorError
  * on every other outcome. A board with nothing to run is answered without locking or writing.
+ * With `watch`, it stays resident instead of ending (watch/resident.ts) until it is stopped.
  */
 export async function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
   const started = performance.now();
   const file = realBoardPath(options.file);
   const board = readBoard(file); // bad input fails with exit 2 before anything is locked or written
   const finished = (loop: LoopResult, runId: string | null, now = readBoard(file)): SuperviseResult => ({ ...loop, file, runId, elapsedMs: performance.now() - started, current: now.current, phase: now.phase ?? null });
-  if (board.current === null || board.phase === 'complete') return finished({ steps: 0, reason: 'done' }, null, board);
+  if (options.watch && options.once) throw new InputError('--watch and --once cannot be used together: --watch keeps running after the board is done, --once stops after one step. Pass one of them.');
+  // A resident run takes the lock and waits even on a board with nothing to run yet.
+  if (!options.watch && isFinished(board)) return finished({ steps: 0, reason: 'done' }, null, board);
   // Every problem validate would find stops the run here, before an agent has run.
   const check = validate({ file, ...(options.env && { env: options.env }) });
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
@@ -58,16 +68,19 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
   const unlisten = stopper.listen(options.signals ?? process);
   const clock = options.clock ?? systemClock;
   const runId = newRunId(clock.now(), process.pid);
-  const events = new EventLog(board.dir, runId, options.listeners ?? [], () => clock.now());
+  // The Manager's history: earlier runs from the event log's tail, then this run's events as they come.
+  const history = StepHistory.fromBoard(board.dir);
+  const events = new EventLog(board.dir, runId, [history.record, ...(options.listeners ?? [])], () => clock.now());
   let output: OutputStore | undefined;
   try {
     const settings = resolveSettings(board.settings, options);
     removeDeadTemps(file);
     const leftover = await stopLeftoverAgent(board.dir, settings.killGraceMs);
     output = new OutputStore(board.dir, runId, settings.retention);
-    const ctx = buildRunContext({ file, dir: board.dir, runId, flags: options, env: options.env ?? process.env, events, output, stop: stopper.signals, clock, ...(options.runAttempt && { runAttempt: options.runAttempt }), ...(options.onLine && { onLine: options.onLine }) });
+    const ctx: RunContext = { ...buildRunContext({ file, dir: board.dir, runId, flags: options, env: options.env ?? process.env, events, output, stop: stopper.signals, clock, ...(options.runAttempt && { runAttempt: options.runAttempt }), ...(options.onLine && { onLine: options.onLine }) }), history };
     events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
-    const result = await resumeKnownWait(ctx, settings).then(() => superviseBoard(ctx)).catch((error: unknown) => {
+    const loop = () => (options.watch ? residentRun(ctx, { watcher: options.watcher ?? fsDirWatcher }) : superviseBoard(ctx));
+    const result = await resumeKnownWait(ctx, settings).then(loop).catch((error: unknown) => {
       // Whatever was underway, a stop (a signal, a lost lock, closed output) is what the person must hear about.
       throw stopper.reason ?? error;
     });

@@ -8,11 +8,18 @@ export interface AgentInputs {
   role: string;
   kanban_file: string;
   task_file?: string;
-  done_task?: string;
+  /** The task the Manager hears about; null when a periodic role's reply is what it hears about. */
+  done_task?: string | null;
   tasks?: string[];
   instruction?: string;
   /** The worker's validated reply, passed through untouched to the Manager. */
   result?: Record<string, unknown>;
+  /** The Manager's: the periodic role whose reply `result` is (supervisor.periodic). */
+  trigger?: string;
+  /** A periodic role's: the tasks whose steps completed since its last run, in order. */
+  done_tasks?: string[];
+  /** The Manager's: the board's recent steps, newest first (manager-history.ts). */
+  history?: unknown[];
 }
 
 /**
@@ -41,7 +48,7 @@ export interface Invocation {
 
 const MAX_ENV_INPUT = 64 * 1024;
 const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
-const KNOWN = new Set(['task_file', 'kanban_file', 'done_task', 'tasks', 'instruction', 'result', 'role', 'prompt', 'agents']);
+const KNOWN: ReadonlySet<string> = new Set(['task_file', 'kanban_file', 'done_task', 'tasks', 'instruction', 'result', 'role', 'trigger', 'done_tasks', 'history', 'prompt', 'agents']);
 
 /** The shipped reference agents (`{{agents}}` in a role file), wherever the package is installed. */
 export const AGENTS_DIR = fileURLToPath(new URL('../../dist/reference-agents', import.meta.url));
@@ -79,7 +86,8 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
   const values = { ...inputs, prompt, agents: AGENTS_DIR };
   const [file, ...args] = role.command.map((part) => fillPlaceholders(part, values, role.file)) as [string, ...string[]];
   const json = JSON.stringify(inputs);
-  // One environment string may not exceed 128 KiB on Linux (E2BIG); a huge result goes by stdin only.
+  // One environment string may not exceed 128 KiB on Linux (E2BIG); a huge result goes by stdin only,
+  // and a history that would make KANBAN_INPUT too long is left out of it (and it says so).
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(baseEnv)) if (value !== undefined) env[key] = value;
   Object.assign(env, role.env, {
@@ -88,8 +96,10 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
     KANBAN_FILE: inputs.kanban_file,
     KANBAN_TASK_FILE: inputs.task_file ?? '',
     KANBAN_DONE_TASK: inputs.done_task ?? '',
+    ...(inputs.trigger !== undefined && { KANBAN_TRIGGER: inputs.trigger }),
   });
-  if (json.length <= MAX_ENV_INPUT) env.KANBAN_INPUT = json;
+  const envInput = json.length > MAX_ENV_INPUT && inputs.history ? JSON.stringify({ ...inputs, history: undefined, history_omitted: `${inputs.history.length} step(s), over the 64 KiB of KANBAN_INPUT: read stdin (stdin: json) or {{history}}` }) : json;
+  if (envInput.length <= MAX_ENV_INPUT) env.KANBAN_INPUT = envInput;
   else delete env.KANBAN_INPUT;
   const stdin = role.stdin === 'none' ? null : Buffer.from(role.stdin === 'json' ? `${json}\n` : prompt, 'utf8');
   const task = inputs.task_file ?? inputs.done_task ?? '';

@@ -2,10 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Document } from 'yaml';
 import { InputError } from '../errors.js';
-import { describeErrors, schemaText, validator } from '../schemas.js';
+import { describeErrors, pointerOf, schemaText, validator } from '../schemas.js';
 import { runnable, shellWord } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
-import { pointerOf } from '../role/role.js';
 import { normalPath, resolveAllInBoard, resolveInBoard } from './paths.js';
 import { lineOf, parseYaml, type ParsedYaml } from './yaml.js';
 
@@ -125,6 +124,11 @@ function boardFix(error: { instancePath: string; keyword: string; params: unknow
 function dedupe(problems: Problem[]): Problem[] {
   const seen = new Set<string>();
   return problems.filter((p) => !seen.has(formatProblem(p)) && seen.add(formatProblem(p)));
+}
+
+/** Whether the board has nothing left to run (SPEC §2): no current task, or the phase is complete. */
+export function isFinished(board: BoardState): boolean {
+  return board.current === null || board.phase === 'complete';
 }
 
 /** Read kanban.yaml; any problem is an InputError (exit 2) naming the file, the line and the fix. */

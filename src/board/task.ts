@@ -40,12 +40,20 @@ export function readTaskMeta(boardDir: string, task: string): TaskMeta {
   return readTask(boardDir, task).meta;
 }
 
+// Most front-matter fits in a few lines: the first read is small, and only a file whose
+// front-matter goes on is read further (up to HEAD_BYTES).
+const FIRST_READ = 8 * 1024;
+
 function readHead(file: string): string {
   const fd = openSync(file, 'r');
   try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
-    const size = readSync(fd, buffer, 0, HEAD_BYTES, 0);
-    return buffer.subarray(0, size).toString('utf8');
+    let buffer = Buffer.allocUnsafe(FIRST_READ);
+    let size = readSync(fd, buffer, 0, FIRST_READ, 0);
+    const head = buffer.toString('utf8', 0, size);
+    if (size < FIRST_READ || !head.replace(/^\uFEFF/, '').startsWith('---') || /\n---[ \t]*(\r?\n|$)/.test(head.slice(3))) return head;
+    buffer = Buffer.allocUnsafe(HEAD_BYTES);
+    size = readSync(fd, buffer, 0, HEAD_BYTES, 0);
+    return buffer.toString('utf8', 0, size);
   } finally {
     closeSync(fd);
   }

@@ -1,16 +1,61 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { readBoard } from '../board/read.js';
-import { InputError } from '../errors.js';
-import { buildHistory, readEvents } from '../history/runs.js';
+import { runnable } from '../util/self-command.js';
+import { InputError, SupervisorError, UnwritableError } from '../errors.js';
+import { historyPath } from '../history/events-file.js';
+import { readRecentRuns, REPORT_RUNS } from '../history/recent-runs.js';
 import { renderReport } from '../report/html.js';
-import { tally } from '../report/totals.js';
+import { readTaskMeta } from '../board/task.js';
+import type { RunRecord } from '../history/runs.js';
+import { writePage } from '../report/write-page.js';
 
 /** What `report` wrote. */
 export interface ReportResult {
   out: string;
   runs: number;
   attempts: number;
+  /** Older runs are in the history but not on the page (without --all). */
+  olderLeftOut: boolean;
+}
+
+/** Which runs to put on the page: the last `runs` (default REPORT_RUNS), or every one with `all`. */
+export interface ReportOptions {
+  file: string;
+  out?: string;
+  now?: Date;
+  runs?: number;
+  all?: boolean;
+}
+
+const WRITE_FIXES: Record<string, string> = {
+  EISDIR: 'It is a folder: name a file with --out FILE.',
+  ENOSPC: 'Free some disk space, or write it elsewhere with --out FILE.',
+  EACCES: "Fix the folder's permissions, or write it elsewhere with --out FILE.",
+  EROFS: 'The file system is read-only: write it elsewhere with --out FILE.',
+};
+
+/** The runs asked for on the command line (`--runs N`, `--all`), checked. */
+export function reportScope(runs: unknown, all: unknown): { runs?: number; all?: boolean } {
+  if (runs === undefined) return all === true ? { all: true } : {};
+  if (all === true) throw new InputError('--runs and --all ask for different runs: pass one of them. See `kanban-supervisor report --help`.');
+  const n = Number(runs);
+  if (!/^\d+$/.test(String(runs)) || !Number.isSafeInteger(n) || n < 1) throw new InputError(`--runs must be a whole number of runs, 1 or more (got ${JSON.stringify(runs)}). For every run, pass --all.`);
+  return { runs: n };
+}
+
+// The title of each task the page shows, from its file's front-matter (a task gone or broken has none).
+function titlesOf(boardDir: string, runs: RunRecord[]): Map<string, string> {
+  const titles = new Map<string, string>();
+  for (const task of new Set(runs.flatMap((run) => run.attempts.map((a) => a.task)))) {
+    try {
+      const title = readTaskMeta(boardDir, task).title;
+      if (typeof title === 'string') titles.set(task, title);
+    } catch {
+      // not a task file any more, or not readable: the lane shows its path alone
+    }
+  }
+  return titles;
 }
 
 /** The default place of the page: beside the event log it is made from. */
@@ -20,18 +65,27 @@ export function defaultReportFile(boardFile: string): string {
 
 /**
  * `kanban-supervisor report`: write a self-contained HTML page from the board's event log —
- * a timeline of every attempt per task, totals, and links to each attempt's output files.
- * Writes only the page; takes no lock, so it can run while the supervisor does.
+ * a timeline of every attempt per task, totals, and links to each attempt's output files —
+ * for the last runs (REPORT_RUNS unless `runs` or `all` says otherwise). Streams the log in
+ * and the page out. Writes only the page; takes no lock, so it can run while the supervisor does.
  */
-export function report(options: { file: string; out?: string; now?: Date }): ReportResult {
+export function report(options: ReportOptions): ReportResult {
   const file = path.resolve(options.file);
   const board = readBoard(file);
-  const runs = buildHistory(readEvents(board.dir));
-  if (runs.length === 0) {
-    throw new InputError(`${path.join(path.relative(process.cwd(), board.dir), '.kanban-supervisor', 'events.jsonl')}: no runs recorded yet, so there is nothing to report. Run the board first: kanban-supervisor ${options.file}`);
+  const recent = readRecentRuns(board.dir, options.all ? Infinity : (options.runs ?? REPORT_RUNS));
+  if (!recent) {
+    throw new InputError(`${path.relative(process.cwd(), historyPath(board.dir))}: no runs recorded yet, so there is nothing to report. Run the board first: ${runnable(options.file)}`);
   }
   const out = path.resolve(options.out ?? defaultReportFile(file));
-  mkdirSync(path.dirname(out), { recursive: true });
-  writeFileSync(out, renderReport(runs, { file, outDir: path.dirname(out), generated: options.now ?? new Date() }));
-  return { out, runs: runs.length, attempts: tally(runs.flatMap((r) => r.attempts)).attempts };
+  const context = { file, outDir: path.dirname(out), generated: options.now ?? new Date(), olderLeftOut: recent.olderLeftOut, titles: titlesOf(board.dir, recent.runs) };
+  try {
+    mkdirSync(path.dirname(out), { recursive: true });
+    writePage(out, renderReport(recent.runs, context));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof SupervisorError || typeof code !== 'string') throw error;
+    throw new UnwritableError(`${path.relative(process.cwd(), out) || out}: the report cannot be written (${code}). ${WRITE_FIXES[code] ?? 'Write it elsewhere with --out FILE.'}`);
+  }
+  const attempts = recent.runs.reduce((n, run) => n + run.attempts.length, 0);
+  return { out, runs: recent.runs.length, attempts, olderLeftOut: recent.olderLeftOut };
 }

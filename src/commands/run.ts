@@ -1,14 +1,12 @@
 import path from 'node:path';
+import { realBoardPath } from '../board/locate.js';
+import { isFinished, readBoard } from '../board/read.js';
 import { SupervisorError } from '../errors.js';
 import { settingsFlags } from '../flags.js';
 import type { Hook, HookContext } from '../hooks/hook.js';
-import type { EventListener } from '../log/events.js';
-import { failedOutcome, finishedOutcome, type Outcome } from '../progress/outcome.js';
-import { printOutcome, reporterFor } from '../progress/reporter.js';
-import { supervise } from '../supervise.js';
-import { Stopper, writeIfOpen } from '../stop.js';
-import { formatSpend, Spend } from '../spend.js';
-import type { Usage } from '../reply/usage.js';
+import { failedOutcome, finishedOutcome, printOutcome, type Outcome } from '../progress/outcome.js';
+import { createStyle, reporterMode, wantsColour } from '../progress/style.js';
+import { writeIfOpen } from '../stop.js';
 
 /** The flags of `kanban-supervisor run`, as cli.ts parsed them. */
 export interface RunFlags {
@@ -17,6 +15,7 @@ export interface RunFlags {
   'max-cost'?: string;
   timeout?: string;
   once?: boolean;
+  watch?: boolean;
   'dry-run'?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -32,12 +31,22 @@ export interface RunIO {
   env: NodeJS.ProcessEnv;
 }
 
+/** How the run ended, and what the hooks and the last line need to know of it. */
+export interface RunEnding {
+  outcome: Outcome;
+  context: HookContext;
+  /** A bug, rethrown for cli.ts once the outcome is printed. */
+  bug?: unknown;
+}
+
 /**
- * `kanban-supervisor run`: turn flags into options, show progress, print the outcome in one
- * place, run the --on-complete / --on-halt hook; returns the exit code. Internal errors are
- * rethrown for cli.ts to report as bugs.
+ * `kanban-supervisor run`: turn flags into options, run the board (run-supervised.ts), print
+ * the outcome in one place and run the --on-complete / --on-halt hook; returns the exit code.
+ * A board with nothing to run is answered here, before anything a step needs (execa, the lock,
+ * the reporters) is loaded: that is most of a run's start-up (bench/README.md, start-up).
  */
 export async function runCommand(file: string, flags: RunFlags, io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const started = performance.now();
   const settings = settingsFlags(flags);
   if (flags['dry-run']) {
     const [{ dryRun }, { formatDryRun }] = await Promise.all([import('./dry-run.js'), import('./dry-run-text.js')]);
@@ -45,44 +54,35 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
     io.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : formatDryRun(plan));
     return 0;
   }
-  const boardDir = path.dirname(path.resolve(file));
-  const hooks = await parseHooks(flags, boardDir, io.env);
-  const { mode, reporter } = reporterFor({ json: flags.json === true, quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stdout, io.env);
-  const context: HookContext = { file: path.resolve(file), run: '', steps: 0, task: '' };
-  const spend = new Spend();
-  const track: EventListener = (event) => {
-    if (event.type === 'run_started') context.run = event.run;
-    if (event.type === 'step_started') Object.assign(context, { steps: event.step, task: event.task });
-    if (event.type === 'attempt_finished') spend.add(event.usage as Usage | undefined);
-  };
-
-  let outcome: Outcome;
-  let bug: unknown;
-  const stopper = new Stopper();
-  const unwatch = stopper.watchOutput(io);
+  const hooks = await parseHooks(flags, path.dirname(path.resolve(file)), io.env);
+  const mode = reporterMode({ json: flags.json === true, quiet: flags.quiet === true, isTTY: io.stdout.isTTY === true, env: io.env });
+  const style = createStyle(mode === 'live' && wantsColour(io.stdout.isTTY === true, io.env, flags['no-color'] === true));
+  let ending: RunEnding;
   try {
-    const result = await supervise({ file, ...settings, once: flags.once === true, listeners: [track, reporter.event], onLine: reporter.line, env: io.env, stopper });
-    outcome = finishedOutcome(result, file, formatSpend(spend.total));
+    const board = readBoard(realBoardPath(file));
+    // A resident run (--watch) waits on a finished board: it is run like any other.
+    if (isFinished(board) && flags.watch !== true) {
+      const context = { file: board.file, run: '', steps: 0, task: '' };
+      ending = { outcome: finishedOutcome({ reason: 'done', steps: 0, elapsedMs: performance.now() - started, current: board.current, phase: board.phase ?? null }, file), context };
+    } else {
+      ending = await (await import('./run-supervised.js')).runSupervised(file, flags, settings, mode, io);
+    }
   } catch (error) {
-    outcome = failedOutcome(error, file, formatSpend(spend.total));
-    if (!(error instanceof SupervisorError)) bug = error;
-  } finally {
-    reporter.close();
+    if (!(error instanceof SupervisorError)) throw error;
+    ending = { outcome: failedOutcome(error, file), context: { file: path.resolve(file), run: '', steps: 0, task: '' } };
   }
-  if (bug === undefined) printOutcome(outcome, mode, reporter, io);
-  const hook = outcome.exitCode === 0 ? hooks.complete : hooks.halt;
+  if (ending.bug === undefined) printOutcome(ending.outcome, mode, style, io);
+  const hook = ending.outcome.exitCode === 0 ? hooks.complete : hooks.halt;
   if (hook) {
     const { runHook } = await import('../hooks/hook.js');
-    const warning = await runHook(hook, outcome, context, io.env);
+    const warning = await runHook(hook, ending.outcome, ending.context, io.env);
     if (warning) writeIfOpen(io.stderr, `kanban-supervisor: warning: ${warning}\n`);
   }
-  unwatch();
-  if (bug !== undefined) throw bug;
-  return outcome.exitCode;
+  if (ending.bug !== undefined) throw ending.bug;
+  return ending.outcome.exitCode;
 }
 
-// hooks/hook.js is loaded only when a hook is given, like dry-run.js for --dry-run: each module
-// a run loads is start-up time.
+// hooks/hook.js is loaded only when a hook is given, like dry-run.js for --dry-run.
 async function parseHooks(flags: RunFlags, boardDir: string, env: NodeJS.ProcessEnv): Promise<{ complete?: Hook; halt?: Hook }> {
   if (flags['on-complete'] === undefined && flags['on-halt'] === undefined) return {};
   const { parseHook } = await import('../hooks/hook.js');
@@ -91,3 +91,4 @@ async function parseHooks(flags: RunFlags, boardDir: string, env: NodeJS.Process
     ...(flags['on-halt'] !== undefined && { halt: parseHook('--on-halt', flags['on-halt'], boardDir, env) }),
   };
 }
+

@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { readBoard } from '../board/read.js';
 import { realBoardPath } from '../board/locate.js';
+import { readBoard, type Board } from '../board/read.js';
 import { SupervisorError } from '../errors.js';
 import { lockPath, readLockOwner } from '../lock/lock.js';
 import { isAlive } from '../util/process.js';
-import { buildHistory, readEvents, type AttemptRecord, type RunEnd, type RunRecord } from '../history/runs.js';
+import { readLatest, type HistoryWindow } from '../history/latest.js';
+import type { LastRun } from '../history/last-run.js';
+import type { AttemptRecord, RunEnd } from '../history/records.js';
+import { waitingFile, type Waiting } from '../log/waiting.js';
 import { determineRole } from '../role/determine.js';
 import { readTaskMeta } from '../board/task.js';
 
@@ -37,31 +40,34 @@ export interface StatusReport {
   current: string | null;
   tasks: TaskStatus[];
   lock: LockStatus;
-  lastRun?: { id: string; start: string; last: string; steps: number; end?: RunEnd };
+  lastRun?: LastRun;
   lastHalt?: RunEnd & { run: string };
+  /** How much of events.jsonl was read: from the end, until all of the above was found or the window was full. */
+  history: HistoryWindow;
+  /** What a run waits for (a usage limit's reset, a person's edit under --watch), and whether that run still runs. */
+  waiting?: Waiting & { active: boolean };
+  /** `phase: complete` with a task still current: the task will not run. */
+  completeWithCurrent?: true;
 }
 
-/** `kanban-supervisor status`: the board, its event log and its lock at a glance. Reads only: takes no lock, writes nothing. */
-export function status(options: { file: string }): StatusReport {
+/**
+ * `kanban-supervisor status`: the board, its event log and its lock at a glance. Reads only:
+ * takes no lock, writes nothing. The event log is read from its end, only as far as needed
+ * and at most `windowBytes` (default STATUS_WINDOW_BYTES), so a history of any size is quick.
+ */
+export function status(options: { file: string; windowBytes?: number }): StatusReport {
   const file = realBoardPath(options.file);
   const board = readBoard(file);
-  const runs = buildHistory(readEvents(board.dir));
-  const lastWorker = new Map<string, AttemptRecord>();
-  for (const attempt of runs.flatMap((r) => r.attempts)) if (!attempt.manager) lastWorker.set(attempt.task, attempt);
   const listed = board.current !== null && !board.tasks.includes(board.current) ? [...board.tasks, board.current] : board.tasks;
-  const tasks = listed.map((task): TaskStatus => {
-    const base = { task, current: task === board.current, ...(lastWorker.has(task) && { last: lastWorker.get(task) as AttemptRecord }) };
-    try {
-      const meta = readTaskMeta(board.dir, task);
-      return { ...base, role: determineRole(board, meta), ...(typeof meta.title === 'string' && { title: meta.title }) };
-    } catch (error) {
-      if (!(error instanceof SupervisorError)) throw error;
-      return { ...base, role: null, problem: error.message };
-    }
+  // The task files before the history: reading them churns memory, and doing it before the
+  // history's records are held keeps the peak lower (10,000 tasks: ~160 MB -> ~135 MB).
+  const facts = listed.map((task) => ({ task, ...taskFacts(board, task) }));
+  const latest = readLatest(board.dir, listed, { windowBytes: options.windowBytes });
+  const waiting = waitingFile.read(board.dir);
+  const tasks = facts.map(({ task, ...rest }): TaskStatus => {
+    const last = latest.attempts.get(task);
+    return { task, current: task === board.current, ...(last && { last }), ...rest };
   });
-  const lastRun = runs.at(-1);
-  const halts = runs.filter((r) => r.end && r.end.type !== 'done');
-  const halt = halts.at(-1);
   return {
     file,
     phase: board.phase ?? null,
@@ -69,13 +75,23 @@ export function status(options: { file: string }): StatusReport {
     current: board.current,
     tasks,
     lock: lockStatus(file),
-    ...(lastRun && { lastRun: summary(lastRun) }),
-    ...(halt?.end && { lastHalt: { ...halt.end, run: halt.id } }),
+    ...(latest.lastRun && { lastRun: latest.lastRun }),
+    ...(latest.lastHalt && { lastHalt: latest.lastHalt }),
+    history: latest.window,
+    ...(waiting && { waiting: { ...waiting, active: isAlive(waiting.pid) } }),
+    ...(board.phase === 'complete' && board.current !== null && { completeWithCurrent: true as const }),
   };
 }
 
-function summary(run: RunRecord): NonNullable<StatusReport['lastRun']> {
-  return { id: run.id, start: run.start, last: run.last, steps: run.steps, ...(run.end && { end: run.end }) };
+// What the task's file says: the role that runs it and its title, or why it cannot be read.
+function taskFacts(board: Board, task: string): Pick<TaskStatus, 'role' | 'title' | 'problem'> {
+  try {
+    const meta = readTaskMeta(board.dir, task);
+    return { role: determineRole(board, meta), ...(typeof meta.title === 'string' && { title: meta.title }) };
+  } catch (error) {
+    if (!(error instanceof SupervisorError)) throw error;
+    return { role: null, problem: error.message };
+  }
 }
 
 /** Who holds the lock: the lock folder proper-lockfile made, and the owner record beside it. */

@@ -79,6 +79,11 @@ export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Va
   }
   const first = state.tasks.find((t) => typeof t === 'string') ?? '';
   if (!needs.has('Manager')) needs.set('Manager', { inputs: { role: 'Manager', kanban_file: name, done_task: first, tasks: state.tasks }, file: roleFilePath('Manager'), why: 'every board needs a Manager to pick the next task' });
+  periodicRoles(state.settings).forEach(({ role, index }) => {
+    const line = at(`/supervisor/periodic/${index}/role`);
+    if (role === 'Manager') problems.push({ file: name, line, message: '/supervisor/periodic: the Manager cannot be a periodic role: every periodic reply goes to it. Name another role.' });
+    else if (!needs.has(role)) needs.set(role, { inputs: { role, kanban_file: name, tasks: state.tasks, done_tasks: [] }, file: name, line, why: 'supervisor.periodic runs it' });
+  });
 
   const compiler = createSchemaCompiler();
   for (const [role, need] of needs) {
@@ -116,6 +121,15 @@ function settingProblems(settings: Record<string, unknown>, name: string, at: (p
     }
   }
   return problems;
+}
+
+// The roles of supervisor.periodic as far as they can be read (the schema reports the rest).
+function periodicRoles(settings: Record<string, unknown>): Array<{ role: string; index: number }> {
+  const list = Array.isArray(settings.periodic) ? (settings.periodic as unknown[]) : [];
+  return list.flatMap((entry, index) => {
+    const role = entry && typeof entry === 'object' ? (entry as { role?: unknown }).role : undefined;
+    return typeof role === 'string' && role !== '' ? [{ role, index }] : [];
+  });
 }
 
 /** A problem from an InputError message that starts `file:line: ` or `file: `. */

@@ -15,7 +15,11 @@ export type EventType =
   | 'backoff'
   | 'board_written'
   | 'human_edit_kept'
+  | 'handed_to_manager'
   | 'done'
+  | 'waiting'
+  | 'woke'
+  | 'edit_invalid'
   | 'halted'
   | 'interrupted';
 

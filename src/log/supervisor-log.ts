@@ -11,7 +11,7 @@ export function supervisorLogFile(boardDir: string): string {
 /** One entry of the Supervisor Log (SPEC §4, the seed's format). */
 export interface LogEntry {
   time: Date;
-  kind: 'Retry Event' | 'Halt' | 'Warning';
+  kind: 'Retry Event' | 'Halt' | 'Warning' | 'Retries Exhausted';
   agent: string;
   task: string;
   /** `retry number/max_retries`, for retries and halts. */

@@ -15,6 +15,13 @@ export interface Waiting {
   /** The agent CLI whose limit it is. */
   cli?: string;
   pid: number;
+  /** board_change: the outcome a run without --watch would have ended with, and its exit code. */
+  outcome?: string;
+  exitCode?: number;
+  /** board_change: the waiting run's id. */
+  run?: string;
+  /** board_change: the first problem of the last edit, which does not validate yet (`file:line: message`). */
+  invalid?: string;
 }
 
 const FILE = '.kanban-supervisor/waiting.json';

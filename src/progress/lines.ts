@@ -49,6 +49,14 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
       return `  ${style.yellow('⏸')} ${role} hit ${cleanLine(String(event.cli))}'s usage limit; waiting until ${localStamp(String(event.until)).slice(11, 16)} (${formatDuration(Number(event.waitMs))}${event.resetKnown ? '' : ', no reset time given'}): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
     case 'limit_resumed':
       return `  ▶ the limit has reset; ${role} runs again with the same inputs`;
+    case 'handed_to_manager':
+      return `  ${style.red('✗')} ${role} gave no valid reply in ${String(event.attempts)} attempts; the Manager gets {"status": "error"} for it (on_exhausted: manager)`;
+    case 'waiting':
+      return `${style.yellow('⏸')} ${waitingText(event)}`;
+    case 'woke':
+      return event.by === 'time' ? '▶ the usage limit has reset; carrying on from the board as it is' : `▶ ${filesText(event.files)} changed; carrying on from the board as it is`;
+    case 'edit_invalid':
+      return `  ${style.yellow('!')} ${cleanLine(String(event.file))}${event.line === undefined ? '' : `:${String(event.line)}`}: ${shorten(cleanLine(String(event.problem)), MESSAGE_CHARS)}${Number(event.problems) > 1 ? ` (and ${Number(event.problems) - 1} more problem(s))` : ''}; still waiting for a change`;
     case 'backoff':
       return `  ${style.yellow('↻')} ${cleanLine(String(event.cli))} service error; ${role} again in ${formatDuration(Number(event.waitMs))} (${String(event.retry)}/${String(event.of)}): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
     default:
@@ -56,7 +64,32 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
   }
 }
 
+// What a resident run would have ended with, as words.
+const ENDED: Record<string, string> = {
+  done: 'done',
+  halted_for_human: 'halted for a person',
+  retries_exhausted: 'retries exhausted',
+  guard_stop: 'stopped by a guard',
+  bad_input: 'stopped by a problem',
+  limit_wait: 'usage limit',
+};
+
+/** What a resident run waits for, and why it is not running (pure; agent text cleaned). */
+export function waitingText(event: SupervisorEvent): string {
+  const until = typeof event.until === 'string' ? ` or until ${localStamp(event.until).slice(11, 16)} (the usage limit's reset)` : '';
+  const via = event.via === 'polling' ? ` (comparing the files every few seconds: ${shorten(cleanLine(String(event.why)), 80)})` : '';
+  const ended = ENDED[String(event.outcome)] ?? cleanLine(String(event.outcome));
+  return `waiting for an edit of kanban.yaml, a task or a role file${until}${via} — ${ended}: ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
+}
+
+function filesText(files: unknown): string {
+  const list = Array.isArray(files) ? files.map((file) => cleanLine(String(file))) : [];
+  if (list.length === 0) return 'the board';
+  return list.length > 3 ? `${list.slice(0, 3).join(', ')} and ${list.length - 3} more` : list.join(', ');
+}
+
 function step(event: SupervisorEvent, role: string, task: string): string | null {
+  if (event.type === 'step_started' && event.trigger !== undefined) return `step ${String(event.step)} · ${role} (periodic) · ${String(event.done_tasks ?? 0)} task(s) done since its last run`;
   if (event.type === 'step_started') return `step ${String(event.step)} · ${role} · ${task}`;
   if (event.type === 'attempt_started' && (event.attempt ?? 1) > 1) return `  attempt ${String(event.attempt)}/${String(event.of)} · ${role}`;
   if (event.type === 'run_started') return `run ${event.run} on ${cleanLine(String(event.board))} (pid ${String(event.pid)})`;

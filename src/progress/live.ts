@@ -3,7 +3,8 @@ import { formatDuration } from '../util/duration.js';
 import { cleanLine } from '../util/text.js';
 import { localStamp } from '../util/time.js';
 import { eventLine, statusMark } from './lines.js';
-import { columnsOf, createStyle, fitColumns, fitColumnsEnd, type Style } from './style.js';
+import { columnsOf, fitColumns, fitColumnsEnd } from './columns.js';
+import { createStyle, type Style } from './style.js';
 import type { Reporter } from './types.js';
 
 /** What the live reporter needs from the terminal and the clock. */
@@ -39,6 +40,8 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
   let attempt: { role: string; number: number; of: number; start: number } | null = null;
   let latest = '';
   let waiting: string | null = null;
+  // A resident run (--watch) between passes: what it waits for.
+  let resident: string | null = null;
   let shown = false;
   let lastDraw = 0;
   let frame = 0;
@@ -46,8 +49,8 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
   const width = () => Math.max(20, terminal.columns() - 1);
 
   const statusLine = (): string => {
-    if (!step) return '';
     const t = now();
+    if (!step) return resident ? fitColumns(`⏸ ${resident} · run ${clock(t - runStart)}`, width()) : '';
     if (waiting) return fitColumns(`⏸ step ${step.number} · ${waiting} · run ${clock(t - runStart)}`, width());
     const head = (task: string) => {
       const parts = [`${SPINNER[frame % SPINNER.length]} step ${step?.number}`, attempt?.role ?? step?.role, task];
@@ -83,7 +86,8 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
   const onEvent = (event: SupervisorEvent) => {
     switch (event.type) {
       case 'step_started':
-        step = { number: Number(event.step), role: cleanLine(String(event.role)), task: cleanLine(String(event.task)), start: now() };
+        resident = null;
+        step = { number: Number(event.step), role: cleanLine(String(event.role)), task: event.trigger === undefined ? cleanLine(String(event.task)) : `periodic, ${String(event.done_tasks ?? 0)} task(s) done since its last run`, start: now() };
         attempt = null;
         break;
       case 'attempt_started':
@@ -113,12 +117,19 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
       case 'limit_resumed':
         waiting = null;
         break;
+      case 'waiting':
+      case 'woke':
+      case 'edit_invalid':
+        if (event.type === 'waiting') resident = `waiting for an edit since ${localStamp(event.time).slice(11, 16)}`;
+        if (event.type === 'woke') resident = null;
+        permanent(eventLine(event, PLAIN) as string, eventLine(event, style) as string);
+        break;
       default: {
         if (event.type === 'attempt_finished') {
-          if (step && event.valid && !event.done_task) step.status = event.status;
+          if (step && event.valid && event.done_task === undefined) step.status = event.status;
           attempt = null;
         }
-        const line = event.type === 'attempt_finished' || event.type === 'retry' ? eventLine(event, style) : null;
+        const line = event.type === 'attempt_finished' || event.type === 'retry' || event.type === 'handed_to_manager' ? eventLine(event, style) : null;
         if (line) permanent(eventLine(event, PLAIN) as string, line);
       }
     }

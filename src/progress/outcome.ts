@@ -2,6 +2,8 @@ import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
 import { runnable } from '../util/self-command.js';
 import { cleanLine } from '../util/text.js';
+import { writeIfOpen } from '../stop.js';
+import type { ReporterMode, Style } from './style.js';
 import { ExitCode, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
 
 /** The end of a run: its kind, exit code and the one line a person reads, with what to do next. */
@@ -58,4 +60,14 @@ export function outcomeLine(outcome: Outcome): string {
   // The message may quote an agent (a Manager's escalation): no escape sequence reaches the terminal.
   const message = cleanLine(outcome.message);
   return outcome.exitCode === 0 ? message : `kanban-supervisor: ${message}`;
+}
+
+/**
+ * Print a run's final line: a success on stdout (stderr under --json, whose stdout holds only
+ * events), a failure on stderr. The one place every exit of a run is worded.
+ */
+export function printOutcome(outcome: Outcome, mode: ReporterMode, style: Style, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): void {
+  const line = outcomeLine(outcome);
+  if (outcome.exitCode !== 0 || mode === 'json') writeIfOpen(streams.stderr, `${line}\n`);
+  else writeIfOpen(streams.stdout, `${mode === 'live' ? `${style.green('✓')} ` : ''}${line}\n`);
 }

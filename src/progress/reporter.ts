@@ -1,31 +1,11 @@
 import { writeIfOpen } from '../stop.js';
-import { outcomeLine, type Outcome } from './outcome.js';
 import { liveReporter } from './live.js';
 import { plainReporter } from './plain.js';
-import { createStyle, wantsColour, wantsLiveLine } from './style.js';
+import { createStyle, reporterMode, wantsColour, type ReporterMode } from './style.js';
+import type { Reporter } from './types.js';
 
 // Plain output says every five minutes that a long attempt is still running.
 const HEARTBEAT_MS = 5 * 60_000;
-import type { Reporter } from './types.js';
-
-/** How progress is shown: a live line on a terminal, plain lines, JSON events, or nothing but the outcome. */
-export type ReporterMode = 'live' | 'plain' | 'json' | 'quiet';
-
-/** What decides the mode and colours: the flags and where stdout goes. */
-export interface ReporterChoice {
-  json?: boolean;
-  quiet?: boolean;
-  noColor?: boolean;
-  isTTY: boolean;
-  env: NodeJS.ProcessEnv;
-}
-
-/** `--json` wins, then `--quiet`; otherwise a terminal gets the live line and a pipe or CI plain lines (pure). */
-export function reporterMode(choice: ReporterChoice): ReporterMode {
-  if (choice.json) return 'json';
-  if (choice.quiet) return 'quiet';
-  return wantsLiveLine(choice.isTTY, choice.env) ? 'live' : 'plain';
-}
 
 /** The reporter that shows a run's progress on `out` (a TTY stream for the live mode). */
 export function createReporter(mode: ReporterMode, out: NodeJS.WritableStream & { columns?: number }, options: { colour?: boolean; heartbeatMs?: number } = {}): Reporter {
@@ -50,14 +30,4 @@ export function reporterFor(flags: { json?: boolean; quiet?: boolean; noColor?: 
   const mode = reporterMode({ ...flags, isTTY: stdout.isTTY === true, env });
   const options = { colour: wantsColour(stdout.isTTY === true, env, flags.noColor === true), ...(flags.heartbeatMs !== undefined && { heartbeatMs: flags.heartbeatMs }) };
   return { mode, reporter: createReporter(mode, stdout, options) };
-}
-
-/**
- * Print a run's final line: a success on stdout (stderr under --json, whose stdout holds only
- * events), a failure on stderr. The one place every exit of a run is worded.
- */
-export function printOutcome(outcome: Outcome, mode: ReporterMode, reporter: Reporter, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): void {
-  const line = outcomeLine(outcome);
-  if (outcome.exitCode !== 0 || mode === 'json') writeIfOpen(streams.stderr, `${line}\n`);
-  else writeIfOpen(streams.stdout, `${mode === 'live' ? `${reporter.style.green('✓')} ` : ''}${line}\n`);
 }

@@ -1,5 +1,3 @@
-import stringWidth from 'string-width';
-
 /** Colours for terminal output; every function returns its text untouched when colour is off. */
 export interface Style {
   green: (text: string) => string;
@@ -32,36 +30,21 @@ export function wantsLiveLine(isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
   return isTTY && !ci && env.TERM !== 'dumb';
 }
 
-/** How many terminal columns plain text takes (wide characters and emoji count two). */
-export function columnsOf(text: string): number {
-  return stringWidth(text);
+/** How progress is shown: a live line on a terminal, plain lines, JSON events, or nothing but the outcome. */
+export type ReporterMode = 'live' | 'plain' | 'json' | 'quiet';
+
+/** What decides the mode and colours: the flags and where stdout goes. */
+export interface ReporterChoice {
+  json?: boolean;
+  quiet?: boolean;
+  noColor?: boolean;
+  isTTY: boolean;
+  env: NodeJS.ProcessEnv;
 }
 
-/** Cut plain text to at most `columns` terminal columns, marking the cut with an ellipsis (pure). */
-export function fitColumns(text: string, columns: number): string {
-  if (stringWidth(text) <= columns) return text;
-  let out = '';
-  let used = 0;
-  for (const { segment } of new Intl.Segmenter().segment(text)) {
-    const width = stringWidth(segment);
-    if (used + width > columns - 1) break;
-    out += segment;
-    used += width;
-  }
-  return columns >= 1 ? `${out}…` : '';
-}
-
-/** Keep the end of plain text within `columns` columns, marking the cut at the start (pure). */
-export function fitColumnsEnd(text: string, columns: number): string {
-  if (stringWidth(text) <= columns) return text;
-  const segments = [...new Intl.Segmenter().segment(text)].map((s) => s.segment);
-  let out = '';
-  let used = 0;
-  for (let i = segments.length - 1; i >= 0; i--) {
-    const width = stringWidth(segments[i] as string);
-    if (used + width > columns - 1) break;
-    out = `${segments[i] as string}${out}`;
-    used += width;
-  }
-  return `…${out}`;
+/** `--json` wins, then `--quiet`; otherwise a terminal gets the live line and a pipe or CI plain lines (pure). */
+export function reporterMode(choice: ReporterChoice): ReporterMode {
+  if (choice.json) return 'json';
+  if (choice.quiet) return 'quiet';
+  return wantsLiveLine(choice.isTTY, choice.env) ? 'live' : 'plain';
 }

@@ -3,10 +3,13 @@
  * Reference Manager: marks the done task `status: done` in its front-matter and picks
  * the first task in the list not yet done. When the worker's reply was not ok it
  * escalates and keeps that task current, so the run halts for a person (exit 4).
+ * After a periodic role (`trigger`) it keeps `current` as the board has it, and escalates
+ * if that role's reply was not ok. It does not read `history`.
  */
 import { readFileSync } from 'node:fs';
 import { replaceFileAtomic } from '../fs/replace.js';
 import { editYamlFields } from '../board/edit.js';
+import { parseYaml } from '../board/yaml.js';
 import { parseFrontMatter } from '../util/front-matter.js';
 import { readInputs, reply } from './io.js';
 
@@ -14,8 +17,18 @@ const inputs = readInputs();
 const tasks = (inputs.tasks as string[] | undefined) ?? [];
 const done = String(inputs.done_task ?? inputs.task_file ?? '');
 const result = (inputs.result as { status?: string; message?: string } | undefined) ?? { status: 'ok' };
+const trigger = typeof inputs.trigger === 'string' ? inputs.trigger : undefined;
 
-if (result.status !== 'ok') {
+if (trigger !== undefined) {
+  const current = currentTask(String(inputs.kanban_file ?? 'kanban.yaml'));
+  const ok = result.status === 'ok';
+  reply({
+    status: ok ? 'ok' : 'escalate',
+    message: ok ? `${trigger} replied ok; ${current ?? 'no task'} stays current` : `${trigger} ended with status ${String(result.status)}: ${String(result.message ?? '')}. Read it, act on it, then edit the board to carry on.`,
+    next_task: current,
+    tasks,
+  });
+} else if (result.status !== 'ok') {
   reply({
     status: 'escalate',
     message: `${done} ended with status ${String(result.status)}: ${String(result.message ?? '')}. Look at its work log, fix it, then run again.`,
@@ -32,6 +45,13 @@ if (result.status !== 'ok') {
     tasks,
     ...(next === null && { phase: 'complete' }),
   });
+}
+
+// The board's current task as it is now (one of `tasks`, or null).
+function currentTask(board: string): string | null {
+  const parsed = parseYaml(readFileSync(board, 'utf8'));
+  const current = parsed.ok ? (parsed.value as { current?: unknown } | null)?.current : null;
+  return typeof current === 'string' && tasks.includes(current) ? current : null;
 }
 
 function isDone(task: string): boolean {

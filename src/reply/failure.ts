@@ -48,7 +48,7 @@ export const LOGIN_HINTS: Readonly<Record<KnownCli, string>> = {
 };
 
 const PACKAGE_CLI: Record<string, KnownCli> = { '@anthropic-ai/claude-code': 'claude', '@openai/codex': 'codex', '@google/gemini-cli': 'gemini' };
-const LAUNCHERS = new Set(['npx', 'bunx', 'pnpx', 'env', 'exec', 'dlx', 'pnpm', 'yarn', 'npm', 'node', 'bun']);
+const LAUNCHERS: ReadonlySet<string> = new Set(['npx', 'bunx', 'pnpx', 'env', 'exec', 'dlx', 'pnpm', 'yarn', 'npm', 'node', 'bun']);
 
 /** The built-in CLI a role's argv runs (claude, codex or gemini, directly or through a launcher), if any. */
 export function knownCli(command: readonly string[]): KnownCli | undefined {

@@ -1,6 +1,6 @@
 /** The report page's stylesheet, inlined so the page needs nothing but itself. */
 export const PAGE_STYLE = `
-:root { --ok: #2f9e44; --bad: #e03131; --timeout: #f08c00; --manager: #1c7ed6; --unfinished: #868e96; --line: #dee2e6; --muted: #6c757d; }
+:root { --ok: #2f9e44; --attention: #e8a700; --error: #c2255c; --bad: #e03131; --timeout: #f08c00; --manager: #1c7ed6; --unfinished: #868e96; --line: #dee2e6; --muted: #6c757d; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; padding: 24px 32px 48px; color: #212529; background: #f8f9fa; }
 h1 { font-size: 22px; margin: 0 0 4px; }
@@ -22,7 +22,9 @@ section { background: #fff; border: 1px solid var(--line); border-radius: 8px; p
 .bar { position: absolute; top: 3px; height: 20px; min-width: 4px; border-radius: 3px; color: #fff; font-size: 11px; line-height: 20px; padding: 0 4px; overflow: hidden; white-space: nowrap; text-decoration: none; text-shadow: 0 0 2px rgba(0, 0, 0, 0.5); }
 .bar.valid { background: var(--ok); }
 .bar.invalid { background: var(--bad); }
-.bar.manager.valid { background: var(--manager); }
+.bar.valid.status-blocked, .bar.valid.status-escalate { background: var(--attention); }
+.bar.valid.status-error { background: var(--error); }
+.bar.manager.valid.status-ok { background: var(--manager); }
 .bar.timeout, .legend .hatch { background: repeating-linear-gradient(45deg, var(--timeout), var(--timeout) 5px, #ffa94d 5px, #ffa94d 10px); }
 .bar.unfinished { background: var(--unfinished); }
 .bar.retry { outline: 2px solid #212529; outline-offset: -2px; }
@@ -33,4 +35,5 @@ th { font-weight: 600; color: var(--muted); font-size: 12px; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 #roles { margin-top: 16px; }
 tr.invalid td.result { color: var(--bad); } tr.timeout td.result { color: var(--timeout); } tr.valid td.result { color: var(--ok); }
+tr.status-blocked td.result, tr.status-escalate td.result { color: #b08800; } tr.status-error td.result { color: var(--error); }
 `;

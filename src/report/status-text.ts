@@ -1,30 +1,98 @@
 import path from 'node:path';
-import { formatDuration } from '../util/duration.js';
-import type { AttemptRecord, RunEnd } from '../history/runs.js';
 import type { LockStatus, StatusReport } from '../commands/status.js';
+import type { HistoryWindow } from '../history/latest.js';
+import type { LastRun } from '../history/last-run.js';
+import type { AttemptRecord, RunEnd } from '../history/records.js';
+import { formatSpend } from '../spend.js';
+import { formatDuration } from '../util/duration.js';
+import { cleanLine, shorten } from '../util/text.js';
+import { localStamp } from '../util/time.js';
 
-/** `status` as a person reads it (pure but for the clock in `now`). */
+/** `status` as a person reads it, local times, every text from the board or an agent cleaned for a terminal (pure but for `now`). */
 export function formatStatus(report: StatusReport, now: Date = new Date()): string {
   const name = path.basename(report.file);
-  const phase = report.phase === null ? 'no phase' : `phase ${report.phase}${report.subPhase ? `/${report.subPhase}` : ''}`;
-  const lines = [`${name} · ${phase} · current ${report.current ?? '(none: nothing left to run)'}`];
+  const phase = report.phase === null ? 'no phase' : `phase ${clean(report.phase)}${report.subPhase ? `/${clean(report.subPhase)}` : ''}`;
+  const lines = [`${name} · ${phase} · current ${report.current === null ? '(none: nothing left to run)' : clean(report.current)}`];
+  if (report.completeWithCurrent) lines.push(`Note: phase is complete, so a run stops at once and ${clean(report.current ?? '')} is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`);
   lines.push(`Supervisor: ${lockText(report.lock, now)}`);
+  const waiting = report.waiting && waitingText(report.waiting, now);
+  if (waiting) lines.push(waiting);
   lines.push(`Tasks (${report.tasks.length}):`);
-  const width = Math.max(4, ...report.tasks.map((t) => t.task.length));
+  const width = Math.max(4, ...report.tasks.map((t) => clean(t.task).length));
   const roleWidth = Math.max(4, ...report.tasks.map((t) => (t.role ?? '?').length));
   for (const task of report.tasks) {
-    const last = task.problem ? `! ${task.problem}` : task.last ? attemptText(task.last) : 'not run yet';
-    lines.push(`  ${task.current ? '→' : ' '} ${task.task.padEnd(width)}  ${(task.role ?? '?').padEnd(roleWidth)}  ${last}`);
+    const last = task.problem ? `! ${clean(task.problem)}` : task.last ? attemptText(task.last, report.lastRun) : notFound(report.history, 'no outcome', 'not run yet');
+    const title = task.title ? ` — ${shorten(clean(task.title), 50)}` : '';
+    lines.push(`  ${task.current ? '→' : ' '} ${clean(task.task).padEnd(width)}  ${(task.role ?? '?').padEnd(roleWidth)}  ${last}${title}`);
   }
-  if (report.lastRun) {
-    const run = report.lastRun;
-    const ended = run.end ? endText(run.end, false) : report.lock.state === 'running' ? 'still running' : 'no end recorded (the supervisor was killed or crashed)';
-    lines.push(`Last run: ${stamp(run.start)}, ${run.steps} step(s): ${ended}`);
-  } else {
-    lines.push('Last run: none recorded (.kanban-supervisor/events.jsonl is empty or missing)');
-  }
-  if (report.lastHalt) lines.push(`Last halt: ${stamp(report.lastHalt.time)}: ${endText(report.lastHalt)}`);
+  lines.push(...lastRunLines(report, now));
+  if (report.lastHalt && report.lastHalt.run !== report.lastRun?.id) lines.push(`Last halt before it: ${localStamp(report.lastHalt.time)}: ${endText(report.lastHalt)}`);
+  else if (!report.lastHalt && report.lastRun && !report.history.readAll) lines.push(`Last halt: ${notFound(report.history, 'none', '')}`);
   return `${lines.join('\n')}\n`;
+}
+
+function lastRunLines(report: StatusReport, now: Date): string[] {
+  const run = report.lastRun;
+  if (!run) return [`Last run: ${notFound(report.history, 'none', 'none recorded (.kanban-supervisor/events.jsonl is empty or missing)')}`];
+  const start = run.startNotRead ? `started before ${localStamp(run.start)} (${beyond(report.history)})` : `started ${localStamp(run.start)}`;
+  const ended = run.end ? endText(run.end) : report.lock.state === 'running' ? `still running (${formatDuration(now.getTime() - Date.parse(run.start))} so far)` : 'no end recorded: the supervisor was killed or crashed. Run again to resume; it stops what that run left first.';
+  const lines = [`Last run: ${start}, ${run.steps} step(s): ${ended}`];
+  const spent = formatSpend(run.spend.total);
+  if (spent) {
+    const roles = Object.entries(run.spend.byRole).map(([role, total]) => `${clean(role)} ${formatSpend(total)}`);
+    lines.push(`  spent: ${spent}${roles.length > 1 ? ` (${roles.join(' · ')})` : ''}`);
+  }
+  return lines;
+}
+
+// What a halt means, in words, and what to do next (the message itself names the file and the fix).
+const ENDED: Record<string, string> = {
+  done: 'done',
+  once: 'one step done (--once)',
+  halted_for_human: 'halted for a person: the Manager asked for one. Answer it (edit the task file or kanban.yaml), then run again',
+  retries_exhausted: 'stopped: an agent gave no valid reply after every retry. Fix the agent or its role file, then run again',
+  guard_stop: 'stopped by a loop guard or a budget',
+  limit_wait: "stopped: an agent's usage limit resets later than max_limit_wait allows. Run again after the reset",
+  bad_input: 'stopped: a board, task or role file (or an agent\'s login) needs fixing. See `validate`, then run again',
+  unwritable: 'stopped: the board folder could not be written. Fix it, then run again',
+  output_closed: "stopped: the supervisor's output was closed (a pipe or terminal went away). Run again",
+  locked: 'stopped: another supervisor held the board',
+  interrupted: 'interrupted (Ctrl-C, SIGTERM or a closed terminal). Run again to resume at the current task',
+  internal_error: 'stopped by a bug in kanban-supervisor: please report it with this status',
+};
+
+function endText(end: RunEnd): string {
+  if (end.type === 'done') return 'done';
+  const words = ENDED[end.reason ?? ''] ?? `${end.type}, exit ${end.exitCode}`;
+  const why = end.why ? ` — ${shorten(clean(end.why), 400)}` : '';
+  return `${words} (exit ${end.exitCode})${why}`;
+}
+
+function waitingText(waiting: NonNullable<StatusReport['waiting']>, now: Date): string {
+  const until = waiting.until ? ` at ${localStamp(waiting.until)} (in ${formatDuration(Math.max(0, Date.parse(waiting.until) - now.getTime()))})` : '';
+  const since = `since ${localStamp(waiting.since)}`;
+  const reason = shorten(clean(waiting.reason), 300);
+  if (!waiting.active) {
+    return waiting.until ? `Usage limit: the last run stopped for ${clean(waiting.cli ?? 'an agent')}'s usage limit, which resets ${until.trim()}; a run started before then waits for it. The CLI said: ${reason}` : '';
+  }
+  if (waiting.for === 'usage_limit') return `Waiting: for ${clean(waiting.cli ?? 'an agent')}'s usage limit to reset${until}, ${since} (${clean(waiting.role ?? '')} on ${clean(waiting.task ?? '')}). The CLI said: ${reason}`;
+  const invalid = waiting.invalid ? ` Your last edit does not validate yet: ${clean(waiting.invalid)}` : '';
+  return `Waiting: resident (--watch) ${since}, for an edit of kanban.yaml, a task or a role file${until ? `, or the usage limit's reset${until}` : ''}; it would have ended: ${reason}.${invalid}`;
+}
+
+// Status reads the history from its end and stops at a bound: "nothing found" is only
+// "nothing ever" when it read it all.
+function notFound(history: HistoryWindow, inWindow: string, ever: string): string {
+  return history.readAll ? ever : `${inWindow} in the last ${size(history.read)} of history`;
+}
+
+function beyond(history: HistoryWindow): string {
+  return `further back than the last ${size(history.read)} of history read`;
+}
+
+function size(bytes: number): string {
+  const [value, unit] = bytes >= 2 ** 20 ? [bytes / 2 ** 20, 'MiB'] : bytes >= 1024 ? [bytes / 1024, 'KiB'] : [bytes, 'bytes'];
+  return `${value >= 10 || Number.isInteger(value) ? Math.round(value) : value.toFixed(1)} ${unit}`;
 }
 
 function lockText(lock: LockStatus, now: Date): string {
@@ -32,31 +100,31 @@ function lockText(lock: LockStatus, now: Date): string {
     case 'free':
       return 'none running (the board is not locked)';
     case 'running':
-      return `running: pid ${lock.pid} since ${stamp(lock.since)} (${formatDuration(now.getTime() - Date.parse(lock.since))})`;
+      return `running: pid ${lock.pid} since ${localStamp(lock.since)} (${formatDuration(now.getTime() - Date.parse(lock.since))})`;
     case 'stale':
-      return `none running: pid ${lock.pid} (since ${stamp(lock.since)}) is gone and left its lock; the next run takes it over`;
+      return `none running: pid ${lock.pid} (since ${localStamp(lock.since)}) is gone and left its lock; the next run takes it over`;
     default:
       return lock.pid === undefined
         ? 'the board is locked but the owner is not recorded'
-        : `locked by pid ${lock.pid} on ${String(lock.host)} since ${stamp(String(lock.since))} (another host: cannot check that it still runs)`;
+        : `locked by pid ${lock.pid} on ${String(lock.host)} since ${localStamp(String(lock.since))} (another host: cannot check that it still runs)`;
   }
 }
 
-function attemptText(attempt: AttemptRecord): string {
-  const when = `step ${attempt.step}, ${stamp(attempt.start)}`;
+// Steps are numbered per run: an attempt says which run it was in.
+function attemptText(attempt: AttemptRecord, lastRun: LastRun | undefined): string {
+  const run = attempt.run === lastRun?.id ? 'last run' : `run of ${localStamp(attempt.start).slice(0, 16)}`;
+  const when = `step ${attempt.step} of the ${run}`;
   if (!attempt.finished) return `attempt ${attempt.attempt}/${attempt.of} started, no end recorded (${when})`;
   const took = formatDuration(attempt.finished.durationMs);
-  if (attempt.finished.valid) return `replied ${attempt.finished.status ?? '?'} in ${took} (${when}, attempt ${attempt.attempt}/${attempt.of})`;
-  return `✗ attempt ${attempt.attempt}/${attempt.of} ${attempt.finished.issue ?? attempt.finished.end} (${when})`;
+  if (attempt.finished.valid) {
+    const said = attempt.finished.message ? `: ${shorten(clean(attempt.finished.message), 80)}` : '';
+    return `${mark(attempt.finished.status)} replied ${clean(attempt.finished.status ?? '?')}${said} (${took}, ${when})`;
+  }
+  return `✗ attempt ${attempt.attempt}/${attempt.of} ${shorten(clean(attempt.finished.issue ?? attempt.finished.end), 200)} (${when})`;
 }
 
-function endText(end: RunEnd, withWhy = true): string {
-  if (end.type === 'done') return 'done';
-  const why = end.why && withWhy ? `: ${end.why}` : '';
-  return `${end.type === 'interrupted' ? 'interrupted' : 'halted'}, exit ${end.exitCode} (${end.reason ?? 'unknown reason'})${why}`;
+function mark(status: string | undefined): string {
+  return status === 'ok' ? '✓' : status === 'blocked' ? '⊘' : status === 'escalate' ? '⚑' : '✗';
 }
 
-/** An ISO time as `2026-11-22 10:04:05` (UTC, as in the event log). */
-function stamp(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
-}
+const clean = cleanLine;

@@ -1,4 +1,6 @@
-import { timedOut, type AttemptRecord, type RunRecord } from '../history/runs.js';
+import { timedOut, type AttemptRecord } from '../history/records.js';
+import type { RunRecord } from '../history/runs.js';
+import { Spend, type SpendTotal } from '../spend.js';
 
 /** Counts and times over a set of attempts. */
 export interface Tally {
@@ -9,6 +11,8 @@ export interface Tally {
   timeouts: number;
   unfinished: number;
   agentMs: number;
+  /** What the attempts reported spending. */
+  spend: SpendTotal;
 }
 
 /** The report's totals: over everything, per role, and the wall time of the runs. */
@@ -20,33 +24,45 @@ export interface Totals {
   byRole: Array<{ role: string } & Tally>;
 }
 
-/** Add up attempts (pure). */
-export function tally(attempts: AttemptRecord[]): Tally {
-  const t: Tally = { attempts: 0, valid: 0, retries: 0, timeouts: 0, unfinished: 0, agentMs: 0 };
-  for (const a of attempts) {
-    t.attempts++;
-    if (a.attempt > 1) t.retries++;
-    if (!a.finished) {
-      t.unfinished++;
-      continue;
-    }
-    if (a.finished.valid) t.valid++;
-    if (timedOut(a)) t.timeouts++;
-    t.agentMs += a.finished.durationMs;
-  }
-  return t;
+function emptyTally(): Tally {
+  return { attempts: 0, valid: 0, retries: 0, timeouts: 0, unfinished: 0, agentMs: 0, spend: { costUsd: 0, tokens: 0, priced: 0 } };
 }
 
-/** The report's totals over all runs (pure). */
+function count(t: Tally, a: AttemptRecord): void {
+  t.attempts++;
+  if (a.attempt > 1) t.retries++;
+  if (!a.finished) {
+    t.unfinished++;
+    return;
+  }
+  if (a.finished.valid) t.valid++;
+  if (timedOut(a)) t.timeouts++;
+  t.agentMs += a.finished.durationMs;
+  const one = new Spend();
+  one.add(a.finished.usage);
+  t.spend.costUsd += one.total.costUsd;
+  t.spend.tokens += one.total.tokens;
+  t.spend.priced += one.total.priced;
+}
+
+/** The report's totals over all runs, in one pass over the attempts (pure). */
 export function totals(runs: RunRecord[]): Totals {
-  const attempts = runs.flatMap((r) => r.attempts);
-  const roles = [...new Set(attempts.map((a) => a.role))];
+  const all = emptyTally();
+  const roles = new Map<string, Tally>();
+  for (const run of runs) {
+    for (const a of run.attempts) {
+      count(all, a);
+      let role = roles.get(a.role);
+      if (!role) roles.set(a.role, (role = emptyTally()));
+      count(role, a);
+    }
+  }
   return {
     runs: runs.length,
     steps: runs.reduce((n, r) => n + r.steps, 0),
     wallMs: runs.reduce((n, r) => n + runSpanMs(r), 0),
-    all: tally(attempts),
-    byRole: roles.map((role) => ({ role, ...tally(attempts.filter((a) => a.role === role)) })),
+    all,
+    byRole: [...roles].map(([role, t]) => ({ role, ...t })),
   };
 }
 

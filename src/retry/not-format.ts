@@ -52,6 +52,8 @@ export async function waitForLimit(ctx: RunContext, settings: Settings, where: F
 /** A run started while an earlier one waited for a usage limit waits for the rest of it, rather than hitting the limit again. */
 export async function resumeKnownWait(ctx: RunContext, settings: Settings): Promise<void> {
   const known = waitingFile.read(ctx.dir);
+  // A resident run's wait for a board change ended with that run (this one holds the lock now).
+  if (known?.for === 'board_change') return waitingFile.clear(ctx.dir);
   if (known?.for !== 'usage_limit' || known.until === undefined) return;
   const until = Date.parse(known.until);
   if (!(until > ctx.clock.now().getTime())) return waitingFile.clear(ctx.dir);

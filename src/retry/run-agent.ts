@@ -17,8 +17,12 @@ import { backOff, loginError, waitForLimit } from './not-format.js';
 export interface AgentRun {
   step: number;
   inputs: AgentInputs;
-  /** The task it is about: the worker's task, or the task the Manager hears about. */
+  /** The task it is about: the worker's task, or the task the Manager hears about (kanban.yaml for a periodic role). */
   task: string;
+  /** The periodic role this agent run belongs to (its own run, or the Manager's after it). */
+  trigger?: string;
+  /** After the last retry, return the error result the Manager is to get instead of halting (`on_exhausted: manager`). */
+  handOver?: boolean;
 }
 
 // Events carry the start of each reply's message (the reply itself goes to the Manager whole).
@@ -27,15 +31,16 @@ const MESSAGE_CHARS = 500;
 /**
  * Run an agent until it gives a reply in the right format, at most `max_retries` times more,
  * repeating the very same invocation each time (SPEC §4). Every retry is logged; after the last
- * one it throws, and nothing touches the board. A usage limit, a transient service error or a
+ * one it throws, and nothing touches the board — or, with `handOver`, returns the error result the
+ * Manager is to get for the task (`on_exhausted: manager`). A usage limit, a transient service error or a
  * missing login spends no retry (not-format.ts). See src/agent/README.md for the lifecycle.
  */
 export async function runAgent(ctx: RunContext, board: Board, settings: Settings, run: AgentRun): Promise<Record<string, unknown>> {
   const { invocation, output, rules, failures } = prepareAgent(ctx, board, settings, run.inputs, run.step);
   const total = settings.maxRetries + 1;
   // The Manager's events name the board and the task it hears about as fields of their own.
-  const where = { step: run.step, role: invocation.role, task: run.task, ...(run.inputs.done_task !== undefined && { board: run.inputs.kanban_file, done_task: run.inputs.done_task }) };
-  const logTask = run.inputs.done_task === undefined ? run.task : `${run.inputs.kanban_file} (done_task: ${run.inputs.done_task})`;
+  const where = { step: run.step, role: invocation.role, task: run.task, ...(run.inputs.done_task !== undefined && { board: run.inputs.kanban_file, done_task: run.inputs.done_task }), ...(run.trigger !== undefined && { trigger: run.trigger }) };
+  const logTask = logTaskOf(run);
   let transient = 0;
   for (let attempt = 1, tries = 1; attempt <= total; tries++) {
     // A stop (Ctrl-C, a lost lock) after an invalid attempt ends the run instead of a retry.
@@ -52,6 +57,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
       ...where,
       attempt,
       of: total,
+      ...(tries > attempt && { rerun: tries - attempt }),
       end: result.end,
       exitCode: result.exitCode,
       signal: result.signal,
@@ -97,6 +103,12 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
       attempt++;
       continue;
     }
+    if (run.handOver) {
+      const message = `${invocation.role} gave no valid reply for ${run.task} in ${total} attempts: ${judgement.issue}`;
+      appendEntry(board.dir, { ...entry, kind: 'Retries Exhausted', attempt: `${settings.maxRetries}/${settings.maxRetries}`, action: 'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next' });
+      ctx.events.emit('handed_to_manager', { ...where, attempts: total, issue, message });
+      return { status: 'error', message }; // on_exhausted: manager — the Manager decides (SPEC §5b)
+    }
     appendEntry(board.dir, { ...entry, kind: 'Halt', attempt: `${settings.maxRetries}/${settings.maxRetries}`, action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task' });
     ctx.events.emit('halted', { ...where, exitCode: 3, reason: 'retries_exhausted', issue });
     const last = written.out ? `; last output: ${written.out}` : '';
@@ -107,3 +119,10 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
   }
   throw new Error('unreachable: the retry loop always returns or throws');
 }
+
+/** The Supervisor Log's name for what an agent run is about. */
+function logTaskOf(run: AgentRun): string {
+  if (run.inputs.done_task === undefined) return run.task;
+  return `${run.inputs.kanban_file} (${run.inputs.done_task === null ? `trigger: ${run.trigger ?? '?'}` : `done_task: ${run.inputs.done_task}`})`;
+}
+

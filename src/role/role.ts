@@ -4,7 +4,7 @@ import { formatProblem, type Problem } from '../board/read.js';
 import { InputError } from '../errors.js';
 import type { OutputStrategy } from '../reply/extract.js';
 import { patternProblems, type FailurePatterns } from '../reply/failure-patterns.js';
-import { describeErrors, validator } from '../schemas.js';
+import { describeErrors, pointerOf, validator } from '../schemas.js';
 import { parseDuration } from '../util/duration.js';
 import { parseFrontMatter } from '../util/front-matter.js';
 import { runnable } from '../util/self-command.js';
@@ -127,12 +127,6 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
 export function problemsMessage(problems: Problem[]): string {
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`${runnable('validate')}\`)` : '';
   return `${formatProblem(problems[0] as Problem)}${more}`;
-}
-
-/** Where an ajv error points: an unknown key is found at the key itself, not its parent. */
-export function pointerOf(error: { instancePath: string; params: unknown }): string {
-  const unknown = (error.params as { additionalProperty?: string }).additionalProperty;
-  return unknown === undefined ? error.instancePath : `${error.instancePath}/${unknown}`;
 }
 
 // In YAML, `{{x}}` unquoted inside a flow list is a nested mapping, not text.

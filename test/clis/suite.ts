@@ -60,8 +60,12 @@ export function agentCliSuite(agent: AgentCli): void {
       expect(implementor).toBe(expectedPrompt(dir, 'implementor', { kanban_file: 'kanban.yaml', task_file: tasks[0] as string }));
       expect(architect).toBe(expectedPrompt(dir, 'architect', { kanban_file: 'kanban.yaml', task_file: tasks[1] as string }));
       // ...and the Manager each worker's reply, passed through byte for byte.
+      // The board's recent steps (history) come last but one line: the newest is the step just run.
       for (const [prompt, role, task] of [[manager1, 'Implementor', tasks[0]], [manager2, 'Architect', tasks[1]]] as const) {
-        expect(prompt).toBe(expectedPrompt(dir, 'manager', { kanban_file: 'kanban.yaml', done_task: task as string, tasks: JSON.stringify(tasks), result: JSON.stringify(workerReply(role, task as string)) }));
+        const [before, after] = expectedPrompt(dir, 'manager', { kanban_file: 'kanban.yaml', done_task: task as string, trigger: '', tasks: JSON.stringify(tasks), result: JSON.stringify(workerReply(role, task as string)), history: '\0' }).split('\0') as [string, string];
+        expect(prompt?.startsWith(before) && prompt.endsWith(after)).toBe(true);
+        const history = JSON.parse((prompt as string).slice(before.length, (prompt as string).length - after.length)) as Array<Record<string, unknown>>;
+        expect(history[0]).toMatchObject({ task, role, status: 'ok', attempts: 1 });
       }
       // The preset's permission flags let the CLI's own file tool write in the board folder.
       expect(read(dir, HELLO.file)).toBe(HELLO.content);

@@ -118,6 +118,7 @@ describe('the supervisor loop', () => {
       done_task: 'tasks/001.md',
       tasks: ['tasks/001.md', 'tasks/002.md'],
       result: { status: 'ok', message: 'done' },
+      history: [expect.objectContaining({ step: 1, task: 'tasks/001.md', role: 'Implementor', status: 'ok', attempts: 1 })],
     });
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
   });

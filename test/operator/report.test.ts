@@ -13,7 +13,7 @@ async function boardWithHistory(): Promise<string> {
   const dir = boardWithTasks(2, {
     'roles/implementor.md': fixtureRole('scripted.mjs', ['impl.jsonl', 'garbage', 'bad-status', 'valid']),
     'roles/architect.md': fixtureRole('scripted.mjs', ['arch.jsonl', 'hang', 'valid'], 'stdin: json\ntimeout: 1s\n'),
-    'tasks/002.md': '---\nrole: Architect\n---\nReview <b>this</b> & that.\n',
+    'tasks/002.md': '---\nrole: Architect\ntitle: Review <b>this</b> & that\n---\nReview <b>this</b> & that.\n',
   });
   writeFileSync(path.join(dir, 'kanban.yaml'), `${read(dir, 'kanban.yaml')}supervisor:\n  kill_grace: 1s\n`);
   const result = await runCli(['kanban.yaml'], { cwd: dir });
@@ -59,6 +59,10 @@ describe('report', () => {
       expect(await tab.locator('.bar.timeout').count()).toBe(1);
       expect(await tab.locator('.bar.manager').count()).toBe(2);
       expect(await tab.locator('.lane').count()).toBe(2);
+      // A task's title names its lane as plain text; each valid reply is coloured by its status and shows its message.
+      expect(await tab.locator('.lane', { hasText: 'Review <b>this</b> & that' }).count()).toBe(1);
+      expect(await tab.locator('tr.status-ok[data-attempt-row]').count()).toBe(4);
+      expect(await tab.locator('tr.status-ok[data-attempt-row] td.result').first().innerText()).toMatch(/^replied ok: /);
       const totals = await tab.locator('#totals .cards').innerText();
       for (const card of ['1\nruns', '2\nsteps', '7\nattempts', '4\nvalid replies', '3\nretries', '1\ntimeouts']) expect(totals).toContain(card);
 
@@ -83,7 +87,7 @@ describe('report', () => {
     const dir = boardWithTasks(1, {});
     const result = await runCli(['report', path.join(dir, 'kanban.yaml')], { cwd: dir });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toBe('kanban-supervisor: .kanban-supervisor/events.jsonl: no runs recorded yet, so there is nothing to report. Run the board first: kanban-supervisor ' + path.join(dir, 'kanban.yaml'));
+    expect(result.stderr).toBe('kanban-supervisor: .kanban-supervisor/events.jsonl: no runs recorded yet, so there is nothing to report. Run the board first: npx kanban-supervisor ' + path.join(dir, 'kanban.yaml'));
     expect(existsSync(path.join(dir, '.kanban-supervisor'))).toBe(false);
   });
 });

@@ -1,0 +1,129 @@
+import path from 'node:path';
+import { formatProblem, readBoard, type Problem } from '../board/read.js';
+import { validate } from '../commands/validate.js';
+import type { RunContext } from '../context.js';
+import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
+import { waitingFile } from '../log/waiting.js';
+import { recordStop, superviseBoard } from '../loop.js';
+import { resolveSettings, type Settings } from '../settings.js';
+import { RunTally } from '../tally.js';
+import { rebase, snapshot, watchSet } from './files.js';
+import { waitForChange, type WatchVia } from './wait.js';
+import type { DirWatcher } from './watcher.js';
+
+/** What a resident run needs besides its context: the folder watcher (fs.watch, or a test's). */
+export interface ResidentDeps {
+  watcher: DirWatcher;
+  /** How long the files must be quiet before a change is acted on (default 500 ms). */
+  debounceMs?: number;
+}
+
+/** Where a pass of the loop ended: what a run without --watch would have ended with. */
+export interface PassEnd {
+  outcome: OutcomeKind;
+  exitCode: number;
+  /** The outcome in words: the message the run would have ended with. */
+  reason: string;
+  /** When the wait ends by itself: a usage limit's reset. */
+  until?: Date;
+}
+
+// Outcomes a person's edit can change: everything else (a signal, a lost lock, an unwritable board, a bug) ends the run.
+const WAITABLE: readonly number[] = [ExitCode.badInput, ExitCode.retriesExhausted, ExitCode.haltedForHuman, ExitCode.guard, ExitCode.limitWait];
+const DEBOUNCE_MS = 500;
+
+/**
+ * `--watch` (SPEC §5b): run the board as a run does; where that run would end — done, halted
+ * for a person, retries exhausted, a guard or budget stop, a login missing, a usage limit past
+ * max_limit_wait — hold the lock, say what it waits for, and carry on from the board as it is
+ * once a person's edit of kanban.yaml, a task or a role file validates. Returns only by throwing:
+ * the stop's reason (130 / 143 / 75) or an error no edit can help. See README.md here.
+ */
+export async function residentRun(ctx: RunContext, deps: ResidentDeps): Promise<never> {
+  const tally = new RunTally();
+  for (;;) {
+    const ended = await pass(ctx, tally);
+    try {
+      await waitForEdit(ctx, deps, ended);
+    } catch (error) {
+      recordStop(ctx, error, 0);
+      throw error;
+    } finally {
+      waitingFile.clear(ctx.dir);
+    }
+  }
+}
+
+// Run the loop until it would end, and say how it would have.
+async function pass(ctx: RunContext, tally: RunTally): Promise<PassEnd> {
+  try {
+    await superviseBoard(ctx, tally);
+    return { outcome: 'done', exitCode: 0, reason: doneReason(ctx.file) };
+  } catch (error) {
+    if (ctx.stop.interrupt.aborted || !(error instanceof SupervisorError) || !WAITABLE.includes(error.exitCode)) throw error;
+    const until = error instanceof LimitWaitError && error.resetAt ? { until: error.resetAt } : {};
+    return { outcome: outcomeKind(error.exitCode), exitCode: error.exitCode, reason: error.message.replace(/\s*\n\s*/g, ' '), ...until };
+  }
+}
+
+// Wait for an edit that validates (or a usage limit's reset), reporting each one that does not.
+async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd): Promise<void> {
+  const since = ctx.clock.now();
+  const at = (relative: string) => path.join(ctx.dir, relative);
+  let baseline = snapshot(ctx.dir, watchSet(ctx.file).files);
+  const waiting = { for: 'board_change' as const, reason: ended.reason, outcome: ended.outcome, exitCode: ended.exitCode, since: since.toISOString(), ...(ended.until && { until: ended.until.toISOString() }), run: ctx.runId, pid: process.pid };
+  waitingFile.write(ctx.dir, waiting);
+  let told: WatchVia | undefined;
+  for (;;) {
+    // An edit may list other tasks: watch what the board names now.
+    const set = watchSet(ctx.file);
+    baseline = rebase(ctx.dir, set.files, baseline);
+    const onWatching = (how: WatchVia) => {
+      if (told?.via === how.via) return; // once per wait, and again only if fs.watch fails
+      told = how;
+      ctx.events.emit('waiting', { ...waiting, watching: set.files.length, ...how });
+    };
+    const settings = currentSettings(ctx);
+    const wake = await waitForChange({ clock: ctx.clock, stop: ctx.stop.interrupt, watcher: deps.watcher, set, at, snapshot: (files, previous) => snapshot(ctx.dir, files, previous), debounceMs: deps.debounceMs ?? DEBOUNCE_MS, pollMs: settings.watchPollMs, ...(ended.until && { until: ended.until.getTime() }), onWatching }, baseline);
+    baseline = wake.snapshot;
+    const files = wake.by === 'change' ? wake.files : [];
+    const problem = wake.by === 'change' ? firstProblem(ctx) : undefined;
+    if (problem) {
+      // waiting.json first: whoever hears the event can read the state it announces.
+      waitingFile.write(ctx.dir, { ...waiting, invalid: formatProblem(problem.problem) });
+      ctx.events.emit('edit_invalid', { files, file: problem.problem.file, ...(problem.problem.line !== undefined && { line: problem.problem.line }), problem: problem.problem.message, problems: problem.count });
+      continue;
+    }
+    ctx.events.emit('woke', { by: wake.by, files, waitedMs: ctx.clock.now().getTime() - since.getTime() });
+    return;
+  }
+}
+
+// What `validate` would say first, and how many problems it found; or the budget still reached.
+function firstProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
+  const { problems } = validate({ file: ctx.file, env: ctx.env });
+  if (problems.length) return { problem: problems[0] as Problem, count: problems.length };
+  const budget = ctx.spend.reached(resolveSettings(readBoard(ctx.file).settings, ctx.flags));
+  // Carrying on would stop again after the next attempt, having spent more.
+  if (budget) return { problem: { file: path.basename(ctx.file), message: `this run has already reached ${budget}; raise it to carry on (a --max-cost given on the command line cannot be raised by an edit: restart the run).` }, count: 1 };
+  return undefined;
+}
+
+function doneReason(file: string): string {
+  try {
+    const board = readBoard(file);
+    return board.current === null ? 'the board has no next task' : `phase is complete, so ${board.current} (current) is not run`;
+  } catch {
+    return 'the board has no next task';
+  }
+}
+
+// The settings as far as the board can be read now (an edit may have broken it meanwhile).
+function currentSettings(ctx: RunContext): Settings {
+  try {
+    return resolveSettings(readBoard(ctx.file).settings, ctx.flags);
+  } catch (error) {
+    if (!(error instanceof SupervisorError)) throw error;
+    return resolveSettings({}, ctx.flags);
+  }
+}

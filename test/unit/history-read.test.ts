@@ -1,0 +1,150 @@
+import { closeSync, openSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Line } from '../../src/history/line.js';
+import { fieldPeeker, parseEvent, parseEvents } from '../../src/history/parse-event.js';
+import { BackwardLines } from '../../src/history/read-backwards.js';
+import { forwardLines } from '../../src/history/read-forwards.js';
+import { tempDir } from '../helpers.js';
+
+/** What both readers must give: the file split on LF, a CR before it dropped, empty and over-long lines left out. */
+function reference(bytes: Buffer, maxLineBytes = Infinity): Line[] {
+  const lines: Line[] = [];
+  for (let start = 0; start <= bytes.length; ) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl < 0 ? bytes.length : nl;
+    const body = end > start && bytes[end - 1] === 0x0d ? end - 1 : end;
+    if (body > start && end - start <= maxLineBytes) lines.push({ text: bytes.toString('utf8', start, body), start });
+    if (nl < 0) break;
+    start = nl + 1;
+  }
+  return lines;
+}
+
+function withFile<T>(content: Buffer | string, read: (fd: number, size: number) => T): T {
+  const file = path.join(tempDir('ks-read-'), 'events.jsonl');
+  const bytes = Buffer.from(content);
+  writeFileSync(file, bytes);
+  const fd = openSync(file, 'r');
+  try {
+    return read(fd, bytes.length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function backwards(content: Buffer | string, options: ConstructorParameters<typeof BackwardLines>[2] = {}): { lines: Line[]; reader: BackwardLines } {
+  return withFile(content, (fd, size) => {
+    const reader = new BackwardLines(fd, size, options);
+    return { lines: [...reader], reader };
+  });
+}
+
+function forwards(content: Buffer | string, from = 0, options: Parameters<typeof forwardLines>[3] = {}): Line[] {
+  return withFile(content, (fd, size) => [...forwardLines(fd, size, from, options)]);
+}
+
+describe('reading events.jsonl by lines', () => {
+  it('gives the lines newest first, each with its byte offset, however the chunk edges fall', () => {
+    const text = 'first line\nsecond\n\nthird, after an empty one\n';
+    for (const chunkBytes of [1, 2, 3, 5, 7, 11, 64]) {
+      const { lines, reader } = backwards(text, { chunkBytes });
+      expect(lines).toEqual(reference(Buffer.from(text)).reverse());
+      expect(reader.reachedStart).toBe(true);
+      expect(forwards(text, 0, { chunkBytes })).toEqual(reference(Buffer.from(text)));
+    }
+    expect(backwards(text).lines.map((l) => l.start)).toEqual([19, 11, 0]);
+  });
+
+  it('decodes a multi-byte character cut by a chunk edge whole', () => {
+    const text = 'é€𝄞\n{"issue":"…½ 中文 🎉"}\nlast 𝄞 line\n';
+    for (let chunkBytes = 1; chunkBytes <= 9; chunkBytes++) {
+      expect(backwards(text, { chunkBytes }).lines.map((l) => l.text)).toEqual(['last 𝄞 line', '{"issue":"…½ 中文 🎉"}', 'é€𝄞']);
+      expect(forwards(text, 0, { chunkBytes }).map((l) => l.text)).toEqual(['é€𝄞', '{"issue":"…½ 中文 🎉"}', 'last 𝄞 line']);
+    }
+  });
+
+  it('drops the CR of CRLF line ends', () => {
+    expect(backwards('a\r\nb\r\n', { chunkBytes: 2 }).lines.map((l) => l.text)).toEqual(['b', 'a']);
+    expect(forwards('a\r\nb\r\n', 0, { chunkBytes: 2 }).map((l) => l.text)).toEqual(['a', 'b']);
+  });
+
+  it('gives nothing for an empty file, and the last line of a file with no final newline', () => {
+    const empty = backwards('');
+    expect(empty.lines).toEqual([]);
+    expect(empty.reader.reachedStart).toBe(true);
+    expect(forwards('')).toEqual([]);
+    expect(backwards('one\ntwo', { chunkBytes: 3 }).lines).toEqual([{ text: 'two', start: 4 }, { text: 'one', start: 0 }]);
+    expect(forwards('one\ntwo', 0, { chunkBytes: 3 })).toEqual([{ text: 'one', start: 0 }, { text: 'two', start: 4 }]);
+  });
+
+  it('stops at limitBytes from the end, dropping the line cut there, and says it did not reach the start', () => {
+    const { lines, reader } = backwards('aaaa\nbbbb\ncccc\n', { limitBytes: 7, chunkBytes: 4 });
+    expect(lines).toEqual([{ text: 'cccc', start: 10 }]);
+    expect(reader.reachedStart).toBe(false);
+    expect(reader.read).toBe(7);
+  });
+
+  it('reads only as far back as the caller iterates', () => {
+    const text = `${'x'.repeat(100)}\n`.repeat(100);
+    withFile(text, (fd, size) => {
+      const reader = new BackwardLines(fd, size, { chunkBytes: 256 });
+      for (const line of reader) if (line.start < size - 300) break;
+      expect(reader.read).toBeLessThanOrEqual(512);
+      expect(reader.reachedStart).toBe(false);
+    });
+  });
+
+  it('skips a line longer than maxLineBytes without holding it, in both directions', () => {
+    const text = `ok 1\n${'\0'.repeat(5000)}\nok 2\n${'y'.repeat(300)}`;
+    expect(backwards(text, { chunkBytes: 64, maxLineBytes: 256 }).lines.map((l) => l.text)).toEqual(['ok 2', 'ok 1']);
+    expect(forwards(text, 0, { chunkBytes: 64, maxLineBytes: 256 }).map((l) => l.text)).toEqual(['ok 1', 'ok 2']);
+  });
+
+  it('starts a forward read at a given offset', () => {
+    expect(forwards('aa\nbb\ncc\n', 3, { chunkBytes: 2 })).toEqual([{ text: 'bb', start: 3 }, { text: 'cc', start: 6 }]);
+  });
+
+  it('agrees with a plain split on any content and chunk size (fast-check)', () => {
+    const piece = fc.constantFrom('a', 'é', '€', '𝄞', '\n', '\r\n', '\r', '{"x":1}', ' ');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 1, max: 17 }), fc.integer({ min: 1, max: 40 }), (pieces, chunkBytes, maxLineBytes) => {
+        const bytes = Buffer.from(pieces.join(''));
+        const expected = reference(bytes, maxLineBytes);
+        expect(backwards(bytes, { chunkBytes, maxLineBytes }).lines).toEqual([...expected].reverse());
+        expect(forwards(bytes, 0, { chunkBytes, maxLineBytes })).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('parsing event lines', () => {
+  const event = { time: '2026-01-02T03:04:05.000Z', type: 'attempt_started', run: 'r1', step: 1, task: 'tasks/a.md' };
+
+  it('skips a line torn by a crash, and keeps an event the next run appended to it', () => {
+    const whole = JSON.stringify(event);
+    expect(parseEvent(whole.slice(0, 40))).toBeUndefined();
+    expect(parseEvent(`${whole.slice(0, 40)}${whole}`)).toEqual(event);
+    expect([...parseEvents([{ text: whole }, { text: '{"time":"2026-01-0' }, { text: 'garbage' }, { text: '[1,2]' }, { text: whole }])]).toHaveLength(2);
+  });
+
+  it('passes unknown types and fields through, and refuses objects that are not events', () => {
+    expect(parseEvent(JSON.stringify({ ...event, type: 'limit_wait', resetAt: 'soon' }))).toMatchObject({ type: 'limit_wait', resetAt: 'soon' });
+    expect(parseEvent(JSON.stringify({ type: 'done', run: 'r1' }))).toBeUndefined();
+    expect(parseEvent('null')).toBeUndefined();
+  });
+
+  it('peeks at a top-level string field only when it can be sure', () => {
+    const task = fieldPeeker('task');
+    const peekString = (text: string, key: string) => (key === 'task' ? task : fieldPeeker(key))(text);
+    const line = JSON.stringify({ ...event, issue: 'said "task":"tasks/b.md"' });
+    expect(peekString(line, 'task')).toBe('tasks/a.md');
+    expect(peekString(line, 'type')).toBe('attempt_started');
+    expect(peekString(JSON.stringify({ time: 't', type: 'x', run: 'r', nested: { task: 'b' }, task: 'a' }), 'task')).toBeUndefined();
+    expect(peekString(JSON.stringify({ ...event, task: 'tasks/"quoted".md' }), 'task')).toBeUndefined();
+    expect(peekString(JSON.stringify({ ...event, task: null }), 'task')).toBeUndefined();
+    expect(peekString(JSON.stringify({ time: 't', type: 'x', run: 'r', issue: 'an issue about "task": things' }), 'task')).toBeUndefined();
+  });
+});

@@ -1,0 +1,198 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readLatest } from '../../src/history/latest.js';
+import { readRecentRuns } from '../../src/history/recent-runs.js';
+import { buildHistory, type RunRecord } from '../../src/history/runs.js';
+import type { SupervisorEvent } from '../../src/log/events.js';
+import { tempDir } from '../helpers.js';
+
+type Outcome = 'ok' | 'bad' | 'open';
+/** A step of a synthetic run: its task and how each worker attempt ended ('open': no end recorded). */
+interface StepPlan {
+  task: string;
+  attempts: Outcome[];
+}
+/** A synthetic run: its steps and how it ended (none: killed). */
+interface RunPlan {
+  steps: StepPlan[];
+  end: 'done' | 'halted' | 'interrupted' | 'none';
+}
+
+/** Events shaped as the supervisor writes them, oldest first, one second apart. */
+function historyOf(runs: RunPlan[]): SupervisorEvent[] {
+  const events: SupervisorEvent[] = [];
+  let clock = Date.parse('2026-03-01T00:00:00.000Z');
+  runs.forEach((plan, r) => {
+    const run = `run-${r}`;
+    const emit = (type: SupervisorEvent['type'], fields: Record<string, unknown> = {}) => events.push({ time: new Date((clock += 1000)).toISOString(), type, run, ...fields });
+    emit('run_started', { board: 'kanban.yaml', pid: 100 + r });
+    plan.steps.forEach(({ task, attempts }, s) => {
+      const step = s + 1;
+      emit('step_started', { step, role: 'Implementor', task });
+      attempts.forEach((outcome, a) => {
+        const where = { step, role: 'Implementor', task, attempt: a + 1 };
+        emit('attempt_started', { ...where, of: 4 });
+        if (outcome !== 'open') emit('attempt_finished', { ...where, end: 'exited', durationMs: 5, valid: outcome === 'ok', ...(outcome === 'ok' ? { status: 'ok' } : { issue: 'printed no JSON' }), stdoutFile: `out/${run}-${step}-${a}.out` });
+        if (outcome === 'bad') emit('retry', { ...where, retry: a + 1, maxRetries: 3, issue: 'printed no JSON' });
+      });
+      const manager = { step, role: 'Manager', task: `kanban.yaml (done_task: ${task})`, attempt: 1 };
+      emit('attempt_started', { ...manager, of: 4 });
+      emit('attempt_finished', { ...manager, end: 'exited', durationMs: 3, valid: true, status: 'ok' });
+      emit('limit_wait' as SupervisorEvent['type'], { step, resetAt: 'later' }); // a type added later: ignored
+    });
+    if (plan.end === 'done') emit('done', { steps: plan.steps.length });
+    if (plan.end === 'halted') emit('halted', { steps: plan.steps.length, exitCode: 4, reason: 'HaltedForHumanError', message: 'the Manager asked for a person' });
+    if (plan.end === 'interrupted') emit('interrupted', { steps: plan.steps.length, exitCode: 130, reason: 'InterruptedError', message: 'Interrupted by SIGINT' });
+  });
+  return events;
+}
+
+function boardWithHistory(events: SupervisorEvent[], tail = ''): string {
+  const dir = tempDir('ks-history-');
+  mkdirSync(path.join(dir, '.kanban-supervisor'));
+  writeFileSync(path.join(dir, '.kanban-supervisor', 'events.jsonl'), events.map((e) => `${JSON.stringify(e)}\n`).join('') + tail);
+  return dir;
+}
+
+/** What status showed before it read backwards: every run built, then the last of each. */
+function reference(runs: RunRecord[], tasks: string[]) {
+  const last = new Map(runs.flatMap((r) => r.attempts.filter((a) => !a.manager).map((a) => [a.task, a] as const)));
+  const run = runs.at(-1);
+  const halt = runs.filter((r) => r.end && r.end.type !== 'done').at(-1);
+  return {
+    attempts: new Map(tasks.flatMap((t) => (last.has(t) ? [[t, last.get(t)]] : []))),
+    lastRun: run && { id: run.id, start: run.start, last: run.last, steps: run.steps, ...(run.end && { end: run.end }) },
+    lastHalt: halt?.end && { ...halt.end, run: halt.id },
+  };
+}
+
+const TASKS = ['tasks/a.md', 'tasks/b.md', 'tasks/c.md'];
+const stepPlan = fc.record({ task: fc.constantFrom(...TASKS), attempts: fc.array(fc.constantFrom<Outcome>('ok', 'bad', 'open'), { minLength: 1, maxLength: 3 }) });
+const runPlan = fc.record({ steps: fc.array(stepPlan, { maxLength: 4 }), end: fc.constantFrom<RunPlan['end']>('done', 'halted', 'interrupted', 'none') });
+
+describe('building runs from events', () => {
+  it('pairs attempts, tells the Manager from the worker, keeps each run’s last end and ignores unknown types', () => {
+    const runs = buildHistory(historyOf([{ steps: [{ task: 'tasks/a.md', attempts: ['bad', 'ok'] }], end: 'done' }, { steps: [{ task: 'tasks/b.md', attempts: ['open'] }], end: 'none' }]));
+    expect(runs.map((r) => [r.id, r.steps, r.end?.type ?? null, r.attempts.length])).toEqual([
+      ['run-0', 1, 'done', 3],
+      ['run-1', 1, null, 2],
+    ]);
+    expect(runs[0]?.attempts.map((a) => [a.task, a.role, a.manager, a.attempt, a.finished?.valid])).toEqual([
+      ['tasks/a.md', 'Implementor', false, 1, false],
+      ['tasks/a.md', 'Implementor', false, 2, true],
+      ['tasks/a.md', 'Manager', true, 1, true],
+    ]);
+    expect(runs[1]?.attempts[0]?.finished).toBeUndefined();
+  });
+
+  it('takes events from any iterable, once', () => {
+    const events = historyOf([{ steps: [{ task: 'tasks/a.md', attempts: ['ok'] }], end: 'done' }]);
+    expect(buildHistory((function* () { yield* events; })())).toEqual(buildHistory(events));
+  });
+});
+
+describe('what status reads from the end of the history', () => {
+  it('finds the same last attempts, last run and last halt as building every run, with any chunk size (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(runPlan, { minLength: 1, maxLength: 5 }), fc.integer({ min: 16, max: 4096 }), (plans, chunkBytes) => {
+        const events = historyOf(plans);
+        const dir = boardWithHistory(events);
+        const latest = readLatest(dir, TASKS, { chunkBytes });
+        const expected = reference(buildHistory(events), TASKS);
+        expect(latest.attempts).toEqual(expected.attempts);
+        const { spend: _spend, ...lastRun } = latest.lastRun ?? { spend: undefined };
+        expect(latest.lastRun ? lastRun : undefined).toEqual(expected.lastRun);
+        expect(latest.lastHalt).toEqual(expected.lastHalt);
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  it("adds up the last run's reported spend, in all, per role and per task", () => {
+    const usage = (costUsd: number, tokens: number) => ({ costUsd, inputTokens: tokens, outputTokens: 0 });
+    const at = (type: string, fields: Record<string, unknown>, run = 'r2') => JSON.stringify({ time: '2026-03-01T00:00:00.000Z', type, run, ...fields });
+    const lines = [
+      at('run_started', {}, 'r1'),
+      at('attempt_finished', { step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 1, valid: true, usage: usage(5, 1000) }, 'r1'),
+      at('run_started', {}),
+      at('attempt_finished', { step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 1, valid: false, usage: usage(0.5, 100) }),
+      at('attempt_finished', { step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 2, valid: true, usage: usage(0.25, 50) }),
+      at('attempt_finished', { step: 1, role: 'Manager', task: 'tasks/a.md', done_task: 'tasks/a.md', attempt: 1, valid: true, usage: usage(0.125, 10) }),
+    ];
+    const dir = tempDir();
+    mkdirSync(path.join(dir, '.kanban-supervisor'));
+    writeFileSync(path.join(dir, '.kanban-supervisor', 'events.jsonl'), `${lines.join('\n')}\n`);
+    const spend = readLatest(dir, TASKS).lastRun?.spend;
+    expect(spend?.total).toEqual({ costUsd: 0.875, tokens: 160, priced: 3 });
+    expect(spend?.byRole).toEqual({ Implementor: { costUsd: 0.75, tokens: 150, priced: 2 }, Manager: { costUsd: 0.125, tokens: 10, priced: 1 } });
+    expect(spend?.byTask['tasks/a.md']).toEqual({ costUsd: 0.875, tokens: 160, priced: 3 });
+  });
+
+  it('stops reading once it has all it shows', () => {
+    const plans: RunPlan[] = Array.from({ length: 50 }, () => ({ steps: TASKS.map((task) => ({ task, attempts: ['ok'] })), end: 'halted' }));
+    const latest = readLatest(boardWithHistory(historyOf(plans)), TASKS, { chunkBytes: 1024 });
+    expect(latest.attempts.size).toBe(3);
+    expect(latest.window.read).toBeLessThan(latest.window.bytes / 10);
+    expect(latest.window.readAll).toBe(false);
+  });
+
+  it('reads at most windowBytes, and says a run began further back than that', () => {
+    const plans: RunPlan[] = [{ steps: Array.from({ length: 40 }, () => ({ task: 'tasks/a.md', attempts: ['ok'] })), end: 'done' }];
+    const latest = readLatest(boardWithHistory(historyOf(plans)), [...TASKS, 'tasks/new.md'], { windowBytes: 2048, chunkBytes: 512 });
+    expect(latest.window).toMatchObject({ read: 2048, limit: 2048, readAll: false });
+    expect(latest.attempts.get('tasks/a.md')?.step).toBe(40);
+    expect(latest.attempts.has('tasks/new.md')).toBe(false);
+    expect(latest.lastRun).toMatchObject({ id: 'run-0', steps: 40, end: { type: 'done' }, startNotRead: true });
+    expect(latest.lastHalt).toBeUndefined();
+  });
+
+  it('skips a torn last line and a torn line in the middle', () => {
+    const events = historyOf([{ steps: [{ task: 'tasks/a.md', attempts: ['ok'] }], end: 'halted' }, { steps: [{ task: 'tasks/b.md', attempts: ['bad', 'ok'] }], end: 'done' }]);
+    const lines = events.map((e) => JSON.stringify(e));
+    const middle = lines.findIndex((l) => l.includes('"run":"run-1"'));
+    lines[middle - 1] = (lines[middle - 1] as string).slice(0, 30); // run-0's last line torn, run-1 appended after it
+    const dir = tempDir('ks-history-');
+    mkdirSync(path.join(dir, '.kanban-supervisor'));
+    writeFileSync(path.join(dir, '.kanban-supervisor', 'events.jsonl'), `${lines.slice(0, middle).join('\n')}${lines.slice(middle).join('\n')}\n{"time":"2026-03-01T00:09`);
+    const latest = readLatest(dir, TASKS);
+    expect(latest.lastRun).toMatchObject({ id: 'run-1', steps: 1, end: { type: 'done' } });
+    expect(latest.lastRun?.startNotRead).toBeUndefined();
+    expect(latest.attempts.get('tasks/b.md')).toMatchObject({ attempt: 2, finished: { valid: true } });
+    expect(latest.attempts.get('tasks/a.md')).toMatchObject({ run: 'run-0', finished: { valid: true } });
+  });
+
+  it('counts a run as halted only when its last end is a halt, as a run that carried on after one ends done', () => {
+    const events = historyOf([{ steps: [{ task: 'tasks/a.md', attempts: ['ok'] }], end: 'interrupted' }, { steps: [{ task: 'tasks/a.md', attempts: ['ok'] }], end: 'halted' }]);
+    const carriedOn = { ...(events.at(-1) as SupervisorEvent), time: '2026-03-02T00:00:00.000Z', type: 'done' as const };
+    const latest = readLatest(boardWithHistory([...events, carriedOn]), TASKS);
+    expect(latest.lastRun?.end?.type).toBe('done');
+    expect(latest.lastHalt).toMatchObject({ run: 'run-0', type: 'interrupted', exitCode: 130 });
+  });
+
+  it('has nothing and has read it all when there is no history yet', () => {
+    expect(readLatest(tempDir('ks-history-'), TASKS)).toEqual({ attempts: new Map(), window: { bytes: 0, read: 0, limit: 16 * 2 ** 20, readAll: true } });
+  });
+});
+
+describe('the runs a report reads', () => {
+  it('are the last N runs of building every run, and say whether older ones were left out (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(runPlan, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 7 }), fc.integer({ min: 16, max: 2048 }), (plans, count, chunkBytes) => {
+        const events = historyOf(plans);
+        const all = buildHistory(events);
+        const recent = readRecentRuns(boardWithHistory(events), count, { chunkBytes });
+        expect(recent?.runs).toEqual(all.slice(-count));
+        expect(recent?.olderLeftOut).toBe(all.length > count);
+        expect(readRecentRuns(boardWithHistory(events), Infinity, { chunkBytes })?.runs).toEqual(all);
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('are none for a history without a readable event', () => {
+    expect(readRecentRuns(boardWithHistory([], '{"time":"torn'), 10)).toBeUndefined();
+    expect(readRecentRuns(tempDir('ks-history-'), 10)).toBeUndefined();
+  });
+});
