@@ -67,7 +67,9 @@ async function perStepOverhead() {
     [short, long].map((count) => {
       const dir = path.join(WORK, `steps-${count}`);
       const file = makeBoard(dir, { tasks, steps: count, worker: agents.worker, manager: agents.manager });
-      return [count, { dir, file, count, config: { mode: 'steps', dir, worker: agents.worker, manager: agents.manager, tasks, steps: count } }];
+      // A build from before the Manager's `history` input (src/manager-history/) gets none from the floor either.
+      const history = existsSync(path.join(path.dirname(CLI), 'manager-history'));
+      return [count, { dir, file, count, config: { mode: 'steps', dir, worker: agents.worker, manager: agents.manager, tasks, steps: count, history } }];
     }),
   );
   sameSpawns(boards[long].file, boards[long].config);
@@ -104,8 +106,10 @@ async function perStepOverhead() {
   }
 }
 
-// The floor is only fair if it spawns what the supervisor spawns: compare with --dry-run, and
-// tag its agents under the variable this build tags them with.
+// The floor is only fair if it spawns what the supervisor spawns: the worker's spawn is
+// compared with --dry-run; its agents are tagged under the variable this build tags them
+// with; and over a short run of each, the Manager's inputs (with their growing history) must
+// be as long, step by step, within 2%.
 function sameSpawns(file, config) {
   const plan = JSON.parse(execFileSync(NODE, [CLI, 'run', file, '--dry-run', '--json'], { encoding: 'utf8' })).next;
   const call = workerCall(config, plan.task);
@@ -113,6 +117,18 @@ function sameSpawns(file, config) {
   if (differs) throw new Error(`the floor's worker spawn differs from the supervisor's: ${JSON.stringify({ plan, call })}`);
   const tag = path.join(path.dirname(CLI), 'agent', 'tag.js');
   if (existsSync(tag) && !readFileSync(tag, 'utf8').includes(`'${TAG_VARIABLE}'`)) throw new Error(`${tag} does not tag agents with ${TAG_VARIABLE}, as the floor does`);
+  const dir = path.join(WORK, 'same-inputs');
+  const steps = 60;
+  const board = makeBoard(dir, { tasks: config.tasks, steps, worker: agents.worker, manager: agents.manager, sizes: true });
+  const sizes = (argv) => {
+    resetBoard(board);
+    execFileSync(argv[0], argv.slice(1), { stdio: 'ignore' });
+    return readFileSync(path.join(dir, 'bench-sizes'), 'utf8').trim().split('\n').map(Number);
+  };
+  const supervisor = sizes([NODE, CLI, 'run', board, '--quiet']);
+  const floor = sizes([NODE, FLOOR, JSON.stringify({ ...config, dir, steps, sizes: true })]);
+  const off = supervisor.findIndex((bytes, i) => Math.abs(bytes - floor[i]) > 0.02 * bytes);
+  if (supervisor.length !== steps || floor.length !== steps || off !== -1) throw new Error(`the Manager's input differs in length between the supervisor and the floor (step ${off + 1}: ${supervisor[off]} against ${floor[off]} bytes)`);
 }
 
 /**

@@ -7,6 +7,7 @@ const input = mode === 'spew' ? '' : readFileSync(0, 'utf8');
 if (mode === 'worker') {
   process.stdout.write('{"status":"ok","message":"done"}\n');
 } else if (mode === 'manager') {
+  if (process.env.BENCH_SIZES) appendFileSync('bench-sizes', `${Buffer.byteLength(input)}\n`);
   if (process.env.BENCH_TIMES) appendFileSync('bench-times', `${Math.round((performance.timeOrigin + performance.now()) * 1000)}\n`);
   const done = Number(/^tasks\/t(\d+)\.md$/.exec(process.env.KANBAN_DONE_TASK ?? '')?.[1]);
   const tasks = Number(process.env.BENCH_TASKS);

@@ -11,6 +11,8 @@
 //     non-empty), the /proc scan for processes carrying the agent run's tag once it exited
 //     (SPEC §5; `sweep: false` leaves it out), and `JSON.parse` of the reply;
 //   - the events of a step appended to events.jsonl, as many and as long as the supervisor's;
+//   - the Manager's input holding `history`, the last 50 steps as the supervisor gives them
+//     (src/manager-history/), so both Managers read the same number of bytes;
 //   - the board written atomically: a temp file, fsync, rename, fsync of the folder.
 // No parsing of YAML or front-matter, no schema, no checks of paths, no retention (nothing
 // is pruned in the step counts measured), no symlink-safe folder walk beyond O_NOFOLLOW.
@@ -35,7 +37,9 @@ export const TAG_VARIABLE = 'KANBAN_SUPERVISOR_TAG';
  * @property {number} tasks
  * @property {number} steps
  * @property {boolean} [times]  the Manager notes its start times (managerEnv)
+ * @property {boolean} [sizes]  the Manager notes the length of its input (managerEnv)
  * @property {boolean} [sweep]  scan /proc after each attempt (default true)
+ * @property {boolean} [history]  give the Manager `history` (default true; builds before it had none)
  * @property {Record<string, string>} [workerEnv]
  */
 
@@ -45,11 +49,11 @@ export function workerCall(config, task, tag = '') {
   return { argv: config.worker, stdin: WORKER_PROMPT.replace('{{task_file}}', task), env: agentEnv(inputs, JSON.stringify(inputs), config.workerEnv ?? {}, tag) };
 }
 
-/** The Manager's spawn after a task, with the worker's reply as `result`. */
-export function managerCall(config, task, tasks, result, tag = '') {
-  const inputs = { role: 'Manager', kanban_file: 'kanban.yaml', done_task: task, tasks, result };
+/** The Manager's spawn after a task, with the worker's reply as `result` and the recent steps as `history`. */
+export function managerCall(config, task, tasks, result, tag = '', history = undefined) {
+  const inputs = { role: 'Manager', kanban_file: 'kanban.yaml', done_task: task, tasks, result, ...(history && { history }) };
   const json = JSON.stringify(inputs);
-  return { argv: config.manager, stdin: `${json}\n`, env: agentEnv(inputs, json, managerEnv(config.tasks, config.steps, config.times), tag) };
+  return { argv: config.manager, stdin: `${json}\n`, env: agentEnv(inputs, json, managerEnv(config.tasks, config.steps, config.times, config.sizes), tag) };
 }
 
 function agentEnv(inputs, json, roleEnv, tag) {
@@ -80,7 +84,9 @@ class FloorRun {
   }
 
   emit(type, fields) {
-    writeSync(this.events, `${JSON.stringify({ time: new Date().toISOString(), type, run: this.run, ...fields })}\n`);
+    const event = { time: new Date().toISOString(), type, run: this.run, ...fields };
+    writeSync(this.events, `${JSON.stringify(event)}\n`);
+    return event;
   }
 
   /** A tag of the supervisor's shape, `ks1-<16 hex>-<step>-<role>`, unique to this agent run. */
@@ -215,22 +221,27 @@ async function steps(config) {
   const workerRole = path.join(config.dir, 'roles', 'implementor.md');
   const managerRole = path.join(config.dir, 'roles', 'manager.md');
   let tasks = Array.from({ length: config.tasks }, (_, i) => taskPath(i + 1));
+  const history = [];
   let step = 0;
   for (;;) {
     const text = readFileSync(file, 'utf8');
     const current = /^current: (.*)$/m.exec(text)?.[1];
     if (current === undefined || current === 'null') break;
     step++;
-    run.emit('step_started', { step, role: 'Implementor', task: current, phase: 'execute' });
+    const started = run.emit('step_started', { step, role: 'Implementor', task: current, phase: 'execute' }).time;
     readHead(path.join(config.dir, current), run.space);
     readFileSync(workerRole, 'utf8');
     const workerTag = run.tag(step, 'Implementor');
     const result = await run.attempt(step, 'Implementor', current, workerCall(config, current, workerTag), workerTag);
     readFileSync(managerRole, 'utf8');
     const managerTag = run.tag(step, 'Manager');
-    const answer = await run.attempt(step, 'Manager', current, managerCall(config, current, tasks, result, managerTag), managerTag);
+    const done = { run: run.run, step, time: started, task: current, role: 'Implementor', attempts: 1, invalid: [], limit_waits: 0, status: result.status, message: result.message };
+    history.unshift(done);
+    if (history.length > 50) history.pop();
+    const answer = await run.attempt(step, 'Manager', current, managerCall(config, current, tasks, result, managerTag, config.history === false ? undefined : history), managerTag);
     tasks = answer.tasks;
     const next = answer.next_task;
+    done.manager = { status: answer.status, next_task: next };
     run.writeBoard(file, text.replace(/^current: .*$/m, `current: ${next ?? 'null'}`));
     run.emit('board_written', { step, task: current, written: true, current: next, tasks: tasks.length, status: answer.status, message: answer.message });
   }
