@@ -164,10 +164,23 @@ function report(now, before, base, dup) {
   row('module-level state written after load', written(now).length, written(before).length);
   row('module-level containers only read', now.state.length - written(now).length, before.state.length - written(before).length);
   for (const f of now.overLimit) console.log(`     over ${LIMIT}: ${f.file} (${f.lines} lines)`);
-  for (const s of now.state) console.log(`     ${s.written ? 'state' : 'table'}: ${s.file}:${s.line} ${s.name} (${s.what}${s.written ? ', written after load' : ', only read'})`);
+  for (const s of now.state.filter((x) => x.written)) console.log(`     state: ${s.file}:${s.line} ${s.name} (${s.what}, written after load)`);
+  const tables = now.state.filter((x) => !x.written).map((x) => `${x.file.replace(/^src\//, '')}:${x.line} ${x.name} (${x.what})`);
+  if (tables.length) console.log(`     only read (mutable containers, not frozen, never changed after load):\n${wrap(tables, 92).replace(/^/gm, '       ')}`);
   if (!dup.available) console.log(`   repeated code: the duplicates command is not installed here (duplicates --change --base ${base})`);
   else console.log(`   repeated code added since ${base} (duplicates --change --base ${base}):\n${dup.text.replace(/^/gm, '     ')}`);
   console.log('');
+}
+
+// Items joined with commas, lines broken between items only.
+function wrap(items, width) {
+  const lines = [''];
+  for (const [i, item] of items.entries()) {
+    const piece = `${item}${i < items.length - 1 ? ',' : ''}`;
+    if (lines.at(-1).length + piece.length + 1 > width && lines.at(-1) !== '') lines.push('');
+    lines[lines.length - 1] += `${lines.at(-1) === '' ? '' : ' '}${piece}`;
+  }
+  return lines.join('\n');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

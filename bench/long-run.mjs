@@ -5,7 +5,9 @@
 //   - step times: the interval between one step's Manager start and the next one's (the C
 //     Manager notes the time, lib/boards.mjs `times`), median (min–max) of the first and of
 //     the last 1,000 steps, their ratio, and the longest step;
-//   - memory: VmRSS from /proc/<pid>/status, right after the warm-up against the end;
+//   - memory: VmRSS from /proc/<pid>/status (and its anonymous and file-backed parts), the
+//     median over the tenth of the run after the warm-up (the first 1,000 steps) against the
+//     median over the last tenth;
 //   - CPU time per step (utime + stime from /proc/<pid>/stat) in the same windows, which load
 //     from other processes disturbs less than wall time;
 //   - the files and bytes under .kanban-supervisor/ at the end, against the retention limit.
@@ -32,7 +34,8 @@ export async function longRun({ work, cli, node, agents, steps, sizes }) {
     const file = makeBoard(dir, { tasks, steps, worker: agents.worker, manager: agents.manager, times: true });
     resetBoard(file);
     const loadBefore = loadavg();
-    const run = await watch([node, cli, 'run', file, '--quiet', '--max-steps', String(steps)], dir);
+    // Every second, as the long run asks; a short run (--quick) more often, to have samples at all.
+    const run = await watch([node, cli, 'run', file, '--quiet', '--max-steps', String(steps)], dir, steps >= 10_000 ? 1000 : 200);
     const figures = { tasks, steps, loadBefore, loadAfter: loadavg(), ...summarize(run, dir, steps) };
     print(figures);
     out[tasks] = figures;
@@ -41,8 +44,8 @@ export async function longRun({ work, cli, node, agents, steps, sizes }) {
   return out;
 }
 
-// Run argv to its end, sampling its RSS, its CPU time and the step it is at every second.
-function watch(argv, dir) {
+// Run argv to its end, sampling its RSS and its CPU time every `everyMs`.
+function watch(argv, dir, everyMs) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(argv[0], argv.slice(1), { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -53,12 +56,13 @@ function watch(argv, dir) {
       const status = readOr(`/proc/${child.pid}/status`);
       const stat = readOr(`/proc/${child.pid}/stat`);
       if (!status || !stat) return;
-      const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
+      const kib = (field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024;
+      const rss = kib('VmRSS');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-      samples.push({ at: Date.now(), rss, cpuMs });
+      samples.push({ at: Date.now(), rss, anon: kib('RssAnon'), file: kib('RssFile'), cpuMs });
     };
-    const timer = setInterval(sample, 1000);
+    const timer = setInterval(sample, everyMs);
     const onTerminal = process.stdout.isTTY ? setInterval(() => process.stdout.write(`\r\x1b[K   ${path.basename(dir)}: step ${readOr(path.join(dir, 'bench-count')).trim()} · ${Math.round((Date.now() - started) / 1000)} s`), 5000) : undefined;
     child.on('error', reject);
     child.on('close', (code) => {
@@ -106,6 +110,8 @@ function summarize(run, dir, steps) {
     rss: {
       early: spread(early.map((s) => s.rss)),
       end: spread(end.map((s) => s.rss)),
+      anonGrowth: spread(end.map((s) => s.anon)).median - spread(early.map((s) => s.anon)).median,
+      fileGrowth: spread(end.map((s) => s.file)).median - spread(early.map((s) => s.file)).median,
       peak: Math.max(...run.samples.map((s) => s.rss)),
       tenths: rssTenths,
     },
@@ -154,7 +160,7 @@ function print(f) {
   console.log(`     longest step  ${ms(f.longestMs)} (step ${f.longestStep.toLocaleString('en')}); ${f.overOneSecond} over 1 s ${goal(f.longestMs <= GOALS.maxStepMs, 'goal: none over 1 s')}`);
   console.log(`     median step by tenth of the run: ${f.tenthsMs.map((x) => x.toFixed(1)).join(' ')} ms`);
   const growth = f.rss.end.median - f.rss.early.median;
-  console.log(`     RSS after warm-up ${mb(f.rss.early.median)} · at the end ${mb(f.rss.end.median)} · growth ${mb(growth)} ${goal(growth <= GOALS.rssGrowthBytes, 'goal <= 15 MB')} · peak ${mb(f.rss.peak)}`);
+  console.log(`     RSS after warm-up ${mb(f.rss.early.median)} · at the end ${mb(f.rss.end.median)} · growth ${mb(growth)} ${goal(growth <= GOALS.rssGrowthBytes, 'goal <= 15 MB')} (anonymous ${mb(f.rss.anonGrowth)}, file-backed ${mb(f.rss.fileGrowth)}) · peak ${mb(f.rss.peak)}`);
   console.log(`     RSS by tenth of the run: ${f.rss.tenths.map((x) => (x / 1e6).toFixed(0)).join(' ')} MB`);
   console.log(`     CPU per step of the supervisor process (its agents not counted): after warm-up ${ms(f.cpuPerStepMs.early)} · at the end ${ms(f.cpuPerStepMs.end)} · ${(f.cpuPerStepMs.end / f.cpuPerStepMs.early).toFixed(2)}x`);
   const s = f.state;
