@@ -87,3 +87,25 @@ describe('resolveAllInBoard', () => {
     }
   });
 });
+
+describe('resolveInBoard on paper', () => {
+  it('agrees with resolving against the folder, for every path made of up to four tricky segments', () => {
+    const base = tempDir();
+    const segments = ['.', '..', 'a', '..a', 'a..', '...', '', 'tasks'];
+    const paths: string[] = [];
+    const grow = (prefix: string, depth: number) => {
+      for (const segment of segments) {
+        const next = prefix === '' ? segment : `${prefix}/${segment}`;
+        paths.push(next, `${next}/`);
+        if (depth < 3) grow(next, depth + 1);
+      }
+    };
+    grow('', 0);
+    for (const relative of paths.filter((p) => p !== '' && !p.startsWith('/'))) {
+      const absolute = path.resolve(base, relative);
+      const rel = path.relative(base, absolute);
+      const inside = rel !== '' && rel !== '..' && !rel.startsWith('../');
+      expect(resolveInBoard(base, relative), relative).toEqual(inside ? { ok: true, absolute } : { ok: false, reason: 'leaves the board folder' });
+    }
+  });
+});
