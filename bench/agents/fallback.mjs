@@ -1,12 +1,14 @@
 // The benchmark agents in Node, used only when no C compiler is found: the same behaviour
 // as worker.c, manager.c and spew.c (argv[2] picks which), at Node's start-up cost.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 
 const mode = process.argv[2];
 const input = mode === 'spew' ? '' : readFileSync(0, 'utf8');
 if (mode === 'worker') {
   process.stdout.write('{"status":"ok","message":"done"}\n');
 } else if (mode === 'manager') {
+  if (process.env.BENCH_SIZES) appendFileSync('bench-sizes', `${Buffer.byteLength(input)}\n`);
+  if (process.env.BENCH_TIMES) appendFileSync('bench-times', `${Math.round((performance.timeOrigin + performance.now()) * 1000)}\n`);
   const done = Number(/^tasks\/t(\d+)\.md$/.exec(process.env.KANBAN_DONE_TASK ?? '')?.[1]);
   const tasks = Number(process.env.BENCH_TASKS);
   let count = 0;

@@ -1,10 +1,14 @@
 /* Benchmark Manager: reads the JSON input from stdin, returns the task after
  * KANBAN_DONE_TASK (tasks/tNNNNN.md, wrapping after BENCH_TASKS) and the tasks array of its
  * input copied verbatim. A counter file in the board folder ends the run after BENCH_STEPS
- * steps (next_task null), so a 10-task board can run as many steps as a 10,000-task one. */
+ * steps (next_task null), so a 10-task board can run as many steps as a 10,000-task one.
+ * With BENCH_TIMES set, it also appends the wall clock (microseconds) at its start to the
+ * file bench-times, a line a step: the long run's step times, taken outside the supervisor.
+ * With BENCH_SIZES set, it appends the length of its input to bench-sizes (a fairness check). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 static char *read_all(size_t *len) {
@@ -20,9 +24,26 @@ static char *read_all(size_t *len) {
   return buf;
 }
 
+static void note_time(void) {
+  struct timeval now;
+  gettimeofday(&now, NULL);
+  FILE *times = fopen("bench-times", "a");
+  if (!times) return;
+  fprintf(times, "%lld\n", (long long)now.tv_sec * 1000000LL + now.tv_usec);
+  fclose(times);
+}
+
 int main(void) {
+  if (getenv("BENCH_TIMES")) note_time();
   size_t len;
   char *input = read_all(&len);
+  if (getenv("BENCH_SIZES")) {
+    FILE *sizes = fopen("bench-sizes", "a");
+    if (sizes) {
+      fprintf(sizes, "%zu\n", len);
+      fclose(sizes);
+    }
+  }
   const char *done = getenv("KANBAN_DONE_TASK");
   long tasks = atol(getenv("BENCH_TASKS") ? getenv("BENCH_TASKS") : "0");
   long steps = atol(getenv("BENCH_STEPS") ? getenv("BENCH_STEPS") : "0");

@@ -13,9 +13,11 @@ export const WORKER_PROMPT = 'Do {{task_file}}.\n';
 
 /**
  * Create (or refresh) a board of `tasks` tasks whose Manager ends the run after `steps`
- * steps, and return its kanban.yaml path. `current` is set to null when `finished`.
+ * steps, and return its kanban.yaml path. `current` is set to null when `finished`; with
+ * `times`, the Manager notes the time of each step in bench-times, with `sizes` the length
+ * of each input in bench-sizes.
  */
-export function makeBoard(dir, { tasks, steps, worker, manager, env = {}, finished = false }) {
+export function makeBoard(dir, { tasks, steps, worker, manager, env = {}, finished = false, times = false, sizes = false }) {
   const taskDir = path.join(dir, 'tasks');
   mkdirSync(taskDir, { recursive: true });
   // Writing 10,000 task files takes a while; a board folder keeps them between runs.
@@ -28,7 +30,7 @@ export function makeBoard(dir, { tasks, steps, worker, manager, env = {}, finish
   writeFileSync(path.join(dir, 'roles', 'implementor.md'), `---\ncommand: ${JSON.stringify(worker)}\nstdin: prompt\nenv: ${JSON.stringify(env)}\n---\n${WORKER_PROMPT}`);
   writeFileSync(
     path.join(dir, 'roles', 'manager.md'),
-    `---\ncommand: ${JSON.stringify(manager)}\nstdin: json\nenv: ${JSON.stringify(managerEnv(tasks, steps))}\n---\nPick the task after {{done_task}}.\n`,
+    `---\ncommand: ${JSON.stringify(manager)}\nstdin: json\nenv: ${JSON.stringify(managerEnv(tasks, steps, times, sizes))}\n---\nPick the task after {{done_task}}.\n`,
   );
   const lines = ['# benchmark board', 'phase: execute', `current: ${finished ? 'null' : taskPath(1)}`, 'tasks:'];
   for (let i = 1; i <= tasks; i++) lines.push(`  - ${taskPath(i)}`);
@@ -41,15 +43,15 @@ export function makeBoard(dir, { tasks, steps, worker, manager, env = {}, finish
 }
 
 /** The environment the benchmark's Manager role sets (the floor passes the same). */
-export function managerEnv(tasks, steps) {
-  return { BENCH_TASKS: String(tasks), BENCH_STEPS: String(steps) };
+export function managerEnv(tasks, steps, times = false, sizes = false) {
+  return { BENCH_TASKS: String(tasks), BENCH_STEPS: String(steps), ...(times && { BENCH_TIMES: '1' }), ...(sizes && { BENCH_SIZES: '1' }) };
 }
 
 /** Put a board back to its start: the template kanban.yaml, no run output, no step counter. */
 export function resetBoard(file) {
   const dir = path.dirname(file);
   writeFileSync(file, readTemplate(dir));
-  for (const leftover of ['.kanban-supervisor', 'supervisor.log.md', 'bench-count', 'out.log']) rmSync(path.join(dir, leftover), { recursive: true, force: true });
+  for (const leftover of ['.kanban-supervisor', 'supervisor.log.md', 'bench-count', 'bench-times', 'bench-sizes', 'out.log']) rmSync(path.join(dir, leftover), { recursive: true, force: true });
 }
 
 function readTemplate(dir) {

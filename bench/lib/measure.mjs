@@ -2,17 +2,27 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
-/** Run argv to its end; resolve with the wall time in ms, or reject with its stderr if it fails. */
+const TIME = '/usr/bin/time';
+const HAS_TIME = existsSync(TIME);
+
+/**
+ * Run argv to its end; resolve with its wall time in ms (`ms`) and, given `cpu` (a timer's
+ * argv prefix, lib/agents.mjs `cpuTimer`), the CPU time (user + system) of it and of the
+ * children it waited for (`cpuMs`; NaN without), or reject with its stderr if it fails. Under
+ * a timer the wall time includes the timer's own start (well under 1 ms).
+ */
 export function timed(argv, options = {}) {
+  const command = options.cpu ? [...options.cpu, ...argv] : argv;
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(argv[0], argv.slice(1), { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(command[0], command.slice(1), { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = performance.now() - started;
-      if (code === 0) resolve(ms);
+      const [user, system] = options.cpu ? stderr.trim().split('\n').at(-1).split(' ').map(Number) : [NaN, NaN];
+      if (code === 0) resolve({ ms, cpuMs: (user + system) * 1000 });
       else reject(new Error(`${argv.join(' ')} exited ${code}: ${stderr.trim()}`));
     });
   });
@@ -25,10 +35,15 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** Median, min and max of a list of numbers. */
+export function spread(values) {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
 /**
  * Time each candidate `reps` times, interleaved and in an order that flips every round, so
  * load from other processes falls on all of them alike. A candidate is
- * `{ name, argv, before?(), after?() }`; returns the times in ms by name.
+ * `{ name, argv, cpu?, before?(), after?() }`; returns, by name, a `{ ms, cpuMs }` a round.
  */
 export async function alternate(reps, candidates, onRound = () => {}) {
   const times = Object.fromEntries(candidates.map((c) => [c.name, []]));
@@ -44,8 +59,6 @@ export async function alternate(reps, candidates, onRound = () => {}) {
   return times;
 }
 
-const TIME = '/usr/bin/time';
-
 /**
  * Run argv and return its wall time and peak resident set size in bytes: the larger of
  * GNU time's maximum RSS (exact, taken at exit) and the VmHWM read from /proc while it runs.
@@ -54,7 +67,7 @@ const TIME = '/usr/bin/time';
  * are a few hundred KiB).
  */
 export function peakRss(argv, options = {}) {
-  const useTime = existsSync(TIME);
+  const useTime = HAS_TIME;
   const command = useTime ? [TIME, '-f', '%M', ...argv] : argv;
   return new Promise((resolve, reject) => {
     const started = performance.now();
