@@ -1,4 +1,4 @@
-import { isFinished, readBoard } from './board/read.js';
+import { isFinished, readBoard, type WrittenText } from './board/read.js';
 import { throwIfStopped, type RunContext } from './context.js';
 import { HaltedForHumanError, GuardError, outcomeKind, RetriesExhaustedError, SupervisorError } from './errors.js';
 import { resolveSettings } from './settings.js';
@@ -21,10 +21,11 @@ export async function superviseBoard(ctx: RunContext, tally = new RunTally()): P
   let steps = 0; // task steps, for max_steps
   let periodic = 0;
   let sameTask = 0;
+  let written: WrittenText | undefined; // what the last step wrote, so the next read need not parse it again
   try {
     for (;;) {
       throwIfStopped(ctx.stop);
-      const board = readBoard(ctx.file); // the source of truth, re-read every step
+      const board = readBoard(ctx.file, written); // the source of truth, re-read every step
       if (isFinished(board)) {
         ctx.events.emit('done', { steps: steps + periodic, phase: board.phase ?? null, current: board.current });
         return { steps: steps + periodic, reason: 'done' };
@@ -33,13 +34,15 @@ export async function superviseBoard(ctx: RunContext, tally = new RunTally()): P
       if (steps >= settings.maxSteps) throw new GuardError(`Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`);
       steps++;
       const task = board.current as string; // not finished: current is a task
-      const { reply, answer, next } = await runStep(ctx, board, settings, tally.nextStep());
+      const result = await runStep(ctx, board, settings, tally.nextStep());
+      const { reply, answer, next } = result;
+      written = result.written;
       if (answer.status !== 'ok') throw new HaltedForHumanError(`The Manager halted for a person (status ${String(answer.status)}) after ${board.current}: ${String(answer.message)}`);
       sameTask = next === board.current && reply.status === 'ok' ? sameTask + 1 : 0;
       if (sameTask >= settings.maxSameTask) throw new GuardError(`The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`);
       for (const due of tally.stepCompleted(task, settings.periodic)) {
         periodic++;
-        await runPeriodic(ctx, tally, due.role);
+        written = await runPeriodic(ctx, tally, due.role, written);
       }
       if (ctx.flags.once) return { steps: steps + periodic, reason: 'once' };
     }
@@ -50,11 +53,12 @@ export async function superviseBoard(ctx: RunContext, tally = new RunTally()): P
 }
 
 // A periodic role's step, on the board as the step before it left it; its Manager's answer is applied like any other.
-async function runPeriodic(ctx: RunContext, tally: RunTally, role: string): Promise<void> {
+async function runPeriodic(ctx: RunContext, tally: RunTally, role: string, written: WrittenText | undefined): Promise<WrittenText | undefined> {
   throwIfStopped(ctx.stop);
-  const board = readBoard(ctx.file);
-  const { answer } = await runPeriodicStep(ctx, board, resolveSettings(board.settings, ctx.flags), tally.nextStep(), role, tally.takeDone(role));
+  const board = readBoard(ctx.file, written);
+  const { answer, written: wrote } = await runPeriodicStep(ctx, board, resolveSettings(board.settings, ctx.flags), tally.nextStep(), role, tally.takeDone(role));
   if (answer.status !== 'ok') throw new HaltedForHumanError(`The Manager halted for a person (status ${String(answer.status)}) after ${role}'s periodic run: ${String(answer.message)}`);
+  return wrote;
 }
 
 /** Record how a run stops (an `interrupted` or `halted` event); retries record their own halt. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { AgentInputs } from './agent/invocation.js';
-import type { Board } from './board/read.js';
+import type { Board, WrittenText } from './board/read.js';
 import { readTaskMeta } from './board/task.js';
 import { managerChange, writeManagerAnswer } from './board/write.js';
 import type { RunContext } from './context.js';
@@ -15,6 +15,8 @@ export interface StepResult {
   answer: Record<string, unknown>;
   /** The task the answer makes current (its path in normal form). */
   next: string | null;
+  /** The board text written, with its parse, for the next read to use again. */
+  written?: WrittenText;
 }
 
 /** The role and inputs of a task's worker (SPEC §2); shared with --dry-run so both run the same thing. */
@@ -82,5 +84,5 @@ async function askManager(ctx: RunContext, board: Board, settings: Settings, hea
   } else {
     ctx.events.emit('board_written', { step, task, written: written.written, current: change.current, tasks: change.tasks?.length, status: answer.status, message: answer.message, ...(trigger !== undefined && { trigger }) });
   }
-  return { reply, answer, next: change.current ?? null };
+  return { reply, answer, next: change.current ?? null, ...(written.written && written.board && { written: written.board }) };
 }

@@ -131,15 +131,26 @@ export function isFinished(board: BoardState): boolean {
   return board.current === null || board.phase === 'complete';
 }
 
-/** Read kanban.yaml; any problem is an InputError (exit 2) naming the file, the line and the fix. */
-export function readBoard(file: string): Board {
+/** A board text the run itself wrote, with the parse that checked it before the write. */
+export interface WrittenText {
+  text: string;
+  parsed: ParsedYaml;
+}
+
+/**
+ * Read kanban.yaml; any problem is an InputError (exit 2) naming the file, the line and the fix.
+ * When the file still holds exactly the text the last step wrote, that text's parse is used
+ * again: on a board of thousands of tasks a parse is the bulk of a step, and this keeps it to one.
+ * The checks on the paths are made again either way, since task files may have changed.
+ */
+export function readBoard(file: string, written?: WrittenText): Board {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     throw new InputError(readFailure(file, error));
   }
-  const { board, problems } = parseBoard(file, text);
+  const { board, problems } = parseBoard(file, text, written?.text === text ? written.parsed : undefined);
   if (!board) {
     const shown = path.relative(process.cwd(), file);
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`${runnable(`validate${shown === 'kanban.yaml' ? '' : ` ${shellWord(shown)}`}`)}\`)` : '';

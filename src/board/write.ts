@@ -5,7 +5,7 @@ import { replaceFileAtomic } from '../fs/replace.js';
 import { normalPath } from './paths.js';
 import path from 'node:path';
 import { editYamlDocument, type BoardChange } from './edit.js';
-import { parseBoard, type Board, type BoardState } from './read.js';
+import { parseBoard, type Board, type BoardState, type WrittenText } from './read.js';
 
 /** The Manager's answer as a change to the board, its paths in normal form (`tasks/./a.md` is written `tasks/a.md`). */
 export function managerChange(reply: Record<string, unknown>): BoardChange {
@@ -17,7 +17,7 @@ export function managerChange(reply: Record<string, unknown>): BoardChange {
 }
 
 /** What happened when the answer was written. */
-export type WriteOutcome = { written: boolean; keptHumanEdit: false } | { written: false; keptHumanEdit: true; fields: string[] };
+export type WriteOutcome = { written: false; keptHumanEdit: false } | { written: true; keptHumanEdit: false; board?: WrittenText } | { written: false; keptHumanEdit: true; fields: string[] };
 
 // A person saving kanban.yaml while the answer is written is re-checked this many times.
 const MAX_TRIES = 3;
@@ -42,7 +42,7 @@ export function writeManagerAnswer(before: Board, change: BoardChange): WriteOut
     if (!check.board) throw new InternalError(`writing the Manager's answer would make ${before.file} invalid: ${check.problems[0]?.message ?? ''}`);
     // The rename is atomic, but a person's save between our read and the rename would be lost.
     const stillSame = () => readFileSync(before.file, 'utf8') === text;
-    if (replaceFileAtomic(before.dir, path.basename(before.file), next, { stillSame })) return { written: true, keptHumanEdit: false };
+    if (replaceFileAtomic(before.dir, path.basename(before.file), next, { stillSame })) return { written: true, keptHumanEdit: false, ...(parsed && { board: { text: next, parsed } }) };
   }
   return { written: false, keptHumanEdit: true, fields: ['the whole file (it kept changing while the answer was written)'] };
 }

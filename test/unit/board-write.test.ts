@@ -16,7 +16,7 @@ describe("writing the Manager's answer", () => {
   it('changes only current (and tasks, phase) and keeps every other byte, comments included', () => {
     const { dir, file } = board();
     const outcome = writeManagerAnswer(readBoard(file), { current: 'tasks/c.md', tasks: ['tasks/a.md', 'tasks/b.md', 'tasks/c.md'], phase: 'validate' });
-    expect(outcome).toEqual({ written: true, keptHumanEdit: false });
+    expect(outcome).toMatchObject({ written: true, keptHumanEdit: false });
     expect(read(dir, 'kanban.yaml')).toBe('# mine\nphase: validate # the phase\ncurrent: tasks/c.md   # keep me\ntasks:\n  - tasks/a.md # first\n  - tasks/b.md\n  - tasks/c.md\nextra: {keep: [1, 2]}\n');
   });
 
@@ -45,5 +45,20 @@ describe("writing the Manager's answer", () => {
     writeFileSync(file, 'current: [\n');
     expect(writeManagerAnswer(before, { current: 'tasks/b.md', tasks: ['tasks/a.md', 'tasks/b.md'] })).toMatchObject({ keptHumanEdit: true });
     expect(read(dir, 'kanban.yaml')).toBe('current: [\n');
+  });
+
+  it("hands the next read the text it wrote and that text's parse, used again only while the file still holds it", () => {
+    const { file } = board();
+    const outcome = writeManagerAnswer(readBoard(file), { current: 'tasks/b.md', tasks: ['tasks/a.md', 'tasks/b.md'] });
+    const written = outcome.written ? outcome.board : undefined;
+    expect(written?.text).toBe(read(path.dirname(file), 'kanban.yaml'));
+    const next = readBoard(file, written);
+    expect(next.current).toBe('tasks/b.md');
+    expect(written?.parsed.ok && next.doc).toBe(written?.parsed.ok && written.parsed.doc);
+
+    writeFileSync(file, `${written?.text ?? ''}# edited by a person\n`);
+    const edited = readBoard(file, written);
+    expect(edited.doc).not.toBe(written?.parsed.ok && written.parsed.doc);
+    expect(edited.text).toMatch(/# edited by a person\n$/);
   });
 });
