@@ -38,7 +38,8 @@ export function writeManagerAnswer(before: Board, change: BoardChange): WriteOut
     if (edited.length) return { written: false, keptHumanEdit: true, fields: edited };
     const { text: next, parsed } = editYamlDocument(text, now.doc, change);
     if (next === text) return { written: false, keptHumanEdit: false };
-    const check = parseBoard(before.file, next, parsed);
+    // A guard on the edit itself: the answer's paths were checked with the reply (checkReply).
+    const check = parseBoard(before.file, next, parsed, { paths: false });
     if (!check.board) throw new InternalError(`writing the Manager's answer would make ${before.file} invalid: ${check.problems[0]?.message ?? ''}`);
     // The rename is atomic, but a person's save between our read and the rename would be lost.
     const stillSame = () => readFileSync(before.file, 'utf8') === text;
