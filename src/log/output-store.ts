@@ -1,7 +1,8 @@
-import { lstatSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { openRealDir, type RealDir } from '../fs/real-dir.js';
 import { AttemptFile } from './attempt-file.js';
+import { attemptsIn, realFolders, removeEmptyDir } from './run-folders.js';
 
 /** How much attempt output the state folder keeps (supervisor.keep_runs, keep_bytes, keep_attempts). */
 export interface Retention {
@@ -16,11 +17,13 @@ export interface AttemptOutput {
   err: AttemptFile;
 }
 
+// One attempt's files in a run folder; retention counts attempts, not files.
 interface Kept {
   run: string;
-  name: string;
+  /** Its `.out` and `.err` files, whichever were written. */
+  names: string[];
   bytes: number;
-  /** The task slug of a failed attempt's file: the last of each task goes last. */
+  /** The task slug of a failed attempt: the last of each task goes last. */
   failedTask?: string;
 }
 
@@ -48,7 +51,7 @@ export class OutputStore {
     private readonly folder = RUNS,
   ) {
     for (const run of realFolders(path.join(boardDir, folder)).sort()) {
-      for (const name of realFolderFiles(path.join(boardDir, folder, run)).sort()) this.keep(run, name);
+      for (const attempt of attemptsIn(path.join(boardDir, folder, run))) this.keep(run, attempt.names, attempt.bytes);
     }
     this.pruneRuns();
   }
@@ -63,14 +66,18 @@ export class OutputStore {
   /** An attempt is over: mark a failed one, count its files, prune past the limits. Returns the files kept, board-relative. */
   close(output: AttemptOutput, failed: boolean): { out?: string; err?: string } {
     const names: { out?: string; err?: string } = {};
+    const kept: string[] = [];
+    let bytes = 0;
     for (const which of ['out', 'err'] as const) {
       const file = output[which];
       file.close();
       if (!file.created || !this.dir) continue;
       if (failed) file.name = this.renamed(this.dir, file.name, file.name.replace(/\.(out|err)$/, '.failed.$1'));
-      this.keep(this.run, file.name, file.bytes);
+      kept.push(file.name);
+      bytes += file.bytes;
       names[which] = `${this.folder}/${this.run}/${file.name}`;
     }
+    if (kept.length) this.keep(this.run, kept, bytes);
     this.prune();
     return names;
   }
@@ -81,9 +88,9 @@ export class OutputStore {
     this.dir = undefined;
   }
 
-  private keep(run: string, name: string, bytes = sizeOf(path.join(this.boardDir, this.folder, run, name))): void {
-    const failedTask = /^\d+-[^-]+-\d+-(.*)\.failed\.(?:out|err)$/.exec(name)?.[1];
-    const kept: Kept = { run, name, bytes, ...(failedTask !== undefined && { failedTask }) };
+  private keep(run: string, names: string[], bytes: number): void {
+    const failedTask = names.map((name) => /^\d+-[^-]+-\d+-(.*)\.failed\.(?:out|err)$/.exec(name)?.[1]).find((task) => task !== undefined);
+    const kept: Kept = { run, names, bytes, ...(failedTask !== undefined && { failedTask }) };
     this.kept.push(kept);
     this.bytes += bytes;
     if (failedTask !== undefined) this.lastFailed.set(failedTask, kept);
@@ -95,10 +102,10 @@ export class OutputStore {
     for (const run of runs.slice(0, Math.max(0, runs.length - (this.retention.runs - 1)))) this.remove(this.kept.filter((k) => k.run === run && this.spare(k)));
   }
 
-  // The oldest files go while the folder holds too many bytes or attempts; a task's last failed
-  // attempt goes only when nothing else is left.
+  // The oldest attempts go while the folder holds too many bytes or attempts; a task's last
+  // failed attempt goes only when nothing else is left.
   private prune(): void {
-    while (this.kept.length > 0 && (this.bytes > this.retention.bytes || this.kept.length > this.retention.attempts * 2)) {
+    while (this.kept.length > 0 && (this.bytes > this.retention.bytes || this.kept.length > this.retention.attempts)) {
       this.remove([this.kept.find((k) => this.spare(k)) ?? (this.kept[0] as Kept)]);
     }
   }
@@ -123,7 +130,7 @@ export class OutputStore {
       } catch {
         continue;
       }
-      for (const victim of victims) if (victim.run === run) rmSync(dir.at(victim.name), { force: true });
+      for (const victim of victims) if (victim.run === run) for (const name of victim.names) rmSync(dir.at(name), { force: true });
       if (dir !== this.dir) {
         dir.close();
         if (!this.kept.some((k) => k.run === run)) removeEmptyDir(path.join(this.boardDir, this.folder, run));
@@ -149,41 +156,4 @@ export function attemptFileBase(step: number, role: string, attempt: number, tas
 // Task paths name the files; only what is safe in a file name is kept.
 function slug(task: string): string {
   return task.replace(/\.md$/, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(-60) || 'task';
-}
-
-// The real folders in `dir` (a symlink planted there is not a run of ours: it is never read or pruned).
-function realFolders(dir: string): string[] {
-  return listing(dir).filter((name) => lstatOf(path.join(dir, name))?.isDirectory() === true);
-}
-
-function realFolderFiles(dir: string): string[] {
-  return listing(dir).filter((name) => lstatOf(path.join(dir, name))?.isFile() === true);
-}
-
-function sizeOf(file: string): number {
-  return lstatOf(file)?.size ?? 0;
-}
-
-function lstatOf(file: string) {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-function listing(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function removeEmptyDir(dir: string): void {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // not empty (a person's file) or already gone
-  }
 }
