@@ -27,7 +27,7 @@ export interface Board extends BoardState {
   dir: string;
   /** The exact text read, to see a person's edits before writing. */
   text: string;
-  /** The parse of `text`, made by this read (a write in the same step splices into it). */
+  /** The parse of `text` (made by this read, or the one that checked it when this run wrote it); never changed, a write splices by it. */
   doc: Document;
   settings: BoardSettings;
 }
