@@ -4,14 +4,7 @@
 # README.md, so the README and this check cannot drift apart. The second one is `npm test`,
 # which thereby runs the whole suite after the first has run the example board in place.
 # Run by .ci/run. Exits non-zero on the first command that fails.
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-fail() {
-  echo "test/install/readme-setup.sh: FAIL: $*" >&2
-  exit 1
-}
+source "$(dirname "$0")/common.sh"
 
 git clone --quiet "$ROOT" "$WORK/readme-check"
 cd "$WORK/readme-check"

@@ -3,14 +3,7 @@
 # (its dependencies from the npm registry), then `init` and the board it made, run through npx;
 # and installed globally, where the program is on PATH under its own name.
 # Run by .ci/run. Exits non-zero, saying why, on the first thing that is not as a user needs it.
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-fail() {
-  echo "test/install/tarball.sh: FAIL: $*" >&2
-  exit 1
-}
+source "$(dirname "$0")/common.sh"
 step() { echo "--- tarball: $*"; }
 
 step "npm pack (prepack builds dist/ from scratch)"
