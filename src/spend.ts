@@ -9,16 +9,26 @@ export interface SpendTotal {
   priced: number;
 }
 
+/** A total with nothing spent yet. */
+export function emptySpend(): SpendTotal {
+  return { costUsd: 0, tokens: 0, priced: 0 };
+}
+
+/** Add one attempt's usage to a total (failed and limited attempts too). */
+export function addUsage(total: SpendTotal, usage: Usage | undefined): void {
+  if (!usage) return;
+  total.priced++;
+  total.costUsd += usage.costUsd ?? 0;
+  total.tokens += usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+}
+
 /** The spend of a run so far, checked against its budget after every attempt. */
 export class Spend {
-  readonly total: SpendTotal = { costUsd: 0, tokens: 0, priced: 0 };
+  readonly total: SpendTotal = emptySpend();
 
   /** Count an attempt's usage (failed and limited attempts too). */
   add(usage: Usage | undefined): void {
-    if (!usage) return;
-    this.total.priced++;
-    this.total.costUsd += usage.costUsd ?? 0;
-    this.total.tokens += usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+    addUsage(this.total, usage);
   }
 
   /** Which budget the run has reached, as a phrase, or undefined. */

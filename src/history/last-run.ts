@@ -1,7 +1,7 @@
 import type { SupervisorEvent } from '../log/events.js';
 import type { Finder } from './finder.js';
 import { isRunEnd, runEnd, type RunEnd } from './records.js';
-import { Spend, type SpendTotal } from '../spend.js';
+import { addUsage, emptySpend, type SpendTotal } from '../spend.js';
 import type { Usage } from '../reply/usage.js';
 
 /** The last run, as `status` shows it. */
@@ -35,7 +35,7 @@ export class LastRunFinder implements Finder {
     }
     this.run ??= { id: event.run, start: event.time, last: event.time, steps: 0, spend: { total: emptySpend(), byRole: {}, byTask: {} } };
     this.run.start = event.time;
-    if (event.type === 'attempt_finished' && event.usage) addUsage(this.run.spend, event);
+    if (event.type === 'attempt_finished' && event.usage) addEventUsage(this.run.spend, event);
     if (event.type === 'step_started') this.run.steps = Math.max(this.run.steps, Number(event.step));
     // Fed newest first: the first end seen is the run's last one.
     if (isRunEnd(event) && !this.run.end) this.run.end = runEnd(event);
@@ -43,20 +43,9 @@ export class LastRunFinder implements Finder {
   }
 }
 
-function emptySpend(): SpendTotal {
-  return { costUsd: 0, tokens: 0, priced: 0 };
-}
-
-function addUsage(spend: LastRun['spend'], event: SupervisorEvent): void {
+function addEventUsage(spend: LastRun['spend'], event: SupervisorEvent): void {
   const usage = event.usage as Usage;
-  const tally = (total: SpendTotal) => {
-    const one = new Spend();
-    one.add(usage);
-    total.costUsd += one.total.costUsd;
-    total.tokens += one.total.tokens;
-    total.priced += one.total.priced;
-  };
-  tally(spend.total);
-  tally((spend.byRole[String(event.role)] ??= emptySpend()));
-  tally((spend.byTask[String(event.task)] ??= emptySpend()));
+  addUsage(spend.total, usage);
+  addUsage((spend.byRole[String(event.role)] ??= emptySpend()), usage);
+  addUsage((spend.byTask[String(event.task)] ??= emptySpend()), usage);
 }

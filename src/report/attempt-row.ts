@@ -1,5 +1,5 @@
 import { timedOut, type AttemptRecord } from '../history/records.js';
-import { formatSpend, Spend } from '../spend.js';
+import { addUsage, emptySpend, formatSpend } from '../spend.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/text.js';
 import { localStamp } from '../util/time.js';
@@ -40,9 +40,9 @@ export function attemptId(a: AttemptRecord): string {
 }
 
 function spentBy(a: AttemptRecord): string {
-  const one = new Spend();
-  one.add(a.finished?.usage);
-  return formatSpend(one.total);
+  const spent = emptySpend();
+  addUsage(spent, a.finished?.usage);
+  return formatSpend(spent);
 }
 
 /** Text made safe in HTML. */

@@ -1,6 +1,6 @@
 import { timedOut, type AttemptRecord } from '../history/records.js';
 import type { RunRecord } from '../history/runs.js';
-import { Spend, type SpendTotal } from '../spend.js';
+import { addUsage, emptySpend, type SpendTotal } from '../spend.js';
 
 /** Counts and times over a set of attempts. */
 export interface Tally {
@@ -25,7 +25,7 @@ export interface Totals {
 }
 
 function emptyTally(): Tally {
-  return { attempts: 0, valid: 0, retries: 0, timeouts: 0, unfinished: 0, agentMs: 0, spend: { costUsd: 0, tokens: 0, priced: 0 } };
+  return { attempts: 0, valid: 0, retries: 0, timeouts: 0, unfinished: 0, agentMs: 0, spend: emptySpend() };
 }
 
 function count(t: Tally, a: AttemptRecord): void {
@@ -38,11 +38,7 @@ function count(t: Tally, a: AttemptRecord): void {
   if (a.finished.valid) t.valid++;
   if (timedOut(a)) t.timeouts++;
   t.agentMs += a.finished.durationMs;
-  const one = new Spend();
-  one.add(a.finished.usage);
-  t.spend.costUsd += one.total.costUsd;
-  t.spend.tokens += one.total.tokens;
-  t.spend.priced += one.total.priced;
+  addUsage(t.spend, a.finished.usage);
 }
 
 /** The report's totals over all runs, in one pass over the attempts (pure). */
