@@ -5,8 +5,6 @@ import { eventsFile } from '../log/events.js';
 
 /** A board's events.jsonl, open for reading; `size` is taken at opening, so a run appending meanwhile changes nothing read. */
 export interface HistoryFile {
-  /** Absolute path. */
-  path: string;
   fd: number;
   size: number;
 }
@@ -35,7 +33,7 @@ export function withHistory<T>(boardDir: string, read: (history: HistoryFile) =>
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw unreadable(file, new Error(stat.isDirectory() ? 'it is a folder, not a file' : 'it is not a regular file'));
-    return read({ path: file, fd, size: stat.size });
+    return read({ fd, size: stat.size });
   } catch (error) {
     // System errors (EACCES, EIO, … and our short read) are about the file; anything else,
     // Node's own ERR_* included, is ours to report as a bug.

@@ -7,7 +7,7 @@ import { parseEvent } from './parse-event.js';
  * where it stops, stay as they are.
  */
 export interface Finder {
-  /** Whether an event line may matter, told from a peek at it (peekString), never a parse; true when unsure. */
+  /** Whether an event line may matter, told from a peek at it (fieldPeeker), never a parse; true when unsure. */
   wants(line: string): boolean;
   see(event: SupervisorEvent): void;
   readonly found: boolean;

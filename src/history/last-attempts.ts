@@ -41,7 +41,7 @@ export class LastAttemptFinder implements Finder {
       if (!this.ends.has(key)) this.ends.set(key, attemptEnd(event));
       return;
     }
-    const record = attemptFrom(event, event.run, task);
+    const record = attemptFrom(event, task);
     const end = this.ends.get(key);
     if (end) record.finished = end;
     this.ends.delete(key);

@@ -1,13 +1,10 @@
 import type { SupervisorEvent } from '../log/events.js';
 import type { Finder } from './finder.js';
 import { fieldPeeker } from './parse-event.js';
-import { isRunEnd, runEnd, type RunEnd } from './records.js';
-
-const ENDS: ReadonlySet<string> = new Set(['done', 'halted', 'interrupted']);
+import { isRunEnd, RUN_END_TYPES, runEnd, type RunEnd } from './records.js';
 
 /** Finds the last run that ended other than done (its last end event is a halt or an interrupt), from events fed newest first. */
 export class LastHaltFinder implements Finder {
-  found = false;
   halt: (RunEnd & { run: string }) | undefined;
   /** Runs whose last end has been seen: an earlier end of theirs does not count. */
   private readonly ended = new Set<string>();
@@ -15,7 +12,7 @@ export class LastHaltFinder implements Finder {
 
   wants(line: string): boolean {
     const type = this.peekType(line);
-    return type === undefined || ENDS.has(type);
+    return type === undefined || RUN_END_TYPES.has(type);
   }
 
   see(event: SupervisorEvent): void {
@@ -23,6 +20,9 @@ export class LastHaltFinder implements Finder {
     this.ended.add(event.run);
     if (event.type === 'done') return;
     this.halt = { ...runEnd(event), run: event.run };
-    this.found = true;
+  }
+
+  get found(): boolean {
+    return this.halt !== undefined;
   }
 }

@@ -49,14 +49,17 @@ export interface RunEnd {
 }
 
 /** The event types that end a run. */
+export const RUN_END_TYPES: ReadonlySet<string> = new Set<RunEnd['type']>(['done', 'halted', 'interrupted']);
+
+/** Whether an event ends a run. */
 export function isRunEnd(event: SupervisorEvent): event is SupervisorEvent & { type: RunEnd['type'] } {
-  return event.type === 'done' || event.type === 'halted' || event.type === 'interrupted';
+  return RUN_END_TYPES.has(event.type);
 }
 
 /** An attempt as its attempt_started event tells it (pure); `task` is its step's task. */
-export function attemptFrom(started: SupervisorEvent, run: string, task: string): AttemptRecord {
+export function attemptFrom(started: SupervisorEvent, task: string): AttemptRecord {
   const trigger = typeof started.trigger === 'string' ? { trigger: started.trigger } : {};
-  return { run, step: Number(started.step), task, role: String(started.role), manager: isManagerTurn(started) || started.task !== task, ...trigger, attempt: Number(started.attempt), of: Number(started.of), start: started.time };
+  return { run: started.run, step: Number(started.step), task, role: String(started.role), manager: isManagerTurn(started) || started.task !== task, ...trigger, attempt: Number(started.attempt), of: Number(started.of), start: started.time };
 }
 
 /** An attempt's end as its attempt_finished event tells it (pure). */

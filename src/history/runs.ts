@@ -34,7 +34,7 @@ export function buildHistory(events: Iterable<SupervisorEvent>): RunRecord[] {
       run.steps = Math.max(run.steps, Number(event.step));
     } else if (event.type === 'attempt_started') {
       const step = steps.get(run.id);
-      const record = attemptFrom(event, run.id, step?.step === Number(event.step) ? step.task : String(event.task));
+      const record = attemptFrom(event, step?.step === Number(event.step) ? step.task : String(event.task));
       run.attempts.push(record);
       open.set(attemptKey(event), record);
     } else if (event.type === 'attempt_finished') {

@@ -1,4 +1,5 @@
 import type { SupervisorEvent } from '../log/events.js';
+import { isManagerTurn } from '../history/records.js';
 import { shorten } from '../util/text.js';
 import { tailEvents } from './tail.js';
 
@@ -89,7 +90,7 @@ export class StepHistory {
 
 // The Manager's own events carry done_task; the step's worker (or periodic role) is the rest.
 function foldInto(step: HistoryStep, event: SupervisorEvent): void {
-  const manager = 'done_task' in event;
+  const manager = isManagerTurn(event);
   switch (event.type) {
     case 'attempt_finished':
       if (manager) return;

@@ -122,14 +122,9 @@ function bar(a: AttemptRecord, start: number, span: number, run: RunRecord, link
   return `<a class="${classes}" data-attempt="${esc(attemptId(a))}"${href} style="left:${left.toFixed(3)}%;width:${width.toFixed(3)}%" title="${esc(title)}">${esc(label)}</a>`;
 }
 
-
 function tallyCells(t: Tally): string {
   return [t.attempts, t.valid, t.retries, t.timeouts].map((n) => `<td class="num">${n}</td>`).join('') + `<td class="num">${esc(formatDuration(t.agentMs))}</td><td class="num">${esc(formatSpend(t.spend) || '—')}</td>`;
 }
-
-
-
-
 
 // Event log paths are relative to the board folder; the page may be written anywhere. An
 // attempt's files share a folder: its way from the page is worked out once per folder, not
@@ -152,5 +147,4 @@ function linker(context: PageContext): Linker {
 function clamp(percent: number): number {
   return Math.min(100, Math.max(0, percent));
 }
-
 
