@@ -1,4 +1,4 @@
-import { EVENTS } from '../log/events.js';
+import { EVENTS, rotatedFile } from '../log/events.js';
 import { RUNS } from '../log/output-store.js';
 
 /** Where one kind of agent run keeps its events and attempt output, board-relative. */
@@ -15,5 +15,5 @@ export const TRY_PLACE: OutputPlace = { events: '.kanban-supervisor/try/events.j
 
 /** The events file that held a place's older events before it was rotated. */
 export function rotatedEvents(place: OutputPlace): string {
-  return place.events.replace(/\.jsonl$/, '.1.jsonl');
+  return rotatedFile(place.events);
 }

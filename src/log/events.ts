@@ -43,9 +43,9 @@ export function eventsFile(stateDir: string): string {
   return path.join(stateDir, 'events.jsonl');
 }
 
-/** Where events.jsonl goes when it is full; the history tools read it too. */
-export function previousEventsFile(stateDir: string): string {
-  return path.join(stateDir, 'events.1.jsonl');
+/** Where an events file goes when it is full (`events.jsonl` → `events.1.jsonl`); `logs` reads it too. */
+export function rotatedFile(file: string): string {
+  return file.replace(/\.jsonl$/, '.1.jsonl');
 }
 
 /** Where a run's events go, board-relative. */
@@ -92,7 +92,7 @@ export class EventLog {
     const state = openRealDir(this.boardDir, path.posix.dirname(this.file));
     const name = path.posix.basename(this.file);
     try {
-      renameSync(state.at(name), state.at(name.replace(/\.jsonl$/, '.1.jsonl')));
+      renameSync(state.at(name), state.at(rotatedFile(name)));
     } finally {
       state.close();
     }
