@@ -1,5 +1,5 @@
 import { isObject } from './json.js';
-import { parse, stringField } from './events.js';
+import { firstLine, parse, stringField } from './events.js';
 
 // Longer lines are not parsed: a JSON line this long is a tool result or a whole file, neither
 // of which a status line shows, and parsing it per output line would cost more than it shows.
@@ -96,9 +96,6 @@ function relative(file: string, cwd?: string): string {
   return file.startsWith(base) ? file.slice(base.length) : file;
 }
 
-function firstLine(text: string | undefined): string {
-  return (text ?? '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
-}
 
 function shorten(text: string): string {
   return text.length > SHOWN_MAX ? `${text.slice(0, SHOWN_MAX - 1)}…` : text;

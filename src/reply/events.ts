@@ -1,4 +1,4 @@
-import { isObject } from './json.js';
+import { isObject, tryParse } from './json.js';
 
 /**
  * The JSON objects an agent CLI printed on stdout: the elements of one JSON array or the one
@@ -19,12 +19,13 @@ export function stdoutEvents(stdout: string): Record<string, unknown>[] {
 
 /** The JSON value of text that looks like an object or array, else undefined (never throws). */
 export function parse(text: string): unknown {
-  if (!(text.startsWith('{') && text.endsWith('}')) && !(text.startsWith('[') && text.endsWith(']'))) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  const looksLikeJson = (text.startsWith('{') && text.endsWith('}')) || (text.startsWith('[') && text.endsWith(']'));
+  return looksLikeJson ? tryParse(text) : undefined;
+}
+
+/** The first non-blank line of a text, trimmed; empty for none. */
+export function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
 }
 
 /** A string field of an object, or undefined. */

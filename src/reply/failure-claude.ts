@@ -1,6 +1,6 @@
 import { isObject } from './json.js';
-import { numberField, stdoutEvents, stringField } from './events.js';
-import { LOGIN_HINTS, type FailedAttempt, type Failure, type FailureContext } from './failure.js';
+import { numberField, stringField } from './events.js';
+import { LOGIN_HINTS, type Failure, type FailureContext, type ReadAttempt } from './failure.js';
 import { fromEpoch, parseResetText } from './reset-time.js';
 
 // Claude Code (`-p --output-format json`, or `stream-json --verbose`) reports a failed run in its
@@ -19,8 +19,8 @@ const NOT_A_LIMIT = /not your usage limit/i;
 const SERVICE = /overloaded|\b5\d\d\b|server-side issue|request timed out|unable to connect to api|connection (?:refused|error|reset)|fetch failed|socket hang up|econn\w+|etimedout|network/i;
 
 /** Classify a failed Claude Code attempt (see classifyFailure). */
-export function claudeFailure(attempt: FailedAttempt, context: FailureContext): Failure {
-  const events = stdoutEvents(attempt.stdout);
+export function claudeFailure(attempt: ReadAttempt, context: FailureContext): Failure {
+  const { events } = attempt;
   const result = events.findLast((e) => e.type === 'result');
   // A run that finished without an error said something; that it was no valid reply is the agent's.
   if (result && result.is_error !== true) return { kind: 'invalid' };

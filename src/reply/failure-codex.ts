@@ -1,6 +1,6 @@
 import { isObject } from './json.js';
-import { parse, stdoutEvents, stringField } from './events.js';
-import { LOGIN_HINTS, type FailedAttempt, type Failure, type FailureContext } from './failure.js';
+import { parse, stringField } from './events.js';
+import { LOGIN_HINTS, type Failure, type FailureContext, type ReadAttempt } from './failure.js';
 import { parseLocalResetTime, parseWordedDuration } from './reset-time.js';
 
 // Codex `exec --json` reports a failed turn as a top-level `error` event followed by `turn.failed`
@@ -17,8 +17,8 @@ const ACCOUNT = /upgrade to plus|usage is not included|quota exceeded\. check yo
 const SERVICE = /waiting for network|stream disconnected|connection failed|error sending request|failed to lookup address|timed? ?out|\b5\d\d\b|internal server error|service unavailable|bad gateway|at capacity|high demand|overloaded/i;
 
 /** Classify a failed Codex attempt (see classifyFailure). */
-export function codexFailure(attempt: FailedAttempt, context: FailureContext): Failure {
-  const events = stdoutEvents(attempt.stdout);
+export function codexFailure(attempt: ReadAttempt, context: FailureContext): Failure {
+  const { events } = attempt;
   // A turn that completed is the agent's own answer, however invalid.
   if (events.some((e) => e.type === 'turn.completed')) return { kind: 'invalid' };
   const failed = events.findLast((e) => e.type === 'turn.failed');

@@ -1,6 +1,6 @@
 import { isObject } from './json.js';
-import { numberField, parse, stdoutEvents, stringField } from './events.js';
-import { LOGIN_HINTS, type FailedAttempt, type Failure, type FailureContext } from './failure.js';
+import { firstLine, numberField, parse, stringField } from './events.js';
+import { LOGIN_HINTS, type Failure, type FailureContext, type ReadAttempt } from './failure.js';
 import { parseWordedDuration } from './reset-time.js';
 
 // Gemini CLI reports a failed run on stdout only with `-o stream-json` (a final
@@ -16,9 +16,9 @@ const SERVICE = /overloaded|\bunavailable\b|service unavailable|\b5\d\d\b|intern
 const QUOTA = /quotaerror|resource_exhausted|\b429\b|exhausted your (?:daily )?(?:quota|capacity)|quota (?:will reset|exceeded)|exceeded your current quota|rate limit/i;
 
 /** Classify a failed Gemini CLI attempt (see classifyFailure). */
-export function geminiFailure(attempt: FailedAttempt, context: FailureContext): Failure {
+export function geminiFailure(attempt: ReadAttempt, context: FailureContext): Failure {
   const cli = 'gemini';
-  const events = stdoutEvents(attempt.stdout);
+  const { events } = attempt;
   const result = events.findLast((e) => e.type === 'result' && 'status' in e);
   // A finished run, or a json envelope with a response: the agent's own answer, however invalid.
   if (stringField(result, 'status') === 'success' || events.some((e) => typeof e.response === 'string')) return { kind: 'invalid' };
@@ -43,9 +43,6 @@ function apiMessage(message: string): string {
   return stringField(isObject(json) ? json.error : undefined, 'message') ?? inner;
 }
 
-function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
-}
 
 // The -o json error object Gemini CLI writes last on stderr.
 function stderrEnvelope(stderr: string): Record<string, unknown> | undefined {

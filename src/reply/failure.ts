@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { stdoutEvents } from './events.js';
 import { claudeFailure } from './failure-claude.js';
 import { codexFailure, codexFailureInLine } from './failure-codex.js';
 import { geminiFailure } from './failure-gemini.js';
@@ -27,7 +28,12 @@ export interface FailedAttempt {
   stdout: string;
   stderr: string;
   exitCode: number | null;
+  /** The JSON objects of stdout (stdoutEvents), when the caller has them already. */
+  events?: Record<string, unknown>[];
 }
+
+/** A failed attempt as the per-CLI classifiers read it: its stdout's JSON objects found once. */
+export type ReadAttempt = FailedAttempt & { events: Record<string, unknown>[] };
 
 /** How to read a failed attempt: which CLI ran, the role's own patterns, and the clock and zone. */
 export interface FailureContext {
@@ -76,9 +82,10 @@ export function classifyFailure(attempt: FailedAttempt, context: FailureContext)
     if (match?.kind === 'usage_limit') return { kind: 'usage_limit', cli: name, detail: match.line, resetAt: match.resetAt };
     if (match?.kind === 'transient') return { kind: 'transient', cli: name, detail: match.line };
   }
-  if (cli === 'claude') return claudeFailure(attempt, context);
-  if (cli === 'codex') return codexFailure(attempt, context);
-  if (cli === 'gemini') return geminiFailure(attempt, context);
+  const read = { ...attempt, events: attempt.events ?? stdoutEvents(attempt.stdout) };
+  if (cli === 'claude') return claudeFailure(read, context);
+  if (cli === 'codex') return codexFailure(read, context);
+  if (cli === 'gemini') return geminiFailure(read, context);
   return { kind: 'invalid' };
 }
 

@@ -55,8 +55,8 @@ export function fromEpoch(text: string | number): Date | null {
   return ms > 1e12 && ms < 1e13 ? new Date(ms) : null;
 }
 
-/** Whether `zone` is an IANA time zone this Node knows. */
-export function isTimeZone(zone: string): boolean {
+// Whether `zone` is an IANA time zone this Node knows.
+function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return true;

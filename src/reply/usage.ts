@@ -21,7 +21,11 @@ export interface Usage {
  * only, never a stream's running figures, so nothing is counted twice. Pure.
  */
 export function attemptUsage(stdout: string): Usage | undefined {
-  const events = stdoutEvents(stdout);
+  return usageOf(stdoutEvents(stdout));
+}
+
+/** `attemptUsage` for stdout's JSON objects found already (stdoutEvents). */
+export function usageOf(events: Record<string, unknown>[]): Usage | undefined {
   return claudeUsage(events) ?? codexUsage(events) ?? geminiUsage(events);
 }
 
@@ -87,8 +91,7 @@ function sum(values: Array<number | undefined>): number | undefined {
 
 // Drops unknown figures and adds the total, so a Usage never holds an undefined key.
 function figures(usage: Usage): Usage | undefined {
-  const total = sum([usage.inputTokens, usage.outputTokens]);
-  const all: Usage = { ...usage, ...(usage.inputTokens !== undefined || usage.outputTokens !== undefined ? { totalTokens: total } : {}) };
+  const all: Usage = { ...usage, totalTokens: sum([usage.inputTokens, usage.outputTokens]) };
   const known = Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Usage;
   return Object.keys(known).length > 0 ? known : undefined;
 }

@@ -70,17 +70,21 @@ const gemini: Wrapper = {
     const whole = out.whole;
     if (!isObject(whole)) return geminiStream(out.lines);
     // A reply of our own format that happens to have a `response` field is not an envelope.
-    if (!isObject(whole) || 'status' in whole || !('response' in whole || ('error' in whole && 'stats' in whole) || ('session_id' in whole && 'stats' in whole))) return null;
-    if (isObject(whole.error)) return { error: `reported an error as Gemini CLI: ${String(whole.error.message ?? 'no message').slice(0, 300)}` };
+    if ('status' in whole || !('response' in whole || ('error' in whole && 'stats' in whole) || ('session_id' in whole && 'stats' in whole))) return null;
+    if (isObject(whole.error)) return geminiError(whole.error);
     if (typeof whole.response === 'string') return { text: whole.response };
     return null;
   },
 };
 
+function geminiError(error: Record<string, unknown>): Unwrapped {
+  return { error: `reported an error as Gemini CLI: ${String(error.message ?? 'no message').slice(0, 300)}` };
+}
+
 function geminiStream(events: Record<string, unknown>[] | null): Unwrapped | null {
   if (!events || !events.some((e) => e.type === 'init' && 'session_id' in e)) return null;
   const result = events.findLast((e) => e.type === 'result');
-  if (isObject(result?.error)) return { error: `reported an error as Gemini CLI: ${String(result.error.message ?? 'no message').slice(0, 300)}` };
+  if (isObject(result?.error)) return geminiError(result.error);
   // The final message: the assistant's deltas after the last tool call.
   const lastTool = events.findLastIndex((e) => e.type === 'tool_use' || e.type === 'tool_result');
   const parts = events.slice(lastTool + 1).filter((e) => e.type === 'message' && e.role === 'assistant' && typeof e.content === 'string');

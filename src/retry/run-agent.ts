@@ -6,7 +6,8 @@ import { InterruptedError, GuardError, RetriesExhaustedError } from '../errors.j
 import { appendEntry } from '../log/supervisor-log.js';
 import { classifyFailure, type Failure } from '../reply/failure.js';
 import { judgeAttempt } from '../reply/judge.js';
-import { attemptUsage } from '../reply/usage.js';
+import { stdoutEvents } from '../reply/events.js';
+import { usageOf } from '../reply/usage.js';
 import { expectedReply } from '../schemas.js';
 import type { Settings } from '../settings.js';
 import { formatSpend } from '../spend.js';
@@ -41,6 +42,8 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
   // The Manager's events name the board and the task it hears about as fields of their own.
   const where = { step: run.step, role: invocation.role, task: run.task, ...(run.inputs.done_task !== undefined && { board: run.inputs.kanban_file, done_task: run.inputs.done_task }), ...(run.trigger !== undefined && { trigger: run.trigger }) };
   const logTask = logTaskOf(run);
+  const place = { step: run.step, role: invocation.role, task: run.task };
+  const reading = { command: [invocation.file, ...invocation.args], patterns: failures, timeZone: invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone };
   let transient = 0;
   for (let attempt = 1, tries = 1; attempt <= total; tries++) {
     // A stop (Ctrl-C, a lost lock) after an invalid attempt ends the run instead of a retry.
@@ -49,8 +52,10 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(tries > attempt && { rerun: tries - attempt }), command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs });
     const result = await ctx.runAttempt(invocation, files, ctx);
     const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, output, rules, invocation);
-    const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode }, { command: [invocation.file, ...invocation.args], patterns: failures, now: ctx.clock.now(), timeZone: invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone })) : undefined;
-    const usage = attemptUsage(result.stdout);
+    // stdout's JSON objects, found once for the failure and the usage.
+    const events = stdoutEvents(result.stdout);
+    const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode, events }, { ...reading, now: ctx.clock.now() })) : undefined;
+    const usage = usageOf(events);
     ctx.spend.add(usage);
     const written = ctx.output.close(files, judgement?.valid !== true);
     ctx.events.emit('attempt_finished', {
@@ -81,7 +86,6 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     if (budget) throw new GuardError(`Stopped: the run's agents have spent ${formatSpend(ctx.spend.total)}, reaching ${budget}, after ${invocation.role}'s attempt on ${run.task}. The board is unchanged since the last step; raise the budget (or pass --max-cost) and run again to resume.`);
     if (judgement.valid) return judgement.reply;
 
-    const place = { step: run.step, role: invocation.role, task: run.task };
     if (failure?.kind === 'login') {
       appendEntry(board.dir, { time: ctx.clock.now(), kind: 'Halt', agent: invocation.role, task: logTask, issue: `Login missing or rejected (${failure.cli}): ${failure.detail}`, action: `Halting for a person: ${failure.hint}` });
       throw loginError(invocation, failure);
