@@ -18,6 +18,8 @@ export interface RunParts {
   runAttempt?: RunAttempt;
   clock?: Clock;
   onLine?: (line: string) => void;
+  /** What the run's attempts spend, when the caller shows it too. */
+  spend?: Spend;
 }
 
 /**
@@ -25,13 +27,13 @@ export interface RunParts {
  * clock and a fresh schema compiler unless given, so both run an agent the very same way.
  */
 export function buildRunContext(parts: RunParts): RunContext {
-  const { onLine, runAttempt, clock, ...rest } = parts;
+  const { onLine, runAttempt, clock, spend, ...rest } = parts;
   return {
     ...rest,
     runAttempt: runAttempt ?? realRunAttempt,
     schemas: createSchemaCompiler(),
     clock: clock ?? systemClock,
-    spend: new Spend(),
+    spend: spend ?? new Spend(),
     limits: { waitedMs: 0, fallbacks: 0 },
     ...(onLine && { onLine }),
   };

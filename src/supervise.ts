@@ -3,7 +3,7 @@ import type { RunAttempt } from './agent/attempt.js';
 import { stopLeftoverAgent } from './agent/record.js';
 import { checkWritable, removeDeadTemps } from './board/writable.js';
 import { realBoardPath } from './board/locate.js';
-import { isFinished, readBoard } from './board/read.js';
+import { isFinished, readBoard, type Board } from './board/read.js';
 import { systemClock, type Clock, type RunContext } from './context.js';
 import { buildRunContext } from './run-context.js';
 import { InputError } from './errors.js';
@@ -20,10 +20,15 @@ import { residentRun } from './watch/resident.js';
 import { fsDirWatcher, type DirWatcher } from './watch/watcher.js';
 import { resolveSettings, type SettingsFlags } from './settings.js';
 import { runId as newRunId } from './util/time.js';
+import type { Spend } from './spend.js';
 
 /** Options of a supervised run: the board, the flags, and the seams tests replace. */
 export interface SuperviseOptions extends SettingsFlags {
   file: string;
+  /** kanban.yaml as the caller has just read it (at its real path), so it is not read twice. */
+  board?: Board;
+  /** Where the run's spend is added up (the caller shows it in the outcome); one is made if not given. */
+  spend?: Spend;
   once?: boolean;
   /** Stay resident where the run would end, and carry on when a person edits the board (SPEC §5b). */
   watch?: boolean;
@@ -52,8 +57,8 @@ export type SuperviseResult = LoopResult & { file: string; runId: string | null;
  */
 export async function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
   const started = performance.now();
-  const file = realBoardPath(options.file);
-  const board = readBoard(file); // bad input fails with exit 2 before anything is locked or written
+  const file = options.board?.file ?? realBoardPath(options.file);
+  const board = options.board ?? readBoard(file); // bad input fails with exit 2 before anything is locked or written
   const finished = (loop: LoopResult, runId: string | null, now = readBoard(file)): SuperviseResult => ({ ...loop, file, runId, elapsedMs: performance.now() - started, current: now.current, phase: now.phase ?? null });
   if (options.watch && options.once) throw new InputError('--watch and --once cannot be used together: --watch keeps running after the board is done, --once stops after one step. Pass one of them.');
   // A resident run takes the lock and waits even on a board with nothing to run yet.
@@ -77,7 +82,7 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     removeDeadTemps(file);
     const leftover = await stopLeftoverAgent(board.dir, settings.killGraceMs);
     output = new OutputStore(board.dir, runId, settings.retention);
-    const ctx: RunContext = { ...buildRunContext({ file, dir: board.dir, runId, flags: options, env: options.env ?? process.env, events, output, stop: stopper.signals, clock, ...(options.runAttempt && { runAttempt: options.runAttempt }), ...(options.onLine && { onLine: options.onLine }) }), history };
+    const ctx: RunContext = { ...buildRunContext({ file, dir: board.dir, runId, flags: options, env: options.env ?? process.env, events, output, stop: stopper.signals, clock, ...(options.runAttempt && { runAttempt: options.runAttempt }), ...(options.onLine && { onLine: options.onLine }), ...(options.spend && { spend: options.spend }) }), history };
     events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }) });
     const loop = () => (options.watch ? residentRun(ctx, { watcher: options.watcher ?? fsDirWatcher }) : superviseBoard(ctx));
     const result = await resumeKnownWait(ctx, settings).then(loop).catch((error: unknown) => {

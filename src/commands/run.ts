@@ -65,7 +65,7 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
       const context = { file: board.file, run: '', steps: 0, task: '' };
       ending = { outcome: finishedOutcome({ reason: 'done', steps: 0, elapsedMs: performance.now() - started, current: board.current, phase: board.phase ?? null }, file), context };
     } else {
-      ending = await (await import('./run-supervised.js')).runSupervised(file, flags, settings, mode, io);
+      ending = await (await import('./run-supervised.js')).runSupervised(board, file, flags, settings, mode, io);
     }
   } catch (error) {
     if (!(error instanceof SupervisorError)) throw error;

@@ -46,8 +46,8 @@ export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Va
   } catch (error) {
     throw new InputError(readFailure(options.file, error));
   }
-  const { board, problems } = parseBoard(file, text);
   const yaml = parseYaml(text);
+  const { board, problems } = parseBoard(file, text, yaml);
   if (!yaml.ok) return { file, problems, warnings: [], tasks: 0, roles: [] };
   const at = (pointer: string) => lineOf(yaml.doc, yaml.lines, pointer);
   // A board with schema problems still has task paths worth checking: take what is usable.

@@ -22,7 +22,7 @@ export function statusMark(status: unknown, style: Style): string {
 }
 
 /** `status: message start`, agent text cleaned for a terminal. */
-export function replyText(status: unknown, message: unknown): string {
+function replyText(status: unknown, message: unknown): string {
   const said = typeof message === 'string' ? cleanLine(message) : '';
   return `${cleanLine(String(status))}${said ? `: ${shorten(said, MESSAGE_CHARS)}` : ''}`;
 }
