@@ -1,7 +1,7 @@
 import type { SupervisorEvent } from '../log/events.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/text.js';
-import { localStamp } from '../util/time.js';
+import { localClock } from '../util/time.js';
 import type { Style } from './style.js';
 
 // A reply's message is shown in full in the event log; on a line, its start.
@@ -46,7 +46,7 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
     case 'human_edit_kept':
       return `  ${style.yellow('!')} ${cleanLine(String(event.issue))}`;
     case 'limit_wait':
-      return `  ${style.yellow('⏸')} ${role} hit ${cleanLine(String(event.cli))}'s usage limit; waiting until ${localStamp(String(event.until)).slice(11, 16)} (${formatDuration(Number(event.waitMs))}${event.resetKnown ? '' : ', no reset time given'}): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
+      return `  ${style.yellow('⏸')} ${role} hit ${cleanLine(String(event.cli))}'s usage limit; waiting until ${localClock(String(event.until))} (${formatDuration(Number(event.waitMs))}${event.resetKnown ? '' : ', no reset time given'}): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
     case 'limit_resumed':
       return `  ▶ the limit has reset; ${role} runs again with the same inputs`;
     case 'handed_to_manager':
@@ -76,7 +76,7 @@ const ENDED: Record<string, string> = {
 
 /** What a resident run waits for, and why it is not running (pure; agent text cleaned). */
 export function waitingText(event: SupervisorEvent): string {
-  const until = typeof event.until === 'string' ? ` or until ${localStamp(event.until).slice(11, 16)} (the usage limit's reset)` : '';
+  const until = typeof event.until === 'string' ? ` or until ${localClock(event.until)} (the usage limit's reset)` : '';
   const via = event.via === 'polling' ? ` (comparing the files every few seconds: ${shorten(cleanLine(String(event.why)), 80)})` : '';
   const ended = ENDED[String(event.outcome)] ?? cleanLine(String(event.outcome));
   return `waiting for an edit of kanban.yaml, a task or a role file${until}${via} — ${ended}: ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;

@@ -1,7 +1,7 @@
 import type { SupervisorEvent } from '../log/events.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine } from '../util/text.js';
-import { localStamp } from '../util/time.js';
+import { localClock } from '../util/time.js';
 import { eventLine, statusMark } from './lines.js';
 import { columnsOf, fitColumns, fitColumnsEnd } from './columns.js';
 import { createStyle, type Style } from './style.js';
@@ -111,7 +111,7 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
       }
       case 'limit_wait':
       case 'backoff':
-        waiting = event.type === 'limit_wait' ? `waiting for ${cleanLine(String(event.cli))}'s usage limit to reset at ${localStamp(String(event.until)).slice(11, 16)}` : `${cleanLine(String(event.cli))} service error: trying again in ${formatDuration(Number(event.waitMs))}`;
+        waiting = event.type === 'limit_wait' ? `waiting for ${cleanLine(String(event.cli))}'s usage limit to reset at ${localClock(String(event.until))}` : `${cleanLine(String(event.cli))} service error: trying again in ${formatDuration(Number(event.waitMs))}`;
         permanent(eventLine(event, PLAIN) as string, eventLine(event, style) as string);
         break;
       case 'limit_resumed':
@@ -120,7 +120,7 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
       case 'waiting':
       case 'woke':
       case 'edit_invalid':
-        if (event.type === 'waiting') resident = `waiting for an edit since ${localStamp(event.time).slice(11, 16)}`;
+        if (event.type === 'waiting') resident = `waiting for an edit since ${localClock(event.time)}`;
         if (event.type === 'woke') resident = null;
         permanent(eventLine(event, PLAIN) as string, eventLine(event, style) as string);
         break;

@@ -70,14 +70,12 @@ async function pass(ctx: RunContext, tally: RunTally): Promise<PassEnd> {
 async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd): Promise<void> {
   const since = ctx.clock.now();
   const at = (relative: string) => path.join(ctx.dir, relative);
-  let baseline = snapshot(ctx.dir, watchSet(ctx.file).files);
+  let set = watchSet(ctx.file);
+  let baseline = snapshot(ctx.dir, set.files);
   const waiting = { for: 'board_change' as const, reason: ended.reason, outcome: ended.outcome, exitCode: ended.exitCode, since: since.toISOString(), ...(ended.until && { until: ended.until.toISOString() }), run: ctx.runId, pid: process.pid };
   waitingFile.write(ctx.dir, waiting);
   let told: WatchVia | undefined;
   for (;;) {
-    // An edit may list other tasks: watch what the board names now.
-    const set = watchSet(ctx.file);
-    baseline = rebase(ctx.dir, set.files, baseline);
     const onWatching = (how: WatchVia) => {
       if (told?.via === how.via) return; // once per wait, and again only if fs.watch fails
       told = how;
@@ -92,6 +90,9 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
       // waiting.json first: whoever hears the event can read the state it announces.
       waitingFile.write(ctx.dir, { ...waiting, invalid: formatProblem(problem.problem) });
       ctx.events.emit('edit_invalid', { files, file: problem.problem.file, ...(problem.problem.line !== undefined && { line: problem.problem.line }), problem: problem.problem.message, problems: problem.count });
+      // The edit may list other tasks: watch what the board names now.
+      set = watchSet(ctx.file);
+      baseline = rebase(ctx.dir, set.files, baseline);
       continue;
     }
     ctx.events.emit('woke', { by: wake.by, files, waitedMs: ctx.clock.now().getTime() - since.getTime() });
