@@ -1,7 +1,7 @@
 // The floor each supervisor step figure is held against: what SPEC itself makes a step do,
 // written as plainly as Node allows, and nothing else. Per step:
-//   - kanban.yaml read again (SPEC §2: the source of truth, re-read every step), `current`
-//     taken from its text;
+//   - kanban.yaml read again and parsed as YAML once (SPEC §2: the source of truth, re-read
+//     every step), `current` taken from the parse;
 //   - the task's front-matter read (the head of the task file) and the two role files read
 //     (a person may edit them between steps);
 //   - per agent: the agent record written before the spawn and removed after it, the spawn
@@ -13,15 +13,18 @@
 //   - the events of a step appended to events.jsonl, as many and as long as the supervisor's;
 //   - the Manager's input holding `history`, the last 50 steps as the supervisor gives them
 //     (src/manager-history/), so both Managers read the same number of bytes;
+//   - each task path the Manager returns checked once (SPEC §3: relative, inside the board
+//     folder, an existing file);
 //   - the board written atomically: a temp file, fsync, rename, fsync of the folder.
-// No parsing of YAML or front-matter, no schema, no checks of paths, no retention (nothing
-// is pruned in the step counts measured), no symlink-safe folder walk beyond O_NOFOLLOW.
+// No parsing of front-matter, no schema, no retention (nothing is pruned in the step counts
+// measured), no symlink-safe folder walk beyond O_NOFOLLOW.
 //   node floor.mjs '<json config>'   (see FloorConfig below)
 import { spawn } from 'node:child_process';
-import { closeSync, constants, createWriteStream, fsyncSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, createWriteStream, fsyncSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import { WORKER_PROMPT, managerEnv, taskPath } from './boards.mjs';
 
 /** The environment variable that tags every process of an agent run (the supervisor's src/agent/tag.ts). */
@@ -225,8 +228,8 @@ async function steps(config) {
   let step = 0;
   for (;;) {
     const text = readFileSync(file, 'utf8');
-    const current = /^current: (.*)$/m.exec(text)?.[1];
-    if (current === undefined || current === 'null') break;
+    const current = parseYaml(text).current;
+    if (typeof current !== 'string') break;
     step++;
     const started = run.emit('step_started', { step, role: 'Implementor', task: current, phase: 'execute' }).time;
     readHead(path.join(config.dir, current), run.space);
@@ -240,6 +243,7 @@ async function steps(config) {
     if (history.length > 50) history.pop();
     const answer = await run.attempt(step, 'Manager', current, managerCall(config, current, tasks, result, managerTag, config.history === false ? undefined : history), managerTag);
     tasks = answer.tasks;
+    for (const task of tasks) checkTaskPath(config.dir, task);
     const next = answer.next_task;
     done.manager = { status: answer.status, next_task: next };
     run.writeBoard(file, text.replace(/^current: .*$/m, `current: ${next ?? 'null'}`));
@@ -247,6 +251,11 @@ async function steps(config) {
   }
   run.emit('done', { steps: step, phase: 'execute', current: null });
   run.close();
+}
+
+// The check SPEC §3 makes of every path in a Manager's answer: relative, inside the board, an existing file.
+function checkTaskPath(dir, task) {
+  if (path.isAbsolute(task) || task.split('/').includes('..') || !statSync(path.join(dir, task)).isFile()) throw new Error(`the floor's Manager answered a bad task path: ${task}`);
 }
 
 // A task file's head, as far as its front-matter could reach.
