@@ -22,7 +22,7 @@ export interface Clock {
 }
 
 /**
- * Everything one run shares, built once by `commands/run.ts`: the board, the side effects
+ * Everything one run shares, built once by `run/harness.ts`: the board, the side effects
  * (attempt runner, event log, output files, clock) and how the run is told to stop. Tests
  * build their own with a fake `runAttempt` to check the loop, retries and guards fast.
  */

@@ -16,12 +16,13 @@ export interface LoopResult {
  * current task's role, then the Manager, whose answer is written back), and again. After every
  * N-th completed step a periodic role runs too (SPEC §5b). `tally` carries step numbers and the
  * periodic count over the passes of a resident run; the guards count from each pass's start.
+ * `seen` is the board as the run's start read it: the first step reuses its parse.
  */
-export async function superviseBoard(ctx: RunContext, tally = new RunTally()): Promise<LoopResult> {
+export async function superviseBoard(ctx: RunContext, tally = new RunTally(), seen?: WrittenText): Promise<LoopResult> {
   let steps = 0; // task steps, for max_steps
   let periodic = 0;
   let sameTask = 0;
-  let written: WrittenText | undefined; // what the last step wrote, so the next read need not parse it again
+  let written = seen; // the text the run last read or wrote, so the next read need not parse it again
   try {
     for (;;) {
       throwIfStopped(ctx.stop);

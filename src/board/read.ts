@@ -147,12 +147,26 @@ export interface WrittenText {
  * The checks on the paths are made again either way, since task files may have changed.
  */
 export function readBoard(file: string, written?: WrittenText): Board {
-  let text: string;
+  return boardOf(file, readBoardText(file), written);
+}
+
+/** The one read of kanban.yaml's text; a file that cannot be read is an InputError saying why. */
+export function readBoardText(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (error) {
     throw new InputError(readFailure(file, error));
   }
+}
+
+/** kanban.yaml's text and its parse, read once for callers that check and run the same read. */
+export function readBoardSeen(file: string): WrittenText {
+  const text = readBoardText(file);
+  return { text, parsed: parseYaml(text) };
+}
+
+/** The board a text read from `file` holds (reusing `written`'s parse when it is of this text); its first problem is an InputError. */
+export function boardOf(file: string, text: string, written?: WrittenText): Board {
   const { board, problems } = parseBoard(file, text, written?.text === text ? written.parsed : undefined);
   if (!board) {
     const shown = path.relative(process.cwd(), file);

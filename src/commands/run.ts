@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { realBoardPath } from '../board/locate.js';
-import { isFinished, readBoard } from '../board/read.js';
+import { boardOf, isFinished, readBoardSeen } from '../board/read.js';
 import { SupervisorError } from '../errors.js';
 import { settingsFlags } from '../flags.js';
-import type { Hook, HookContext } from '../hooks/hook.js';
-import { failedOutcome, finishedOutcome, printOutcome, type Outcome } from '../progress/outcome.js';
+import type { Hook } from '../hooks/hook.js';
+import { failedOutcome, finishedOutcome, printOutcome } from '../progress/outcome.js';
 import { createStyle, reporterMode, wantsColour } from '../progress/style.js';
-import { writeIfOpen } from '../stop.js';
+import type { RunEnding, RunIO } from '../run/session.js';
+import { writeIfOpen } from '../util/write.js';
 
 /** The flags of `kanban-supervisor run`, as cli.ts parsed them. */
 export interface RunFlags {
@@ -24,23 +25,8 @@ export interface RunFlags {
   'on-halt'?: string;
 }
 
-/** Where the command talks: the process's streams and environment by default. */
-export interface RunIO {
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
-
-/** How the run ended, and what the hooks and the last line need to know of it. */
-export interface RunEnding {
-  outcome: Outcome;
-  context: HookContext;
-  /** A bug, rethrown for cli.ts once the outcome is printed. */
-  bug?: unknown;
-}
-
 /**
- * `kanban-supervisor run`: turn flags into options, run the board (run-supervised.ts), print
+ * `kanban-supervisor run`: turn flags into options, run the board (run/session.ts), print
  * the outcome in one place and run the --on-complete / --on-halt hook; returns the exit code.
  * A board with nothing to run is answered here, before anything a step needs (execa, the lock,
  * the reporters) is loaded: that is most of a run's start-up (bench/README.md, start-up).
@@ -56,16 +42,20 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   }
   const hooks = await parseHooks(flags, path.dirname(path.resolve(file)), io.env);
   const mode = reporterMode({ json: flags.json === true, quiet: flags.quiet === true, isTTY: io.stdout.isTTY === true, env: io.env });
-  const style = createStyle(mode === 'live' && wantsColour(io.stdout.isTTY === true, io.env, flags['no-color'] === true));
+  const colour = mode === 'live' && wantsColour(io.stdout.isTTY === true, io.env, flags['no-color'] === true);
+  const style = createStyle(colour);
   let ending: RunEnding;
   try {
-    const board = readBoard(realBoardPath(file));
+    const real = realBoardPath(file);
+    const seen = readBoardSeen(real); // the board is read once here; the run and its first step use this read
+    const board = boardOf(real, seen.text, seen);
     // A resident run (--watch) waits on a finished board: it is run like any other.
     if (isFinished(board) && flags.watch !== true) {
       const context = { file: board.file, run: '', steps: 0, task: '' };
       ending = { outcome: finishedOutcome({ reason: 'done', steps: 0, elapsedMs: performance.now() - started, current: board.current, phase: board.phase ?? null }, file), context };
     } else {
-      ending = await (await import('./run-supervised.js')).runSupervised(board, file, flags, settings, mode, io);
+      const { runSession } = await import('../run/session.js');
+      ending = await runSession({ file, seen, ...settings, once: flags.once === true, watch: flags.watch === true, mode, colour }, io);
     }
   } catch (error) {
     if (!(error instanceof SupervisorError)) throw error;

@@ -1,24 +1,20 @@
 import path from 'node:path';
 import type { AgentInputs } from '../agent/invocation.js';
 import { prepareAgent } from '../agent/prepare.js';
-import { TRY_PLACE } from '../attempt-output/places.js';
 import { realBoardPath } from '../board/locate.js';
 import { normalPath, resolveInBoard } from '../board/paths.js';
-import { readBoard, type Board } from '../board/read.js';
+import { boardOf, readBoardSeen, type Board } from '../board/read.js';
 import { readTaskMeta } from '../board/task.js';
 import { InputError, RetriesExhaustedError, SupervisorError } from '../errors.js';
 import { settingsFlags, type SettingFlagValues } from '../flags.js';
-import { EventLog } from '../log/events.js';
-import { OutputStore } from '../log/output-store.js';
 import { reporterFor } from '../progress/reporter.js';
 import { runAgent } from '../retry/run-agent.js';
 import { loadRole } from '../role/role.js';
-import { buildRunContext } from '../run-context.js';
+import { withRun } from '../run/harness.js';
+import type { RunIO } from '../run/session.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from '../settings.js';
-import { Stopper } from '../stop.js';
 import { runnable, shellWord } from '../util/self-command.js';
-import { runId as newRunId } from '../util/time.js';
 
 /** The flags of `try`, as cli.ts parsed them. */
 export interface TryFlags extends SettingFlagValues {
@@ -27,13 +23,6 @@ export interface TryFlags extends SettingFlagValues {
   result?: string | boolean;
   quiet?: string | boolean;
   'no-color'?: string | boolean;
-}
-
-/** Where `try` talks: the reply on stdout, progress and the outcome on stderr. */
-export interface TryIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WriteStream;
-  env: NodeJS.ProcessEnv;
 }
 
 // The roles a run names itself, whatever case they are typed in: the Manager's replies are
@@ -46,44 +35,40 @@ const USUAL = ['Implementor', 'Architect', 'Manager'];
  * reply. Takes no lock and never writes kanban.yaml; its events and attempt output are kept
  * apart in .kanban-supervisor/try/. Returns the exit code a run would give; errors are thrown.
  */
-export async function tryRole(options: { role: string; file: string; flags: TryFlags }, io: TryIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function tryRole(options: { role: string; file: string; flags: TryFlags }, io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const { flags } = options;
   const file = realBoardPath(options.file);
-  const board = readBoard(file);
+  const seen = readBoardSeen(file);
+  const board = boardOf(file, seen.text, seen);
   const role = USUAL.find((name) => name.toLowerCase() === options.role.toLowerCase()) ?? options.role;
   const inputs = tryInputs(board, role, flags);
-  const settings = resolveSettings(board.settings, settingsFlags(flags));
+  const settingFlags = settingsFlags(flags);
+  const settings = resolveSettings(board.settings, settingFlags);
   // Every problem of the role (its file, command, reply schema) is found before anything is written.
   loadRole(board.dir, role, 'try');
   prepareAgent({ env: io.env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
   const { reporter } = await reporterFor({ quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stderr, io.env);
-  const stopper = new Stopper();
-  const unlisten = stopper.listen(process);
-  const runId = newRunId(new Date(), process.pid);
-  const events = new EventLog(board.dir, runId, [reporter.event], () => new Date(), TRY_PLACE.events);
-  const output = new OutputStore(board.dir, runId, settings.retention, TRY_PLACE.runs);
   const task = typeof flags.task === 'string' ? inputs.task_file ?? inputs.done_task ?? flags.task : 'instruction';
   try {
-    const ctx = buildRunContext({ file, dir: board.dir, runId, flags: {}, env: io.env, events, output, stop: stopper.signals, onLine: reporter.line });
-    events.emit('run_started', { board: path.basename(file), pid: process.pid, try: role });
-    events.emit('step_started', { step: 1, role, task, phase: board.phase ?? null });
-    const reply = await runAgent(ctx, board, settings, { step: 1, inputs, task }).catch((error: unknown) => {
-      // A stop (a signal) is what the person must hear about, whatever was underway.
-      throw stopper.reason ?? error;
+    const reply = await withRun('try', { file, seen, ...settingFlags, trying: role, env: io.env, listeners: [reporter.event], onLine: reporter.line }, async ({ ctx }) => {
+      try {
+        ctx.events.emit('step_started', { step: 1, role, task, phase: board.phase ?? null });
+        const validated = await runAgent(ctx, board, settings, { step: 1, inputs, task });
+        ctx.events.emit('done', { steps: 1 });
+        return validated;
+      } catch (error) {
+        const stopped = ctx.stop.interrupt.aborted ? (ctx.stop.interrupt.reason as unknown) : error;
+        if (stopped instanceof SupervisorError && stopped.exitCode >= 128) ctx.events.emit('interrupted', { steps: 1, exitCode: stopped.exitCode, message: stopped.message });
+        throw error;
+      }
     });
-    events.emit('done', { steps: 1 });
     reporter.close();
     io.stdout.write(`${JSON.stringify(reply, null, 2)}\n`);
     if (flags.quiet !== true) io.stderr.write(`${role} gave a valid reply (status ${String(reply.status)}). Its output: ${runnable(`logs${boardArg(options.file)} --try`)}\n`);
     return 0;
   } catch (error) {
     reporter.close();
-    if (error instanceof SupervisorError && error.exitCode >= 128) events.emit('interrupted', { steps: 1, exitCode: error.exitCode, message: error.message });
     throw error instanceof RetriesExhaustedError ? new RetriesExhaustedError(reworded(error.message, options.file)) : error;
-  } finally {
-    output.dispose();
-    events.close();
-    unlisten();
   }
 }
 

@@ -1,4 +1,4 @@
-import { writeIfOpen } from '../stop.js';
+import { writeIfOpen } from '../util/write.js';
 import { liveReporter } from './live.js';
 import { plainReporter } from './plain.js';
 import { createStyle, reporterMode, wantsColour, type ReporterMode } from './style.js';

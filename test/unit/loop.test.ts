@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
 import type { Invocation } from '../../src/agent/invocation.js';
-import { supervise } from '../../src/supervise.js';
+import { supervise } from '../../src/run/supervise.js';
 import { boardWithTasks, read, role } from '../helpers.js';
 
 /** What a fake agent prints: a reply object, or raw text (garbage). */

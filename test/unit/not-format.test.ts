@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
 import type { Clock } from '../../src/context.js';
-import { supervise } from '../../src/supervise.js';
+import { supervise } from '../../src/run/supervise.js';
 import { boardWithTasks, events, read, role } from '../helpers.js';
 
 /** A CLI kanban-supervisor has no built-in knowledge of, described by its role file's `failures:`. */

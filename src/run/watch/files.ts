@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
-import { resolveAllInBoard } from '../board/paths.js';
-import { parseYaml } from '../board/yaml.js';
+import { resolveAllInBoard } from '../../board/paths.js';
+import { parseYaml } from '../../board/yaml.js';
 
 /** What a resident supervisor watches: files and the folders that hold them, board-relative. */
 export interface WatchSet {

@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { formatProblem, readBoard, type Problem } from '../board/read.js';
-import { validate } from '../commands/validate.js';
-import type { RunContext } from '../context.js';
-import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
-import { waitingFile } from '../log/waiting.js';
-import { recordStop, superviseBoard } from '../loop.js';
-import { resolveSettings, type Settings } from '../settings.js';
-import { RunTally } from '../tally.js';
+import { formatProblem, readBoard, type Problem } from '../../board/read.js';
+import { checkBoard } from '../../board/check.js';
+import type { RunContext } from '../../context.js';
+import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../../errors.js';
+import { waitingFile } from '../../log/waiting.js';
+import { recordStop, superviseBoard } from '../../loop.js';
+import { resolveSettings, type Settings } from '../../settings.js';
+import { RunTally } from '../../tally.js';
 import { rebase, snapshot, watchSet } from './files.js';
 import { waitForChange, type WatchVia } from './wait.js';
 import type { DirWatcher } from './watcher.js';
@@ -102,7 +102,7 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
 
 // What `validate` would say first, and how many problems it found; or the budget still reached.
 function firstProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
-  const { problems } = validate({ file: ctx.file, env: ctx.env });
+  const { problems } = checkBoard({ file: ctx.file, env: ctx.env });
   if (problems.length) return { problem: problems[0] as Problem, count: problems.length };
   const budget = ctx.spend.reached(resolveSettings(readBoard(ctx.file).settings, ctx.flags));
   // Carrying on would stop again after the next attempt, having spent more.

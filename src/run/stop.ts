@@ -1,5 +1,5 @@
-import type { StopSignals } from './context.js';
-import { InterruptedError, OutputClosedError, type SupervisorError } from './errors.js';
+import type { StopSignals } from '../context.js';
+import { InterruptedError, OutputClosedError, type SupervisorError } from '../errors.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -51,10 +51,4 @@ export class Stopper {
     });
     return () => watchers.forEach((stop) => stop());
   }
-}
-
-/** Write to a stream unless it was closed: output nobody can read any more is dropped, not an error. */
-export function writeIfOpen(stream: NodeJS.WritableStream, text: string): void {
-  const open = stream as NodeJS.WritableStream & { destroyed?: boolean; writableEnded?: boolean };
-  if (!open.destroyed && !open.writableEnded) stream.write(text);
 }

@@ -1,0 +1,151 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { AgentInputs } from '../agent/invocation.js';
+import { resolveInBoard } from './paths.js';
+import { formatProblem, parseBoard, readBoardText, type BoardState, type Problem, type WrittenText } from './read.js';
+import { readTask } from './task.js';
+import { lineOf, parseYaml } from './yaml.js';
+import { SupervisorError } from '../errors.js';
+import { checkRole } from '../role/check.js';
+import { determineRole } from '../role/determine.js';
+import { roleFilePath } from '../role/role.js';
+import { createSchemaCompiler } from '../schemas.js';
+import { resolveSettings } from '../settings.js';
+import { runnable } from '../util/self-command.js';
+
+/** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
+export interface Validation {
+  file: string;
+  problems: Problem[];
+  warnings: Problem[];
+  tasks: number;
+  roles: string[];
+}
+
+/** Where a role is asked for: the inputs a run would give it, and the line that decides it. */
+interface Need {
+  inputs: AgentInputs;
+  file: string;
+  line?: number;
+  why: string;
+}
+
+/**
+ * The pre-flight check of a board (what `validate` shows, and what `run` makes before its first
+ * agent): the board, every task file and every role file it needs (each task's role, and the
+ * Manager), collecting every problem rather than stopping at the first. Reads only; `seen` is
+ * the board's text and parse when the caller has read it already, so it is not read twice.
+ */
+export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; seen?: WrittenText }): Validation {
+  const file = path.resolve(options.file);
+  const env = options.env ?? process.env;
+  const name = path.basename(file);
+  const dir = path.dirname(file);
+  const text = options.seen?.text ?? readBoardText(options.file);
+  const yaml = options.seen?.text === text ? options.seen.parsed : parseYaml(text);
+  const { board, problems } = parseBoard(file, text, yaml);
+  if (!yaml.ok) return { file, problems, warnings: [], tasks: 0, roles: [] };
+  const at = (pointer: string) => lineOf(yaml.doc, yaml.lines, pointer);
+  // A board with schema problems still has task paths worth checking: take what is usable.
+  const state = board ?? usable(yaml.value);
+  problems.push(...settingProblems(state.settings, name, at));
+
+  const needs = new Map<string, Need>();
+  const listed = state.tasks.map((task, i) => ({ task, pointer: `/tasks/${i}` }));
+  if (state.current !== null && !state.tasks.includes(state.current)) listed.push({ task: state.current, pointer: '/current' });
+  const seen = new Set<string>();
+  for (const { task, pointer } of listed) {
+    const where = resolveInBoard(dir, task);
+    if (!where.ok || seen.has(task)) continue; // a bad path is parseBoard's problem, already listed
+    seen.add(task);
+    if (!existsSync(where.absolute)) {
+      problems.push({ file: name, line: at(pointer), message: `${pointer} "${task}": no such file. Create it or remove it from /tasks.` });
+      continue;
+    }
+    try {
+      const { meta, lineOf: taskLine } = readTask(dir, task);
+      const role = determineRole(state, meta);
+      const fromTask = typeof meta.role === 'string' && meta.role.length > 0;
+      const why = fromTask ? { file: task, line: taskLine('/role'), why: `its front-matter asks for role ${role}` } : { file: name, line: at('/phase'), why: `${task} runs as ${role} (phase ${JSON.stringify(state.phase ?? null)})` };
+      if (!needs.has(role)) needs.set(role, { inputs: { role, kanban_file: name, task_file: task }, ...why });
+    } catch (error) {
+      if (!(error instanceof SupervisorError)) throw error;
+      problems.push(problemFrom(error.message, task));
+    }
+  }
+  const first = state.tasks.find((t) => typeof t === 'string') ?? '';
+  if (!needs.has('Manager')) needs.set('Manager', { inputs: { role: 'Manager', kanban_file: name, done_task: first, tasks: state.tasks }, file: roleFilePath('Manager'), why: 'every board needs a Manager to pick the next task' });
+  periodicRoles(state.settings).forEach(({ role, index }) => {
+    const line = at(`/supervisor/periodic/${index}/role`);
+    if (role === 'Manager') problems.push({ file: name, line, message: '/supervisor/periodic: the Manager cannot be a periodic role: every periodic reply goes to it. Name another role.' });
+    else if (!needs.has(role)) needs.set(role, { inputs: { role, kanban_file: name, tasks: state.tasks, done_tasks: [] }, file: name, line, why: 'supervisor.periodic runs it' });
+  });
+
+  const compiler = createSchemaCompiler();
+  for (const [role, need] of needs) {
+    const check = checkRole(dir, role, need.inputs, env, compiler);
+    if (!check.missing) problems.push(...check.problems);
+    else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}. Create it (see \`${runnable('init --help')}\`).` });
+    else problems.push({ file: need.file, ...(need.line !== undefined && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}. Create it (see \`${runnable('init --help')}\`) or change the role.` });
+  }
+  const warnings: Problem[] = [];
+  if (state.phase === 'complete' && state.current !== null) {
+    warnings.push({ file: name, line: at('/phase'), message: `phase is complete, so a run stops at once and ${state.current} (current) is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.` });
+  }
+  return { file, problems: ordered(dedupe(problems), [name, ...seen]), warnings, tasks: seen.size, roles: [...needs.keys()] };
+}
+
+// Each duration and size on its own, so that every malformed one is listed.
+function settingProblems(settings: Record<string, unknown>, name: string, at: (pointer: string) => number): Problem[] {
+  const problems: Problem[] = [];
+  for (const key of Object.keys(settings)) {
+    try {
+      resolveSettings({ [key]: settings[key] }, {});
+    } catch (error) {
+      if (!(error instanceof SupervisorError)) throw error;
+      problems.push({ file: name, line: at(`/supervisor/${key}`), message: error.message.replace(/^kanban\.yaml: /, '') });
+    }
+  }
+  return problems;
+}
+
+// The roles of supervisor.periodic as far as they can be read (the schema reports the rest).
+function periodicRoles(settings: Record<string, unknown>): Array<{ role: string; index: number }> {
+  const list = Array.isArray(settings.periodic) ? (settings.periodic as unknown[]) : [];
+  return list.flatMap((entry, index) => {
+    const role = entry && typeof entry === 'object' ? (entry as { role?: unknown }).role : undefined;
+    return typeof role === 'string' && role !== '' ? [{ role, index }] : [];
+  });
+}
+
+/** A problem from an InputError message that starts `file:line: ` or `file: `. */
+function problemFrom(message: string, file: string): Problem {
+  const match = new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(?:(\\d+):)? `).exec(message);
+  if (!match) return { file, message };
+  return { file, ...(match[1] !== undefined && { line: Number(match[1]) }), message: message.slice(match[0].length) };
+}
+
+function usable(value: unknown): BoardState & { settings: Record<string, unknown> } {
+  const data = (value && typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
+  const tasks = Array.isArray(data.tasks) ? data.tasks.filter((t): t is string => typeof t === 'string') : [];
+  const supervisor = data.supervisor && typeof data.supervisor === 'object' && !Array.isArray(data.supervisor) ? (data.supervisor as Record<string, unknown>) : {};
+  return {
+    current: typeof data.current === 'string' ? data.current : null,
+    tasks,
+    settings: supervisor,
+    ...(typeof data.phase === 'string' && { phase: data.phase }),
+    ...(typeof data.sub_phase === 'string' && { sub_phase: data.sub_phase }),
+  };
+}
+
+// kanban.yaml first, then the tasks in board order, then the role files; each file by line.
+function ordered(problems: Problem[], files: string[]): Problem[] {
+  const rank = new Map<string, number>(files.map((f, i) => [f, i]));
+  for (const p of problems) if (!rank.has(p.file)) rank.set(p.file, rank.size);
+  return [...problems].sort((a, b) => (rank.get(a.file) as number) - (rank.get(b.file) as number) || (a.line ?? 0) - (b.line ?? 0));
+}
+
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => !seen.has(formatProblem(p)) && seen.add(formatProblem(p)));
+}

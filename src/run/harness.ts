@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { runAttempt as realRunAttempt } from '../agent/attempt.js';
+import { stopLeftoverAgent } from '../agent/record.js';
+import { RUN_PLACE, TRY_PLACE } from '../attempt-output/places.js';
+import { checkBoard } from '../board/check.js';
+import { realBoardPath } from '../board/locate.js';
+import { boardOf, readBoardSeen, type Board, type WrittenText } from '../board/read.js';
+import { problemsMessage } from '../role/role.js';
+import { checkWritable, removeDeadTemps } from '../board/writable.js';
+import { systemClock, type RunContext } from '../context.js';
+import { InputError } from '../errors.js';
+import { EventLog } from '../log/events.js';
+import { OutputStore } from '../log/output-store.js';
+import { acquireBoardLock } from '../lock/lock.js';
+import { StepHistory } from '../manager-history/history.js';
+import { createSchemaCompiler } from '../schemas.js';
+import { resolveSettings } from '../settings.js';
+import { Spend } from '../spend.js';
+import { runId as newRunId } from '../util/time.js';
+import type { RunOptions } from './options.js';
+import { Stopper } from './stop.js';
+
+/**
+ * What is being opened: a `run` (also resident) owns the board — checked whole, locked, taken
+ * over from a crashed run, with the Manager's history — while a `try` runs beside it, keeping
+ * its events and output apart and touching nothing a run owns.
+ */
+export type RunKind = 'run' | 'try';
+
+/** An open run: its context, the board as read at its start, and that read's text and parse for the first step. */
+export interface OpenRun {
+  ctx: RunContext;
+  board: Board;
+  seen: WrittenText;
+  stopper: Stopper;
+}
+
+/**
+ * The one harness of `run`, `--watch` and `try` (SPEC §5): read the board once, make the
+ * pre-flight check, then build the run's context — stopper, lock, crash takeover, event log,
+ * output store, history — hand it to `body`, and close everything again whatever happens.
+ * Bad input fails with exit 2 before anything is locked or written.
+ */
+export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run: OpenRun) => Promise<T>): Promise<T> {
+  const file = realBoardPath(options.file);
+  const env = options.env ?? process.env;
+  const seen = options.seen ?? readBoardSeen(file);
+  const board = boardOf(file, seen.text, seen);
+  if (kind === 'run') {
+    // Every problem validate would find stops the run here, before an agent has run.
+    const check = checkBoard({ file, env, seen });
+    if (check.problems.length) throw new InputError(problemsMessage(check.problems));
+    checkWritable(file);
+  }
+  const stopper = options.stopper ?? new Stopper();
+  const release = kind === 'run' ? await acquireBoardLock(path.join(board.dir, '.kanban-supervisor'), path.basename(file), (lost) => stopper.request(lost)) : async () => {};
+  const unlisten = stopper.listen(options.signals ?? process);
+  const clock = options.clock ?? systemClock;
+  const runId = newRunId(clock.now(), process.pid);
+  const place = kind === 'run' ? RUN_PLACE : TRY_PLACE;
+  // The Manager's history: earlier runs from the event log's tail, then this run's events as they come.
+  const history = kind === 'run' ? StepHistory.fromBoard(board.dir) : undefined;
+  const events = new EventLog(board.dir, runId, [...(history ? [history.record] : []), ...(options.listeners ?? [])], () => clock.now(), place.events);
+  let output: OutputStore | undefined;
+  try {
+    const settings = resolveSettings(board.settings, options);
+    if (kind === 'run') removeDeadTemps(file);
+    const leftover = kind === 'run' ? await stopLeftoverAgent(board.dir, settings.killGraceMs) : undefined;
+    output = new OutputStore(board.dir, runId, settings.retention, place.runs);
+    const ctx: RunContext = {
+      file,
+      dir: board.dir,
+      runId,
+      flags: options,
+      env,
+      runAttempt: options.runAttempt ?? realRunAttempt,
+      events,
+      output,
+      schemas: createSchemaCompiler(),
+      stop: stopper.signals,
+      clock,
+      spend: options.spend ?? new Spend(),
+      limits: { waitedMs: 0, fallbacks: 0 },
+      ...(options.onLine && { onLine: options.onLine }),
+      ...(history && { history }),
+    };
+    events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }), ...(options.trying && { try: options.trying }) });
+    return await body({ ctx, board, seen, stopper }).catch((error: unknown) => {
+      // Whatever was underway, a stop (a signal, a lost lock, closed output) is what the person must hear about.
+      throw stopper.reason ?? error;
+    });
+  } finally {
+    output?.dispose();
+    events.close();
+    unlisten();
+    await release();
+  }
+}
