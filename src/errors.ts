@@ -129,6 +129,25 @@ export type OutcomeKind =
   | 'bad_input'
   | 'internal_error';
 
+/**
+ * Every outcome in words, in one table: `short` where a line names it (a resident run's wait),
+ * `long` where status tells how a run ended and what to do next.
+ */
+export const OUTCOME_WORDS: Record<OutcomeKind, { short: string; long: string }> = {
+  done: { short: 'done', long: 'done' },
+  once: { short: 'one step done', long: 'one step done (--once)' },
+  halted_for_human: { short: 'halted for a person', long: 'halted for a person: the Manager asked for one. Answer it (edit the task file or kanban.yaml), then run again' },
+  retries_exhausted: { short: 'retries exhausted', long: 'stopped: an agent gave no valid reply after every retry. Fix the agent or its role file, then run again' },
+  guard_stop: { short: 'stopped by a guard', long: 'stopped by a loop guard or a budget' },
+  limit_wait: { short: 'usage limit', long: "stopped: an agent's usage limit resets later than max_limit_wait allows. Run again after the reset" },
+  bad_input: { short: 'stopped by a problem', long: "stopped: a board, task or role file (or an agent's login) needs fixing. See `validate`, then run again" },
+  unwritable: { short: 'board not writable', long: 'stopped: the board folder could not be written. Fix it, then run again' },
+  output_closed: { short: 'output closed', long: "stopped: the supervisor's output was closed (a pipe or terminal went away). Run again" },
+  locked: { short: 'locked', long: 'stopped: another supervisor held the board' },
+  interrupted: { short: 'interrupted', long: 'interrupted (Ctrl-C, SIGTERM or a closed terminal). Run again to resume at the current task' },
+  internal_error: { short: 'a bug', long: 'stopped by a bug in kanban-supervisor: please report it with this status' },
+};
+
 const KIND_BY_CODE: Record<number, OutcomeKind> = {
   [ExitCode.done]: 'done',
   [ExitCode.badInput]: 'bad_input',

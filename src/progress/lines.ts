@@ -1,3 +1,4 @@
+import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
 import type { SupervisorEvent } from '../log/events.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/text.js';
@@ -64,21 +65,11 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
   }
 }
 
-// What a resident run would have ended with, as words.
-const ENDED: Record<string, string> = {
-  done: 'done',
-  halted_for_human: 'halted for a person',
-  retries_exhausted: 'retries exhausted',
-  guard_stop: 'stopped by a guard',
-  bad_input: 'stopped by a problem',
-  limit_wait: 'usage limit',
-};
-
 /** What a resident run waits for, and why it is not running (pure; agent text cleaned). */
 export function waitingText(event: SupervisorEvent): string {
   const until = typeof event.until === 'string' ? ` or until ${localClock(event.until)} (the usage limit's reset)` : '';
   const via = event.via === 'polling' ? ` (comparing the files every few seconds: ${shorten(cleanLine(String(event.why)), 80)})` : '';
-  const ended = ENDED[String(event.outcome)] ?? cleanLine(String(event.outcome));
+  const ended = Object.hasOwn(OUTCOME_WORDS, String(event.outcome)) ? OUTCOME_WORDS[event.outcome as OutcomeKind].short : cleanLine(String(event.outcome));
   return `waiting for an edit of kanban.yaml, a task or a role file${until}${via} — ${ended}: ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
 }
 

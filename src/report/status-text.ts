@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { LockStatus, StatusReport } from '../commands/status.js';
+import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
 import type { HistoryWindow } from '../history/latest.js';
 import type { LastRun } from '../history/last-run.js';
 import type { AttemptRecord, RunEnd } from '../history/records.js';
@@ -45,25 +46,9 @@ function lastRunLines(report: StatusReport, now: Date): string[] {
   return lines;
 }
 
-// What a halt means, in words, and what to do next (the message itself names the file and the fix).
-const ENDED: Record<string, string> = {
-  done: 'done',
-  once: 'one step done (--once)',
-  halted_for_human: 'halted for a person: the Manager asked for one. Answer it (edit the task file or kanban.yaml), then run again',
-  retries_exhausted: 'stopped: an agent gave no valid reply after every retry. Fix the agent or its role file, then run again',
-  guard_stop: 'stopped by a loop guard or a budget',
-  limit_wait: "stopped: an agent's usage limit resets later than max_limit_wait allows. Run again after the reset",
-  bad_input: 'stopped: a board, task or role file (or an agent\'s login) needs fixing. See `validate`, then run again',
-  unwritable: 'stopped: the board folder could not be written. Fix it, then run again',
-  output_closed: "stopped: the supervisor's output was closed (a pipe or terminal went away). Run again",
-  locked: 'stopped: another supervisor held the board',
-  interrupted: 'interrupted (Ctrl-C, SIGTERM or a closed terminal). Run again to resume at the current task',
-  internal_error: 'stopped by a bug in kanban-supervisor: please report it with this status',
-};
-
 function endText(end: RunEnd): string {
   if (end.type === 'done') return 'done';
-  const words = ENDED[end.reason ?? ''] ?? `${end.type}, exit ${end.exitCode}`;
+  const words = end.reason !== undefined && Object.hasOwn(OUTCOME_WORDS, end.reason) ? OUTCOME_WORDS[end.reason as OutcomeKind].long : `${end.type}, exit ${end.exitCode}`;
   const why = end.why ? ` — ${shorten(clean(end.why), 400)}` : '';
   return `${words} (exit ${end.exitCode})${why}`;
 }

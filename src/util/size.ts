@@ -9,20 +9,6 @@ export function parseSize(value: unknown): number | null {
   return match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : null;
 }
 
-/** Human form of a byte count: 512 B, 3.4 MB, 1.2 GB. */
-export function formatSize(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 'B';
-  for (const next of units) {
-    if (value < 1000) break;
-    value /= 1000;
-    unit = next;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${unit}`;
-}
-
 /** A count as a person reads it: 950, 45.6k, 1.2M. */
 export function formatCount(count: number): string {
   if (count < 1000) return String(Math.round(count));
