@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import type { RunContext } from '../context.js';
+import type { RunContext } from '../loop/context.js';
 import type { AttemptOutput } from '../log/output-store.js';
 import { activityOf } from '../reply/activity.js';
 import { failureInLine, knownCli, type Failure } from '../reply/failure.js';

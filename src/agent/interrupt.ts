@@ -1,4 +1,4 @@
-import type { StopSignals } from '../context.js';
+import type { StopSignals } from '../loop/context.js';
 
 /**
  * The interrupt policy: the run's first stop request (Ctrl-C, SIGTERM, a lost lock) ends the

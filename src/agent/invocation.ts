@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
-import type { Role } from '../role/role.js';
+import type { Role } from '../board/role.js';
 import { TAG_VARIABLE } from './tag.js';
 
 /** The inputs an agent receives (seed names, SPEC §2). */

@@ -6,11 +6,11 @@ import { formatProblem, parseBoard, readBoardText, type BoardState, type Problem
 import { readTask } from './task.js';
 import { lineOf, parseYaml } from './yaml.js';
 import { SupervisorError } from '../errors.js';
-import { checkRole } from '../role/check.js';
-import { determineRole } from '../role/determine.js';
-import { roleFilePath } from '../role/role.js';
+import { checkRole } from './role-check.js';
+import { determineRole } from './determine-role.js';
+import { roleFilePath } from './role.js';
 import { createSchemaCompiler } from '../schemas.js';
-import { resolveSettings } from '../settings.js';
+import { resolveSettings } from './settings.js';
 import { runnable } from '../util/self-command.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */

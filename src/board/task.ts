@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../errors.js';
-import { isRoleName } from '../role/role.js';
-import { parseFrontMatter } from '../util/front-matter.js';
+import { isRoleName } from './role.js';
+import { parseFrontMatter } from './front-matter.js';
 import { resolveInBoard } from './paths.js';
 import { readFailure } from './read.js';
 

@@ -4,9 +4,9 @@ import { describeCommand, type AgentInputs, type Invocation } from '../agent/inv
 import { planAgent } from '../agent/prepare.js';
 import { readBoard, type Board } from '../board/read.js';
 import { InputError } from '../errors.js';
-import type { Role } from '../role/role.js';
-import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../settings.js';
-import { managerInputs, workerInputs } from '../step.js';
+import type { Role } from '../board/role.js';
+import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../board/settings.js';
+import { managerInputs, workerInputs } from '../loop/step.js';
 import { parseDuration } from '../util/duration.js';
 import { maskedEnv, type ShownVariable } from './dry-run-env.js';
 

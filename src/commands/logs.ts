@@ -7,7 +7,7 @@ import { RUN_PLACE, TRY_PLACE, type OutputPlace } from '../attempt-output/places
 import { describeAttempt, describeEnd, printAttempt, type Streams } from '../attempt-output/print.js';
 import { realBoardPath } from '../board/locate.js';
 import { InputError } from '../errors.js';
-import { integerFlag } from '../flags.js';
+import { integerFlag } from './flags.js';
 import { isAlive } from '../util/process.js';
 import { runnable, shellWord } from '../util/self-command.js';
 import { lockStatus } from './status.js';

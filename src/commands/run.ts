@@ -2,7 +2,7 @@ import path from 'node:path';
 import { realBoardPath } from '../board/locate.js';
 import { boardOf, isFinished, readBoardSeen } from '../board/read.js';
 import { SupervisorError } from '../errors.js';
-import { settingsFlags } from '../flags.js';
+import { settingsFlags } from './flags.js';
 import type { Hook } from '../hooks/hook.js';
 import { failedOutcome, finishedOutcome, printOutcome } from '../progress/outcome.js';
 import { createStyle, reporterMode, wantsColour } from '../progress/style.js';

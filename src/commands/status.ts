@@ -10,7 +10,7 @@ import { readLatest, type HistoryWindow } from '../history/latest.js';
 import type { LastRun } from '../history/last-run.js';
 import type { AttemptRecord, RunEnd } from '../history/records.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
-import { determineRole } from '../role/determine.js';
+import { determineRole } from '../board/determine-role.js';
 import { readTaskMeta } from '../board/task.js';
 
 /** One task of the board at a glance. */

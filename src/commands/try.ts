@@ -6,14 +6,14 @@ import { normalPath, resolveInBoard } from '../board/paths.js';
 import { boardOf, readBoardSeen, type Board } from '../board/read.js';
 import { readTaskMeta } from '../board/task.js';
 import { InputError, RetriesExhaustedError, SupervisorError } from '../errors.js';
-import { settingsFlags, type SettingFlagValues } from '../flags.js';
+import { settingsFlags, type SettingFlagValues } from './flags.js';
 import { reporterFor } from '../progress/reporter.js';
-import { runAgent } from '../retry/run-agent.js';
-import { loadRole } from '../role/role.js';
+import { runAgent } from '../loop/run-agent.js';
+import { loadRole } from '../board/role.js';
 import { withRun } from '../run/harness.js';
 import type { RunIO } from '../run/session.js';
 import { createSchemaCompiler } from '../schemas.js';
-import { resolveSettings } from '../settings.js';
+import { resolveSettings } from '../board/settings.js';
 import { runnable, shellWord } from '../util/self-command.js';
 
 /** The flags of `try`, as cli.ts parsed them. */

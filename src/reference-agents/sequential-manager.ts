@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { replaceFileAtomic } from '../fs/replace.js';
 import { editYamlFields } from '../board/edit.js';
 import { parseYaml } from '../board/yaml.js';
-import { parseFrontMatter } from '../util/front-matter.js';
+import { parseFrontMatter } from '../board/front-matter.js';
 import { readInputs, reply } from './io.js';
 
 const inputs = readInputs();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { resolveInBoard } from '../board/paths.js';
 import { InputError } from '../errors.js';
-import type { Role } from '../role/role.js';
+import type { Role } from '../board/role.js';
 import type { SchemaCompiler } from '../schemas.js';
 import { isObject } from './json.js';
 import type { ReplyRules } from './validate.js';

@@ -6,7 +6,7 @@ import type { EventListener } from '../log/events.js';
 import { failedOutcome, finishedOutcome, type Outcome } from '../progress/outcome.js';
 import { createReporter } from '../progress/reporter.js';
 import type { ReporterMode } from '../progress/style.js';
-import type { SettingsFlags } from '../settings.js';
+import type { SettingsFlags } from '../board/settings.js';
 import { formatSpend, Spend } from '../spend.js';
 import { Stopper } from './stop.js';
 import { supervise } from './supervise.js';

@@ -1,4 +1,4 @@
-import type { StopSignals } from '../context.js';
+import type { StopSignals } from '../loop/context.js';
 import { InterruptedError, OutputClosedError, type SupervisorError } from '../errors.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

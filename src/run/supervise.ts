@@ -1,8 +1,8 @@
 import { boardOf, isFinished, readBoard, readBoardSeen, type WrittenText } from '../board/read.js';
 import { InputError } from '../errors.js';
-import { superviseBoard, type LoopResult } from '../loop.js';
-import { resumeKnownWait } from '../retry/not-format.js';
-import { resolveSettings } from '../settings.js';
+import { superviseBoard, type LoopResult } from '../loop/loop.js';
+import { resumeKnownWait } from '../loop/not-format.js';
+import { resolveSettings } from '../board/settings.js';
 import { realBoardPath } from '../board/locate.js';
 import { withRun } from './harness.js';
 import type { RunOptions } from './options.js';

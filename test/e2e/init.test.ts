@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { parseRole, type Role } from '../../src/role/role.js';
+import { parseRole, type Role } from '../../src/board/role.js';
 import { CLI, read, runCli, tempDir } from '../helpers.js';
 
 const AGENT_CLIS = ['claude', 'codex', 'gemini'] as const;

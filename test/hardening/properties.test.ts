@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Tail } from '../../src/agent/tail.js';
 import { parseBoard, readBoard } from '../../src/board/read.js';
 import { InputError } from '../../src/errors.js';
-import { parseFrontMatter } from '../../src/util/front-matter.js';
+import { parseFrontMatter } from '../../src/board/front-matter.js';
 import { extractReply, type OutputStrategy } from '../../src/reply/extract.js';
 import { resolveInBoard } from '../../src/board/paths.js';
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Clock } from '../../src/context.js';
+import type { Clock } from '../../src/loop/context.js';
 import type { DirWatcher } from '../../src/run/watch/watcher.js';
 
 /** Where a fake world's clock starts. */

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
-import type { Clock } from '../../src/context.js';
+import type { Clock } from '../../src/loop/context.js';
 import { supervise } from '../../src/run/supervise.js';
 import { boardWithTasks, events, read, role } from '../helpers.js';
 

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildInvocation, fillPlaceholders } from '../../src/agent/invocation.js';
 import { formatDuration, parseDuration } from '../../src/util/duration.js';
-import { determineRole } from '../../src/role/determine.js';
-import { loadRole, parseRole, type Role } from '../../src/role/role.js';
+import { determineRole } from '../../src/board/determine-role.js';
+import { loadRole, parseRole, type Role } from '../../src/board/role.js';
 import { makeBoard } from '../helpers.js';
 
 describe('determineRole', () => {

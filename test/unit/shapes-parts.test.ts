@@ -6,7 +6,7 @@ import { tailEvents } from '../../src/manager-history/tail.js';
 import { eventLine } from '../../src/progress/lines.js';
 import { liveReporter } from '../../src/progress/live.js';
 import { createStyle } from '../../src/progress/style.js';
-import { parseRole, type Role } from '../../src/role/role.js';
+import { parseRole, type Role } from '../../src/board/role.js';
 import type { SupervisorEvent } from '../../src/log/events.js';
 import { tempDir } from '../helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunTally } from '../../src/tally.js';
+import { RunTally } from '../../src/loop/tally.js';
 
 describe('the periodic count of a run', () => {
   it('makes a role with every: 2 due after the 2nd, 4th and 6th completed steps of six, with the tasks done since its last run', () => {

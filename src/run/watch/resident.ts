@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { formatProblem, readBoard, type Problem } from '../../board/read.js';
 import { checkBoard } from '../../board/check.js';
-import type { RunContext } from '../../context.js';
+import type { RunContext } from '../../loop/context.js';
 import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../../errors.js';
 import { waitingFile } from '../../log/waiting.js';
-import { recordStop, superviseBoard } from '../../loop.js';
-import { resolveSettings, type Settings } from '../../settings.js';
-import { RunTally } from '../../tally.js';
+import { recordStop, superviseBoard } from '../../loop/loop.js';
+import { resolveSettings, type Settings } from '../../board/settings.js';
+import { RunTally } from '../../loop/tally.js';
 import { rebase, snapshot, watchSet } from './files.js';
 import { waitForChange, type WatchVia } from './wait.js';
 import type { DirWatcher } from './watcher.js';

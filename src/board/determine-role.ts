@@ -1,5 +1,5 @@
-import type { BoardState } from '../board/read.js';
-import type { TaskMeta } from '../board/task.js';
+import type { BoardState } from './read.js';
+import type { TaskMeta } from './task.js';
 
 /**
  * `determine_role` (SPEC §1): the task's own `role`, else the board's phase, else Implementor.

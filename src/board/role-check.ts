@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Problem } from '../board/read.js';
+import type { Problem } from './read.js';
 import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from '../agent/invocation.js';
 import { SupervisorError } from '../errors.js';
 import { loadReplyRules } from '../reply/rules.js';

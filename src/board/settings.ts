@@ -1,8 +1,8 @@
-import type { BoardSettings } from './board/read.js';
-import { InputError } from './errors.js';
-import type { Retention } from './log/output-store.js';
-import { parseDuration } from './util/duration.js';
-import { parseSize } from './util/size.js';
+import type { BoardSettings } from './read.js';
+import { InputError } from '../errors.js';
+import type { Retention } from '../log/output-store.js';
+import { parseDuration } from '../util/duration.js';
+import { parseSize } from '../util/size.js';
 
 /** Settings given on the command line; they override the board's `supervisor:` block. */
 export interface SettingsFlags {

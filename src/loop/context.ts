@@ -1,10 +1,10 @@
-import type { RunAttempt } from './agent/attempt.js';
-import type { EventLog } from './log/events.js';
-import type { StepHistory } from './manager-history/history.js';
-import type { OutputStore } from './log/output-store.js';
-import type { SchemaCompiler } from './schemas.js';
-import type { SettingsFlags } from './settings.js';
-import type { Spend } from './spend.js';
+import type { RunAttempt } from '../agent/attempt.js';
+import type { EventLog } from '../log/events.js';
+import type { StepHistory } from '../manager-history/history.js';
+import type { OutputStore } from '../log/output-store.js';
+import type { SchemaCompiler } from '../schemas.js';
+import type { SettingsFlags } from '../board/settings.js';
+import type { Spend } from '../spend.js';
 
 /** How a run is told to stop: the first Ctrl-C (or a lost lock) asks, the second insists. */
 export interface StopSignals {

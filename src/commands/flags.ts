@@ -1,6 +1,6 @@
-import { InputError } from './errors.js';
-import type { SettingsFlags } from './settings.js';
-import { requireDuration } from './util/duration.js';
+import { InputError } from '../errors.js';
+import type { SettingsFlags } from '../board/settings.js';
+import { requireDuration } from '../util/duration.js';
 
 /** The setting flags `run` and `try` share, as cli.ts parsed them. */
 export interface SettingFlagValues {

@@ -1,7 +1,7 @@
-import { isFinished, readBoard, type WrittenText } from './board/read.js';
+import { isFinished, readBoard, type WrittenText } from '../board/read.js';
 import { throwIfStopped, type RunContext } from './context.js';
-import { HaltedForHumanError, GuardError, outcomeKind, RetriesExhaustedError, SupervisorError } from './errors.js';
-import { resolveSettings } from './settings.js';
+import { HaltedForHumanError, GuardError, outcomeKind, RetriesExhaustedError, SupervisorError } from '../errors.js';
+import { resolveSettings } from '../board/settings.js';
 import { runPeriodicStep, runStep } from './step.js';
 import { RunTally } from './tally.js';
 

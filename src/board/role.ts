@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatProblem, type Problem } from '../board/read.js';
+import { formatProblem, type Problem } from './read.js';
 import { InputError } from '../errors.js';
 import type { OutputStrategy } from '../reply/extract.js';
 import { patternProblems, type FailurePatterns } from '../reply/failure-patterns.js';
 import { describeErrors, pointerOf, validator } from '../schemas.js';
 import { parseDuration } from '../util/duration.js';
-import { parseFrontMatter } from '../util/front-matter.js';
+import { parseFrontMatter } from './front-matter.js';
 import { runnable } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
 

@@ -1,4 +1,4 @@
-import type { PeriodicRole } from './settings.js';
+import type { PeriodicRole } from '../board/settings.js';
 
 /**
  * What a run has done so far, kept across the passes of a resident run (--watch): the number of

@@ -1,7 +1,7 @@
 import { describeCommand, type AgentInputs } from '../agent/invocation.js';
 import { prepareAgent } from '../agent/prepare.js';
 import type { Board } from '../board/read.js';
-import { throwIfStopped, type RunContext } from '../context.js';
+import { throwIfStopped, type RunContext } from './context.js';
 import { InterruptedError, GuardError, RetriesExhaustedError } from '../errors.js';
 import { appendEntry } from '../log/supervisor-log.js';
 import { classifyFailure, type Failure } from '../reply/failure.js';
@@ -9,7 +9,7 @@ import { judgeAttempt } from '../reply/judge.js';
 import { stdoutEvents } from '../reply/events.js';
 import { usageOf } from '../reply/usage.js';
 import { expectedReply } from '../schemas.js';
-import type { Settings } from '../settings.js';
+import type { Settings } from '../board/settings.js';
 import { formatSpend } from '../spend.js';
 import { shorten } from '../util/text.js';
 import { backOff, loginError, waitForLimit } from './not-format.js';

@@ -1,13 +1,13 @@
 import path from 'node:path';
-import type { AgentInputs } from './agent/invocation.js';
-import type { Board, WrittenText } from './board/read.js';
-import { readTaskMeta } from './board/task.js';
-import { managerChange, writeManagerAnswer } from './board/write.js';
+import type { AgentInputs } from '../agent/invocation.js';
+import type { Board, WrittenText } from '../board/read.js';
+import { readTaskMeta } from '../board/task.js';
+import { managerChange, writeManagerAnswer } from '../board/write.js';
 import type { RunContext } from './context.js';
-import { appendEntry } from './log/supervisor-log.js';
-import { runAgent } from './retry/run-agent.js';
-import { determineRole } from './role/determine.js';
-import type { Settings } from './settings.js';
+import { appendEntry } from '../log/supervisor-log.js';
+import { runAgent } from './run-agent.js';
+import { determineRole } from '../board/determine-role.js';
+import type { Settings } from '../board/settings.js';
 
 /** What a step ended with: the worker's reply and the Manager's answer, already written to the board. */
 export interface StepResult {

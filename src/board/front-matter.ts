@@ -1,5 +1,5 @@
 import matter from 'gray-matter';
-import { lineOf, parseYaml } from '../board/yaml.js';
+import { lineOf, parseYaml } from './yaml.js';
 
 /** A Markdown file's YAML front-matter and body, or why it cannot be read. */
 export type FrontMatter =
