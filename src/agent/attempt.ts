@@ -1,8 +1,8 @@
 import { execa } from 'execa';
 import type { RunContext } from '../context.js';
 import type { AttemptOutput } from '../log/output-store.js';
-import { activityOf } from '../reply/activity.js';
-import { failureInLine, knownCli, type Failure } from '../reply/failure.js';
+import type { Failure } from '../agents/adapter.js';
+import { activityOf, agentFor, failureInLine } from '../agents/index.js';
 import { readProcInfo } from '../util/proc-stat.js';
 import { cleanLine } from '../util/text.js';
 import { startProblem } from './command.js';
@@ -121,15 +121,16 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
 // JSON); a CLI whose output shows it will not recover (Codex retrying a rejected login) gives up.
 function watchLines(invocation: Invocation, onLine: ((line: string) => void) | undefined, onFailure: (failure: Failure) => void): LineWatch {
   const command = [invocation.file, ...invocation.args];
+  const agent = agentFor(command);
   const watch: LineWatch = {};
   if (onLine) {
     watch.latest = (line, stream) => {
-      const shown = stream === 'stdout' ? activityOf(line, invocation.cwd) : line;
+      const shown = stream === 'stdout' ? activityOf(line, agent, invocation.cwd) : line;
       const clean = shown === undefined ? '' : cleanLine(shown);
       if (clean) onLine(clean);
     };
   }
-  if (knownCli(command) === 'codex') {
+  if (agent.failureInLine) {
     watch.stdoutLine = (line) => {
       const failure = failureInLine(line, command);
       if (failure) onFailure(failure);

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, type Failure } from '../../src/reply/failure.js';
+import type { Failure } from '../../src/agents/adapter.js';
+import { classifyFailure } from '../../src/agents/index.js';
 import { FAILURE_PATTERNS_SCHEMA, patternProblems, type FailurePatterns } from '../../src/reply/failure-patterns.js';
 
 // The public forms issue 12 lists, as envelopes the CLIs document, and output that only echoes
