@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import type { RunContext } from '../context.js';
 import type { AttemptOutput } from '../log/output-store.js';
 import type { Failure } from '../agents/adapter.js';
-import { activityOf, agentFor, failureInLine } from '../agents/index.js';
+import { activityOf, agentFor } from '../agents/index.js';
 import { readProcInfo } from '../util/proc-stat.js';
 import { cleanLine } from '../util/text.js';
 import { startProblem } from './command.js';
@@ -120,8 +120,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
 // The status line shows what the agent is doing (a streaming CLI's text or tool call, not raw
 // JSON); a CLI whose output shows it will not recover (Codex retrying a rejected login) gives up.
 function watchLines(invocation: Invocation, onLine: ((line: string) => void) | undefined, onFailure: (failure: Failure) => void): LineWatch {
-  const command = [invocation.file, ...invocation.args];
-  const agent = agentFor(command);
+  const agent = agentFor([invocation.file, ...invocation.args]);
   const watch: LineWatch = {};
   if (onLine) {
     watch.latest = (line, stream) => {
@@ -130,9 +129,10 @@ function watchLines(invocation: Invocation, onLine: ((line: string) => void) | u
       if (clean) onLine(clean);
     };
   }
-  if (agent.failureInLine) {
+  const giveUp = agent.failureInLine;
+  if (giveUp) {
     watch.stdoutLine = (line) => {
-      const failure = failureInLine(line, command);
+      const failure = giveUp(line);
       if (failure) onFailure(failure);
     };
   }

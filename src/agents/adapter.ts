@@ -1,6 +1,6 @@
 import type { Envelope } from '../reply/extract.js';
-import { isObject } from '../reply/json.js';
-import { firstLine } from '../reply/events.js';
+import { firstLine, isObject } from '../reply/json.js';
+import type { FailurePatterns } from '../reply/failure-patterns.js';
 import type { Usage } from '../reply/usage.js';
 
 /**
@@ -27,22 +27,20 @@ export interface FailedAttempt {
   events?: Record<string, unknown>[];
 }
 
-/** A failed attempt as an adapter reads it: its stdout's JSON objects found once. */
-export type ReadAttempt = FailedAttempt & { events: Record<string, unknown>[] };
-
-/** The clock and zone a failure is read with: the zone the agent printed local times in. */
-export interface ReadingTime {
+/** How to read a failed attempt: which CLI ran, the role's own patterns, and the clock and zone. */
+export interface FailureContext {
+  /** The role's argv; its program names a known CLI (see agentFor). */
+  command: readonly string[];
+  /** The role file's `failures:`, checked before the built-in knowledge. */
+  patterns?: FailurePatterns | undefined;
   now: Date;
   /** The IANA zone the agent printed local times in (Codex: "try again at 7:13 PM"). */
   timeZone: string;
 }
 
-/** What one stdout line shows in the live status line: text, undefined (this CLI's event, showing nothing) or null (not this CLI's event). */
-export type Shown = string | undefined | null;
-
 /**
- * Everything kanban-supervisor knows of one agent CLI. A new CLI is one KnownAgentCli in its own
- * file, listed in src/agents/index.ts, with a test on its recorded output.
+ * Everything kanban-supervisor knows of one agent CLI. A new CLI is one of these in its own file,
+ * listed in src/agents/index.ts, with a test on its recorded output.
  */
 export interface AgentCli extends Envelope {
   /** Its name: the `output:` strategy naming its envelope, and the `cli` of its failures. */
@@ -51,25 +49,20 @@ export interface AgentCli extends Envelope {
   recognise(program: string): boolean;
   /** Event types of its stream that never show anything and can be long: skipped unparsed. */
   silent: readonly string[];
-  /** What one of its stdout events shows a person; file paths under `cwd` shown relative to it. */
-  activity(event: Record<string, unknown>, cwd?: string): Shown;
+  /** What one of its stdout events shows a person (file paths under `cwd` relative to it); undefined: nothing; null: not its event. */
+  activity(event: Record<string, unknown>, cwd?: string): string | undefined | null;
   /** The attempt's spend from its final totals, never a stream's running figures; undefined when none. */
   usage(events: Record<string, unknown>[]): Usage | undefined;
-  /** Classify a failed attempt from its envelope and stderr, never from the agent's transcript. */
-  failure(attempt: ReadAttempt, time: ReadingTime): Failure;
-  /** A failure one stdout line already shows, so the attempt can stop at once (see failureInLine). */
+  /** Classify a failed attempt (its stdout's JSON objects found once) from its envelope and stderr, never from the agent's transcript. */
+  failure(attempt: FailedAttempt & { events: Record<string, unknown>[] }, context: FailureContext): Failure;
+  /** A failure one line of its running output already shows: the attempt is stopped then, not at its timeout. */
   failureInLine?(line: string): Failure | undefined;
-  /** How a person logs in to it. */
+  /** How a person logs in to it (a known CLI's; the generic one has none). */
   loginHint?: string;
-}
-
-/** A CLI known by name: it also has a login hint, an `init` preset and setup help. */
-export interface KnownAgentCli extends AgentCli {
-  loginHint: string;
   /** Its folder under presets/, for `init --agent`. */
-  preset: string;
+  preset?: string;
   /** How to get it ready to run unattended (installed, logged in), shown after `init`. */
-  setup: string;
+  setup?: string;
 }
 
 // The argument that says what a tool call does, by the names the CLIs give it.

@@ -1,8 +1,7 @@
-import { firstLine, numberField, stringField } from '../reply/events.js';
-import { isObject } from '../reply/json.js';
+import { firstLine, isObject, numberField, stringField } from '../reply/json.js';
 import { fromEpoch, parseResetText } from '../reply/reset-time.js';
 import { sumKnown, usageFigures } from '../reply/usage.js';
-import { reported, toolCall, type KnownAgentCli, type Failure, type ReadAttempt, type ReadingTime } from './adapter.js';
+import { reported, toolCall, type AgentCli, type FailureContext } from './adapter.js';
 
 // Claude Code (`-p --output-format json`, or `stream-json --verbose`) reports a failed run in its
 // final `result` object: `is_error: true`, `api_error_status` (429, 401, 529…; null when no request
@@ -21,7 +20,7 @@ const SERVICE = /overloaded|\b5\d\d\b|server-side issue|request timed out|unable
 const LOGIN_HINT = 'Run `claude` once and log in with /login, or set ANTHROPIC_API_KEY (in the environment or the role\'s env:).';
 
 /** Claude Code: `claude -p --output-format json` (one result object, or an array of messages with --verbose) or `stream-json` (JSONL). */
-export const claude: KnownAgentCli = {
+export const claude: AgentCli = {
   name: 'claude',
   recognise: (program) => program === 'claude' || program === '@anthropic-ai/claude-code',
   silent: ['user', 'stream_event'],
@@ -77,7 +76,7 @@ export const claude: KnownAgentCli = {
     });
   },
 
-  failure(attempt: ReadAttempt, time: ReadingTime): Failure {
+  failure(attempt, context) {
     const { events } = attempt;
     const result = events.findLast((e) => e.type === 'result');
     // A run that finished without an error said something; that it was no valid reply is the agent's.
@@ -93,7 +92,7 @@ export const claude: KnownAgentCli = {
     const cli = 'claude';
 
     const resetsAt = numberField(isObject(rejected) ? rejected.rate_limit_info : undefined, 'resetsAt');
-    const shownReset = resetIn(text, time);
+    const shownReset = resetIn(text, context);
     if (ACCOUNT.test(text) && !shownReset) return { kind: 'login', cli, detail, hint: `${accountHint(text)} ${LOGIN_HINT}` };
     if (LOGIN.test(text) || status === 401 || code === 'authentication_failed') return { kind: 'login', cli, detail, hint: LOGIN_HINT };
     if (NOT_A_LIMIT.test(text)) return { kind: 'transient', cli, detail };
@@ -126,11 +125,11 @@ function syntheticText(message: Record<string, unknown> | undefined): string | u
 
 // "Claude AI usage limit reached|1745000000" (older versions), "… · resets 7:12pm (Europe/Vilnius)",
 // "… · resets Nov 26, 2:07pm (America/Recife)", "… · resets Apr 23 at 4pm (America/Recife)".
-function resetIn(text: string, time: ReadingTime): Date | null {
+function resetIn(text: string, context: FailureContext): Date | null {
   const epoch = /\|(\d{10})\s*$/.exec(text);
   if (epoch) return fromEpoch(epoch[1] as string);
   const shown = /\bresets\s+(?:at\s+)?(.+?\))/i.exec(text) ?? /\bresets\s+(?:at\s+)?([^·]+?)\s*(?:·|$)/i.exec(text);
-  return shown ? parseResetText(shown[1] as string, time.timeZone, time.now) : null;
+  return shown ? parseResetText(shown[1] as string, context.timeZone, context.now) : null;
 }
 
 function accountHint(text: string): string {

@@ -1,8 +1,7 @@
-import { firstLine, numberField, parse, stringField } from '../reply/events.js';
-import { isObject } from '../reply/json.js';
-import { parseLocalResetTime, parseWordedDuration } from '../reply/reset-time.js';
+import { firstLine, isObject, numberField, parse, stringField } from '../reply/json.js';
+import { parseResetText } from '../reply/reset-time.js';
 import { usageFigures } from '../reply/usage.js';
-import { relativeTo, reported, type KnownAgentCli, type Failure, type ReadingTime } from './adapter.js';
+import { relativeTo, reported, type AgentCli, type Failure, type FailureContext } from './adapter.js';
 
 // Codex `exec --json` reports a failed turn as a top-level `error` event followed by `turn.failed`
 // (`error.message`); while it retries, it prints `error` events "Reconnecting... n/5 (<why>)".
@@ -22,7 +21,7 @@ const OWN_EVENT = /^(thread|turn|item)\./;
 const LOGIN_HINT = 'Run `codex login`, or set CODEX_API_KEY (in the environment or the role\'s env:).';
 
 /** Codex: `codex exec --json`, a JSONL event stream whose last completed agent_message holds the final text. */
-export const codex: KnownAgentCli = {
+export const codex: AgentCli = {
   name: 'codex',
   recognise: (program) => program === 'codex' || program === '@openai/codex',
   silent: ['thread.started', 'turn.started', 'turn.completed'],
@@ -92,7 +91,6 @@ export const codex: KnownAgentCli = {
     return typeof message === 'string' ? fromMessage(message, time) : { kind: 'invalid' };
   },
 
-  // Without a login and offline, Codex reconnects for ever: its first line saying so ends the attempt.
   failureInLine(line) {
     const event = parse(line.trim());
     if (!isObject(event) || event.type !== 'error' || typeof event.message !== 'string') return undefined;
@@ -104,7 +102,7 @@ export const codex: KnownAgentCli = {
   },
 };
 
-function fromMessage(message: string, time: ReadingTime): Failure {
+function fromMessage(message: string, time: Pick<FailureContext, 'now' | 'timeZone'>): Failure {
   const cli = 'codex';
   const detail = message.trim();
   if (LIMIT.test(detail)) return { kind: 'usage_limit', cli, detail, resetAt: resetIn(detail, time) };
@@ -117,10 +115,7 @@ function fromMessage(message: string, time: ReadingTime): Failure {
 
 // "… Try again at 7:13 PM." (today, local time), "… try again at Nov 26th, 2026 2:08 PM.",
 // "… try again in 3 days 6 hours 57 minutes.", "… Try again later." (no time: null).
-function resetIn(message: string, time: ReadingTime): Date | null {
-  const at = /try again at (.+?)\.?\s*$/i.exec(message);
-  if (at) return parseLocalResetTime(at[1] as string, time.timeZone, time.now);
-  const within = /try again in (.+?)\.?\s*$/i.exec(message);
-  const ms = within ? parseWordedDuration(within[1] as string) : null;
-  return ms === null ? null : new Date(time.now.getTime() + ms);
+function resetIn(message: string, time: Pick<FailureContext, 'now' | 'timeZone'>): Date | null {
+  const shown = /try again (at|in) (.+?)\.?\s*$/i.exec(message);
+  return shown ? parseResetText(`${shown[1] === 'in' ? 'in ' : ''}${shown[2] as string}`, time.timeZone, time.now) : null;
 }

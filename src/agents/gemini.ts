@@ -1,9 +1,8 @@
 import type { Unwrapped } from '../reply/extract.js';
-import { firstLine, numberField, parse, stringField } from '../reply/events.js';
-import { isObject } from '../reply/json.js';
-import { parseWordedDuration } from '../reply/reset-time.js';
+import { firstLine, isObject, numberField, parse, stringField } from '../reply/json.js';
+import { parseResetText } from '../reply/reset-time.js';
 import { sumKnown, usageFigures } from '../reply/usage.js';
-import { reported, toolCall, type KnownAgentCli, type ReadingTime } from './adapter.js';
+import { reported, toolCall, type AgentCli, type FailureContext } from './adapter.js';
 
 // Gemini CLI reports a failed run on stdout only with `-o stream-json` (a final
 // {"type":"result","status":"error","error":{"type","message"}}). With `-o json` and always before
@@ -25,7 +24,7 @@ const LOGIN_HINT = 'Set GEMINI_API_KEY (in the environment or the role\'s env:),
  * text; or `-o stream-json`, JSONL from an `init` event to a `result` event, the model's text
  * arriving in `message` deltas.
  */
-export const gemini: KnownAgentCli = {
+export const gemini: AgentCli = {
   name: 'gemini',
   recognise: (program) => program === 'gemini' || program === '@google/gemini-cli',
   silent: ['init'],
@@ -73,7 +72,7 @@ export const gemini: KnownAgentCli = {
     return usageFigures({ inputTokens: total('prompt'), cachedInputTokens: total('cached'), outputTokens: sumKnown([total('candidates'), total('thoughts')]) });
   },
 
-  failure(attempt, time) {
+  failure(attempt, context) {
     const cli = 'gemini';
     const { events } = attempt;
     const result = events.findLast((e) => e.type === 'result' && 'status' in e);
@@ -88,7 +87,7 @@ export const gemini: KnownAgentCli = {
     if (attempt.exitCode === AUTH_EXIT || LOGIN.test(message) || status === 401 || status === 403) return { kind: 'login', cli, detail, hint: LOGIN_HINT };
     // Gemini CLI files a 503 under RetryableQuotaError too: the status decides.
     if (status >= 500 || (SERVICE.test(message) && !QUOTA.test(message))) return { kind: 'transient', cli, detail };
-    if (QUOTA.test(`${errorType}\n${message}`) || status === 429) return { kind: 'usage_limit', cli, detail, resetAt: resetIn(message, time) };
+    if (QUOTA.test(`${errorType}\n${message}`) || status === 429) return { kind: 'usage_limit', cli, detail, resetAt: resetIn(message, context) };
     return { kind: 'invalid' };
   },
 };
@@ -129,8 +128,7 @@ function stderrMessage(stderr: string): string {
 }
 
 // "Your quota will reset after 5s.", "Please retry in 5.2s.", "Suggested retry after 60s."
-function resetIn(message: string, time: ReadingTime): Date | null {
+function resetIn(message: string, context: FailureContext): Date | null {
   const wording = /(?:reset after|retry in|retry after)\s+(\d[\d.]*\s*[a-z]+(?:\s*\d[\d.]*\s*[a-z]+)*)/i.exec(message);
-  const ms = wording ? parseWordedDuration(wording[1] as string) : null;
-  return ms === null ? null : new Date(time.now.getTime() + ms);
+  return wording ? parseResetText(`in ${wording[1] as string}`, context.timeZone, context.now) : null;
 }

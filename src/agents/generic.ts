@@ -2,20 +2,13 @@ import type { AgentCli } from './adapter.js';
 
 /**
  * Any command no adapter recognises: another agent CLI, or a wrapper script around a known one.
- * Its failures are only what the role's `failures:` patterns say (src/reply/failure-patterns.ts),
- * never guessed from its output: a transcript must not look like a limit. What is read by format
- * alone — the envelope `output: auto` unwraps, the live line's activity and the reported spend —
- * is read in every known CLI's format in turn, so a wrapper around Claude Code still shows what
- * it does and its cost still counts towards max_cost_usd.
+ * Its failures are only what the role's `failures:` patterns say, never guessed from its output.
+ * What is read by format alone (envelope, live activity, spend) is read in each known CLI's format
+ * in turn, so a wrapper around Claude Code still shows what it does and its cost still counts.
  */
 export function genericAgent(known: readonly AgentCli[]): AgentCli {
-  const first = <T>(read: (agent: AgentCli) => T | null | undefined): T | null | undefined => {
-    for (const agent of known) {
-      const found = read(agent);
-      if (found !== null && found !== undefined) return found;
-    }
-    return undefined;
-  };
+  // The first known CLI's reading that is there (`??` asks no more CLIs once one has answered).
+  const first = <T>(read: (agent: AgentCli) => T | null | undefined) => known.reduce<T | null | undefined>((found, agent) => found ?? read(agent), undefined);
   return {
     name: 'generic',
     recognise: () => true,

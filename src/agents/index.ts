@@ -1,16 +1,14 @@
 import path from 'node:path';
-import { parse, stdoutEvents } from '../reply/events.js';
-import { matchPatterns, type FailurePatterns } from '../reply/failure-patterns.js';
-import { isObject } from '../reply/json.js';
-import type { Usage } from '../reply/usage.js';
-import type { AgentCli, FailedAttempt, Failure, KnownAgentCli, ReadingTime } from './adapter.js';
+import { matchPatterns } from '../reply/failure-patterns.js';
+import { isObject, parse, stdoutEvents } from '../reply/json.js';
+import type { AgentCli, FailedAttempt, Failure, FailureContext } from './adapter.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
 import { genericAgent } from './generic.js';
 
 /** The agent CLIs known by name, in the order `output: auto` tries their envelopes. */
-export const AGENTS: readonly KnownAgentCli[] = [claude, codex, gemini];
+export const AGENTS: readonly AgentCli[] = [claude, codex, gemini];
 
 // Any other command; reads what is read by format in each known CLI's format (see generic.ts).
 const GENERIC = genericAgent(AGENTS);
@@ -34,18 +32,9 @@ export function agentFor(command: readonly string[]): AgentCli {
   return GENERIC;
 }
 
-/** How to read a failed attempt: which CLI ran, the role's own patterns, and the clock and zone. */
-export interface FailureContext extends ReadingTime {
-  /** The role's argv; its program names a known CLI (see agentFor). */
-  command: readonly string[];
-  /** The role file's `failures:`, checked before the built-in knowledge. */
-  patterns?: FailurePatterns | undefined;
-}
-
 /**
  * Classify an attempt that gave no valid reply (SPEC §4b): the role's `failures:` patterns first,
- * then the CLI's adapter, which reads its own envelope and stderr, never the agent's transcript.
- * Pure: the clock and zone come in `context`.
+ * then its CLI's adapter. Pure: the clock and zone come in `context`.
  */
 export function classifyFailure(attempt: FailedAttempt, context: FailureContext): Failure {
   const agent = agentFor(context.command);
@@ -59,21 +48,6 @@ export function classifyFailure(attempt: FailedAttempt, context: FailureContext)
   return agent.failure({ ...attempt, events: attempt.events ?? stdoutEvents(attempt.stdout) }, context);
 }
 
-/**
- * A failure one line of a running CLI's output already shows, so the attempt can be stopped at
- * once instead of at its timeout (Codex retrying a rejected login, or waiting for a network that
- * is not there); undefined for a CLI that shows none. Classify the whole attempt with
- * classifyFailure once it has ended. Pure.
- */
-export function failureInLine(line: string, command: readonly string[]): Failure | undefined {
-  return agentFor(command).failureInLine?.(line);
-}
-
-/** The usage a failed or valid attempt's stdout reports, read by the CLI's adapter (see AgentCli.usage); its JSON objects found already. */
-export function usageOf(events: Record<string, unknown>[], command: readonly string[]): Usage | undefined {
-  return agentFor(command).usage(events);
-}
-
 // Longer lines are not parsed: a JSON line this long is a tool result or a whole file, neither
 // of which a status line shows, and parsing it per output line would cost more than it shows.
 const PARSE_MAX = 256 * 1024;
@@ -83,10 +57,8 @@ const SHOWN_MAX = 300;
 const SILENT = new RegExp(`^\\{\\s*"type"\\s*:\\s*"(?:${GENERIC.silent.map((type) => type.replaceAll('.', '\\.')).join('|')})"`);
 
 /**
- * What one line of an agent's stdout shows a person in a live status line, read by its CLI's
- * adapter: the model's latest text (its first line), a tool call ("Bash: npm test"), or an error
- * the CLI reports; undefined for events that show nothing. A line that is not JSON comes back as
- * it is. Pure; the caller cleans the text for a terminal.
+ * What one line of an agent's stdout shows in a live status line, read by its CLI's adapter
+ * (undefined: nothing); a line that is not JSON as it is. Pure; the caller cleans it for a terminal.
  */
 export function activityOf(line: string, agent: AgentCli, cwd?: string): string | undefined {
   const text = line.trim();

@@ -5,7 +5,7 @@ import { InputError } from '../errors.js';
 import { runnable, shellWord } from '../util/self-command.js';
 
 /** The agents `init` has presets for: the shipped shell agent, then each known agent CLI's. */
-const PRESET_AGENTS: readonly string[] = ['shell', ...AGENTS.map((agent) => agent.preset)];
+const PRESET_AGENTS: readonly string[] = ['shell', ...AGENTS.flatMap((agent) => agent.preset ?? [])];
 
 /** Options of `kanban-supervisor init`. */
 export interface InitOptions {

@@ -14,10 +14,7 @@ export interface Envelope {
   unwrap(out: ParsedOutput): Unwrapped | null;
 }
 
-/**
- * How the reply is found in stdout: `auto`, one generic strategy (whole, fenced, last-line), or
- * the name of an agent CLI's envelope. role.schema.json lists the names a role may give.
- */
+/** How the reply is found in stdout: auto, whole, fenced, last-line, or an agent CLI's envelope by name (see role.schema.json). */
 export type OutputStrategy = string;
 
 /** The reply candidate found in stdout (not yet validated), or why none was found. */

@@ -5,9 +5,9 @@ import { throwIfStopped, type RunContext } from '../context.js';
 import { InterruptedError, GuardError, RetriesExhaustedError } from '../errors.js';
 import { appendEntry } from '../log/supervisor-log.js';
 import type { Failure } from '../agents/adapter.js';
-import { AGENTS, classifyFailure, usageOf } from '../agents/index.js';
+import { AGENTS, agentFor, classifyFailure } from '../agents/index.js';
 import { judgeAttempt } from '../reply/judge.js';
-import { stdoutEvents } from '../reply/events.js';
+import { stdoutEvents } from '../reply/json.js';
 import { expectedReply } from '../schemas.js';
 import type { Settings } from '../settings.js';
 import { formatSpend } from '../spend.js';
@@ -55,7 +55,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     // stdout's JSON objects, found once for the failure and the usage.
     const events = stdoutEvents(result.stdout);
     const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode, events }, { ...reading, now: ctx.clock.now() })) : undefined;
-    const usage = usageOf(events, reading.command);
+    const usage = agentFor(reading.command).usage(events);
     ctx.spend.add(usage);
     const written = ctx.output.close(files, judgement?.valid !== true);
     ctx.events.emit('attempt_finished', {

@@ -4,8 +4,8 @@ import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Failure } from '../../src/agents/adapter.js';
-import { classifyFailure, usageOf } from '../../src/agents/index.js';
-import { stdoutEvents } from '../../src/reply/events.js';
+import { agentFor, classifyFailure } from '../../src/agents/index.js';
+import { stdoutEvents } from '../../src/reply/json.js';
 import { startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from '../fixtures/fake-model-server.mjs';
 import { ROOT, tempDir } from '../helpers.js';
 import { agentEnv, installedVersion, type AgentCli, type AgentEnvOptions } from './harness.js';
@@ -60,6 +60,6 @@ describe.each(['claude', 'codex', 'gemini'] as const)('the real %s CLI, failing 
     expect(classifyFailure({ stdout: first.stdout, stderr: first.stderr, exitCode: first.exitCode ?? null }, { command, now: new Date(), timeZone: 'UTC' }).kind).toBe('usage_limit');
     const second = await execa(command[0] as string, command.slice(1), { cwd, env, extendEnv: false, stdin: 'ignore', reject: false, timeout: 60_000 });
     expect(second.exitCode, second.stderr).toBe(0);
-    expect(usageOf(stdoutEvents(second.stdout), command)).toMatchObject({ cachedInputTokens: expect.any(Number), outputTokens: expect.any(Number) });
+    expect(agentFor(command).usage(stdoutEvents(second.stdout))).toMatchObject({ cachedInputTokens: expect.any(Number), outputTokens: expect.any(Number) });
   });
 });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Failure } from '../../src/agents/adapter.js';
-import { agentFor, classifyFailure, failureInLine, type FailureContext } from '../../src/agents/index.js';
+import type { Failure, FailureContext } from '../../src/agents/adapter.js';
+import { agentFor, classifyFailure } from '../../src/agents/index.js';
 import { recordedFile, recording } from './recorded.js';
 
 const loginHint = (cli: string) => agentFor([cli]).loginHint as string;
+const failureInLine = (line: string, command: string[]) => agentFor(command).failureInLine?.(line);
 
 const SECOND = 1000;
 

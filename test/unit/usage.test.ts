@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { usageOf } from '../../src/agents/index.js';
-import { stdoutEvents } from '../../src/reply/events.js';
+import { agentFor } from '../../src/agents/index.js';
+import { stdoutEvents } from '../../src/reply/json.js';
 import { recordedFile, recording } from './recorded.js';
 
 /** The usage an attempt's stdout reports, read by the adapter of the command that printed it. */
-const attemptUsage = (stdout: string, command: string[]) => usageOf(stdoutEvents(stdout), command);
+const attemptUsage = (stdout: string, command: string[]) => agentFor(command).usage(stdoutEvents(stdout));
 
 // The recordings' server answered each model request with input 1200 (800 of them cached, 300 more
 // written to Claude's cache), output 80 (20 of them reasoning) when `usage` is set (record.mjs), else
