@@ -1,8 +1,8 @@
 import { execa } from 'execa';
 import type { RunContext } from '../loop/context.js';
 import type { AttemptOutput } from '../log/output-store.js';
-import { activityOf } from '../reply/activity.js';
-import { failureInLine, knownCli, type Failure } from '../reply/failure.js';
+import type { Failure } from '../agents/adapter.js';
+import { activityOf, agentFor } from '../agents/index.js';
 import { readProcInfo } from '../util/proc-stat.js';
 import { cleanLine } from '../util/text.js';
 import { startProblem } from './command.js';
@@ -120,18 +120,19 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
 // The status line shows what the agent is doing (a streaming CLI's text or tool call, not raw
 // JSON); a CLI whose output shows it will not recover (Codex retrying a rejected login) gives up.
 function watchLines(invocation: Invocation, onLine: ((line: string) => void) | undefined, onFailure: (failure: Failure) => void): LineWatch {
-  const command = [invocation.file, ...invocation.args];
+  const agent = agentFor([invocation.file, ...invocation.args]);
   const watch: LineWatch = {};
   if (onLine) {
     watch.latest = (line, stream) => {
-      const shown = stream === 'stdout' ? activityOf(line, invocation.cwd) : line;
+      const shown = stream === 'stdout' ? activityOf(line, agent, invocation.cwd) : line;
       const clean = shown === undefined ? '' : cleanLine(shown);
       if (clean) onLine(clean);
     };
   }
-  if (knownCli(command) === 'codex') {
+  const giveUp = agent.failureInLine;
+  if (giveUp) {
     watch.stdoutLine = (line) => {
-      const failure = failureInLine(line, command);
+      const failure = giveUp(line);
       if (failure) onFailure(failure);
     };
   }

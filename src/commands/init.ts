@@ -1,24 +1,24 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { AGENTS } from '../agents/index.js';
 import { InputError } from '../errors.js';
 import { runnable, shellWord } from '../util/self-command.js';
 
-/** The agents `init` has presets for. */
-export const PRESET_AGENTS = ['shell', 'claude', 'codex', 'gemini'] as const;
-/** One of PRESET_AGENTS. */
-export type PresetAgent = (typeof PRESET_AGENTS)[number];
+/** The agents `init` has presets for: the shipped shell agent, then each known agent CLI's. */
+const PRESET_AGENTS: readonly string[] = ['shell', ...AGENTS.flatMap((agent) => agent.preset ?? [])];
 
 /** Options of `kanban-supervisor init`. */
 export interface InitOptions {
   dir: string;
-  agent: PresetAgent;
+  /** One of the presets: `shell` or a known agent CLI's (presets/<name>/). */
+  agent: string;
   force?: boolean;
 }
 
 const PRESETS = new URL('../../presets/', import.meta.url);
 
 /** The files of a new board for an agent preset: board-relative path → content (pure but for reading the presets). */
-export function presetFiles(agent: PresetAgent): Record<string, string> {
+export function presetFiles(agent: string): Record<string, string> {
   const read = (name: string) => readFileSync(new URL(name, PRESETS), 'utf8');
   return {
     'kanban.yaml': read('board/kanban.yaml'),
@@ -79,13 +79,6 @@ export function ignoreRunOutput(dir: string): GitignoreChange {
   return 'appended';
 }
 
-// How to get each agent CLI ready to run unattended: installed, and logged in or given a key.
-const SETUP: Record<Exclude<PresetAgent, 'shell'>, string> = {
-  claude: 'Install Claude Code (npm install -g @anthropic-ai/claude-code) and log in once by running `claude`, or set ANTHROPIC_API_KEY.',
-  codex: 'Install Codex (npm install -g @openai/codex) and run `codex login`, or set CODEX_API_KEY.',
-  gemini: 'Install Gemini CLI (npm install -g @google/gemini-cli) and log in once by running `gemini`, or set GEMINI_API_KEY.',
-};
-
 const IGNORED: Record<GitignoreChange, string> = {
   created: 'a new .gitignore keeps it out of git',
   appended: 'the lines .gitignore lacked for it were appended to it',
@@ -93,16 +86,18 @@ const IGNORED: Record<GitignoreChange, string> = {
 };
 
 /** What to tell the person after `init`, with commands they can paste. */
-export function nextSteps(dir: string, agent: PresetAgent, written: InitResult): string {
+export function nextSteps(dir: string, agent: string, written: InitResult): string {
   // A folder argument means its kanban.yaml; the current folder needs none.
   const board = dir === '.' || dir === '' ? '' : ` ${shellWord(dir)}`;
   const lines = [`Created a ${agent} board in ${dir}: ${written.files.join(', ')}.`, 'Next:'];
   lines.push(`  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in kanban.yaml).`);
-  if (agent !== 'shell') {
-    lines.push(`  2. ${SETUP[agent]}`);
+  // How to get the agent CLI ready to run unattended: installed, and logged in or given a key.
+  const setup = AGENTS.find((cli) => cli.preset === agent)?.setup;
+  if (setup) {
+    lines.push(`  2. ${setup}`);
     lines.push(`     The roles/*.md files say which permissions the agent gets; see the README, "Agent CLIs", to change them.`);
   }
-  const step = agent === 'shell' ? 2 : 3;
+  const step = setup ? 3 : 2;
   lines.push(`  ${step}. Check it:  ${runnable(`validate${board}`)}`);
   lines.push(`  ${step + 1}. Run it:    ${runnable(board.trim())}`);
   lines.push(`  ${step + 2}. Read it:   ${runnable(`status${board}`)}   (then: logs, report)`);

@@ -2,7 +2,7 @@ import type { Invocation } from '../agent/invocation.js';
 import { throwIfStopped, type RunContext } from './context.js';
 import { InputError, LimitWaitError } from '../errors.js';
 import { waitingFile } from '../log/waiting.js';
-import type { Failure } from '../reply/failure.js';
+import type { Failure } from '../agents/adapter.js';
 import type { Settings } from '../board/settings.js';
 import { formatDuration } from '../util/duration.js';
 import { localStamp } from '../util/time.js';

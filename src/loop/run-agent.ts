@@ -4,10 +4,10 @@ import type { Board } from '../board/read.js';
 import { throwIfStopped, type RunContext } from './context.js';
 import { InterruptedError, GuardError, RetriesExhaustedError } from '../errors.js';
 import { appendEntry } from '../log/supervisor-log.js';
-import { classifyFailure, type Failure } from '../reply/failure.js';
+import type { Failure } from '../agents/adapter.js';
+import { AGENTS, agentFor, classifyFailure } from '../agents/index.js';
 import { judgeAttempt } from '../reply/judge.js';
-import { stdoutEvents } from '../reply/events.js';
-import { usageOf } from '../reply/usage.js';
+import { stdoutEvents } from '../reply/json.js';
 import { expectedReply } from '../schemas.js';
 import type { Settings } from '../board/settings.js';
 import { formatSpend } from '../spend.js';
@@ -51,11 +51,11 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     const files = ctx.output.open(run.step, invocation.role, tries, run.task);
     ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(tries > attempt && { rerun: tries - attempt }), command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs });
     const result = await ctx.runAttempt(invocation, files, ctx);
-    const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, output, rules, invocation);
+    const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, output, rules, invocation, AGENTS);
     // stdout's JSON objects, found once for the failure and the usage.
     const events = stdoutEvents(result.stdout);
     const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode, events }, { ...reading, now: ctx.clock.now() })) : undefined;
-    const usage = usageOf(events);
+    const usage = agentFor(reading.command).usage(events);
     ctx.spend.add(usage);
     const written = ctx.output.close(files, judgement?.valid !== true);
     ctx.events.emit('attempt_finished', {

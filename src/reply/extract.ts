@@ -1,8 +1,21 @@
 import { isObject, ParsedOutput, tryParse } from './json.js';
-import { WRAPPERS, type Wrapper } from './wrappers.js';
 
-/** How the reply is found in stdout: `auto`, one generic strategy, or one agent CLI's wrapper. */
-export type OutputStrategy = 'auto' | 'whole' | 'fenced' | 'last-line' | Wrapper['name'];
+/**
+ * What an agent CLI's own JSON envelope says: the model's final text (or an object
+ * reply it carries), or the error it reports. Exit codes of these CLIs lie both ways,
+ * so the envelope is read first.
+ */
+export type Unwrapped = { text: string } | { reply: Record<string, unknown> } | { error: string };
+
+/** A known agent CLI's output format (the adapters of src/agents/ are these). */
+export interface Envelope {
+  name: string;
+  /** Unwrap stdout, or return null when stdout is not in this CLI's format. */
+  unwrap(out: ParsedOutput): Unwrapped | null;
+}
+
+/** How the reply is found in stdout: auto, whole, fenced, last-line, or an agent CLI's envelope by name (see role.schema.json). */
+export type OutputStrategy = string;
 
 /** The reply candidate found in stdout (not yet validated), or why none was found. */
 export type Extraction = { found: true; reply: Record<string, unknown>; via: string } | { found: false; issue: string };
@@ -22,23 +35,25 @@ function tryParseTrimmed(text: string): unknown {
   return trimmed === text ? undefined : tryParse(trimmed);
 }
 
-/** Find the reply object in an agent's stdout using the role's `output` strategy (SPEC §3). Pure. */
-export function extractReply(stdout: string, strategy: OutputStrategy = 'auto', depth = 0): Extraction {
+/**
+ * Find the reply object in an agent's stdout using the role's `output` strategy (SPEC §3), given
+ * the known envelopes in the order `auto` tries them. Pure.
+ */
+export function extractReply(stdout: string, strategy: OutputStrategy, envelopes: readonly Envelope[], depth = 0): Extraction {
   const out = new ParsedOutput(stdout);
   if (strategy === 'whole' || strategy === 'fenced' || strategy === 'last-line') {
     const reply = GENERIC[strategy](out);
     return reply ? { found: true, reply, via: strategy } : { found: false, issue: `printed no JSON reply (output: ${strategy})` };
   }
   if (strategy !== 'auto') {
-    const wrapper = WRAPPERS.find((w) => w.name === strategy) as Wrapper;
-    const unwrapped = wrapper.unwrap(out);
+    const unwrapped = envelopes.find((e) => e.name === strategy)?.unwrap(out);
     if (!unwrapped) return { found: false, issue: `printed something other than ${strategy}'s JSON output (output: ${strategy})` };
-    return fromUnwrapped(unwrapped, strategy, depth);
+    return fromUnwrapped(unwrapped, strategy, envelopes, depth);
   }
   if (stdout.trim() === '') return { found: false, issue: 'printed nothing on stdout' };
-  for (const wrapper of WRAPPERS) {
-    const unwrapped = wrapper.unwrap(out);
-    if (unwrapped) return fromUnwrapped(unwrapped, wrapper.name, depth);
+  for (const envelope of envelopes) {
+    const unwrapped = envelope.unwrap(out);
+    if (unwrapped) return fromUnwrapped(unwrapped, envelope.name, envelopes, depth);
   }
   for (const name of ['whole', 'fenced', 'last-line'] as const) {
     const reply = GENERIC[name](out);
@@ -47,11 +62,11 @@ export function extractReply(stdout: string, strategy: OutputStrategy = 'auto', 
   return { found: false, issue: 'printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block and the last JSON line)' };
 }
 
-function fromUnwrapped(unwrapped: ReturnType<Wrapper['unwrap']> & object, name: string, depth: number): Extraction {
+function fromUnwrapped(unwrapped: Unwrapped, name: string, envelopes: readonly Envelope[], depth: number): Extraction {
   if ('error' in unwrapped) return { found: false, issue: unwrapped.error };
   if ('reply' in unwrapped) return { found: true, reply: unwrapped.reply, via: name };
   if (depth >= MAX_DEPTH) return { found: false, issue: `printed output wrapped more than ${MAX_DEPTH} levels deep` };
-  const inner = extractReply(unwrapped.text, 'auto', depth + 1);
+  const inner = extractReply(unwrapped.text, 'auto', envelopes, depth + 1);
   return inner.found ? { ...inner, via: `${name} > ${inner.via}` } : { found: false, issue: `${inner.issue} (in the ${name} result text)` };
 }
 

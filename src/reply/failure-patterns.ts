@@ -18,21 +18,6 @@ export interface FailurePatterns {
   login_hint?: string;
 }
 
-const PATTERN_LIST = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
-
-/** JSON Schema (draft-07) of FailurePatterns, for the `failures` property of schemas/role.schema.json. */
-export const FAILURE_PATTERNS_SCHEMA = {
-  type: 'object',
-  description: 'How to recognise a failed attempt that is not invalid output: regular expressions (JavaScript syntax, case-insensitive, ^ and $ at line ends) matched against stderr and the last 20 lines of stdout.',
-  additionalProperties: false,
-  properties: {
-    usage_limit: { ...PATTERN_LIST, description: 'A usage or rate limit: re-run after the reset. A named group (?<reset>…) may capture it: epoch seconds, an ISO 8601 time, a duration ("90s", "3 minutes", a number of seconds) or a local time ("7:12pm", "Nov 26, 2:07pm").' },
-    login: { ...PATTERN_LIST, description: 'A missing or rejected login: the run stops for a person.' },
-    transient: { ...PATTERN_LIST, description: 'A passing service failure (overloaded, 5xx, network): re-run after a back-off.' },
-    login_hint: { type: 'string', minLength: 1, description: 'How to log in to this CLI, shown when a login pattern matches.' },
-  },
-} as const;
-
 /** Which of a role's patterns matched a failed attempt, with the matching line and the reset it captured. */
 export interface PatternMatch {
   kind: 'usage_limit' | 'login' | 'transient';
@@ -47,17 +32,12 @@ const TEXT_MAX = 16 * 1024;
 
 /** Every pattern that is not a valid regular expression, as `failures.<kind>[i]: <why>` (pure). */
 export function patternProblems(patterns: FailurePatterns): string[] {
-  const problems: string[] = [];
-  for (const kind of KINDS) {
-    (patterns[kind] ?? []).forEach((source, i) => {
-      try {
-        new RegExp(source, 'imu');
-      } catch (error) {
-        problems.push(`failures.${kind}[${i}]: ${(error as Error).message}`);
-      }
-    });
-  }
-  return problems;
+  return KINDS.flatMap((kind) =>
+    (patterns[kind] ?? []).flatMap((source, i) => {
+      const pattern = compile(source);
+      return typeof pattern === 'string' ? [`failures.${kind}[${i}]: ${pattern}`] : [];
+    }),
+  );
 }
 
 /**
@@ -69,7 +49,8 @@ export function matchPatterns(stdout: string, stderr: string, patterns: FailureP
   const text = `${stderr.slice(-TEXT_MAX)}\n${stdout.slice(-TEXT_MAX).split('\n').slice(-STDOUT_LINES).join('\n')}`;
   for (const kind of KINDS) {
     for (const source of patterns[kind] ?? []) {
-      const match = compile(source)?.exec(text);
+      const pattern = compile(source);
+      const match = typeof pattern === 'string' ? null : pattern.exec(text);
       if (!match) continue;
       const reset = match.groups?.reset;
       const line = lineAround(text, match.index);
@@ -79,11 +60,12 @@ export function matchPatterns(stdout: string, stderr: string, patterns: FailureP
   return undefined;
 }
 
-function compile(source: string): RegExp | undefined {
+// The pattern, or why it is not a valid regular expression.
+function compile(source: string): RegExp | string {
   try {
     return new RegExp(source, 'imu');
-  } catch {
-    return undefined;
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 

@@ -1,7 +1,7 @@
 import { formatDuration } from '../util/duration.js';
 import { cleanBlock, cleanLine, shorten } from '../util/text.js';
 import type { AttemptResult } from '../agent/attempt.js';
-import { extractReply, type OutputStrategy } from './extract.js';
+import { extractReply, type Envelope, type OutputStrategy } from './extract.js';
 import { checkReply, type ReplyRules } from './validate.js';
 
 /** An attempt's reply if it is valid, else why not and what was received (bounded, for the log). */
@@ -11,8 +11,8 @@ export type Judgement =
 
 const RECEIVED_MAX = 4000;
 
-/** Judge an attempt by the format of its output only; the exit code alone never decides (SPEC §3). */
-export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rules: ReplyRules, limits: { timeoutMs: number; idleTimeoutMs: number | null }): Judgement {
+/** Judge an attempt by the format of its output only (the agent CLIs' envelopes given); the exit code alone never decides (SPEC §3). */
+export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rules: ReplyRules, limits: { timeoutMs: number; idleTimeoutMs: number | null }, envelopes: readonly Envelope[]): Judgement {
   const killed = `was killed with ${result.killedWith ?? 'SIGTERM'}`;
   if (result.end === 'timeout') return invalid(`timed out after ${formatDuration(limits.timeoutMs)} and ${killed}`, result);
   if (result.end === 'idle-timeout') return invalid(`printed nothing for ${formatDuration(limits.idleTimeoutMs ?? 0)} (idle_timeout) and ${killed}`, result);
@@ -21,7 +21,7 @@ export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rule
     const said = result.failure && 'detail' in result.failure ? `as ${result.failure.cli}: ${result.failure.detail}` : 'a failure';
     return invalid(`reported an error ${said}; stopped rather than left to retry it`, result);
   }
-  const extraction = extractReply(result.stdout, output);
+  const extraction = extractReply(result.stdout, output, envelopes);
   if (!extraction.found) return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}${stderrNote(result)}`, result);
   const verdict = checkReply(extraction.reply, rules);
   if (!verdict.valid) {

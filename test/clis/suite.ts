@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PROSE_TEXT, startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from '../fixtures/fake-model-server.mjs';
 import { processesIn, survivors } from '../hardening/procs.js';
-import { LOGIN_HINTS } from '../../src/reply/failure.js';
+import { agentFor } from '../../src/agents/index.js';
 import { CLI, events, read } from '../helpers.js';
 import { agentEnv, editBoard, HELLO, initBoard, installedVersion, scriptedModel, workerReply, startSupervisor, startSupervisorOnTerminal, watchProcesses, type AgentCli, type SeenPrompt } from './harness.js';
 
@@ -147,7 +147,7 @@ export function agentCliSuite(agent: AgentCli): void {
 
       const run = await startSupervisor(['kanban.yaml', '--timeout', '60s', '--on-halt', 'touch halted'], env, dir);
       expect(run.exitCode, run.stderr).toBe(2);
-      expect(run.stderr).toContain(LOGIN_HINTS[agent]);
+      expect(run.stderr).toContain(agentFor([agent]).loginHint);
       const finished = events(dir).filter((e) => e.type === 'attempt_finished');
       expect(finished).toHaveLength(1);
       expect(finished[0]).toMatchObject({ failure: 'login', issue: expect.stringMatching(LOGIN_ISSUE[agent]) });

@@ -8,9 +8,11 @@ import { Tail } from '../../src/agent/tail.js';
 import { parseBoard, readBoard } from '../../src/board/read.js';
 import { InputError } from '../../src/errors.js';
 import { parseFrontMatter } from '../../src/board/front-matter.js';
-import { extractReply, type OutputStrategy } from '../../src/reply/extract.js';
+import { AGENTS } from '../../src/agents/index.js';
+import { extractReply as extractWith, type OutputStrategy } from '../../src/reply/extract.js';
 import { resolveInBoard } from '../../src/board/paths.js';
 
+const extractReply = (stdout: string, strategy: OutputStrategy = 'auto') => extractWith(stdout, strategy, AGENTS);
 const STRATEGIES: OutputStrategy[] = ['auto', 'whole', 'fenced', 'last-line', 'claude', 'codex', 'gemini'];
 
 // Pieces agents really print, so random text hits the parsers' interesting paths.

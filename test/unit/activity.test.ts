@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { activityOf } from '../../src/reply/activity.js';
+import { activityOf as activityWith, agentFor } from '../../src/agents/index.js';
 import { recording } from './recorded.js';
 
-const shown = (name: string) => recording(name).stdout.split('\n').map((line) => activityOf(line)).filter((s) => s !== undefined);
+// The documented events below come from all three CLIs: read as a wrapper script's, in every known format.
+const activityOf = (line: string, cwd?: string) => activityWith(line, agentFor(['./agent.sh']), cwd);
+// A recording is read by the adapter of the command that printed it.
+const shown = (name: string) => {
+  const { stdout, command } = recording(name);
+  return stdout.split('\n').map((line) => activityWith(line, agentFor(command))).filter((s) => s !== undefined);
+};
 const json = (event: unknown) => JSON.stringify(event);
 
 describe('activityOf on what the real CLIs streamed', () => {
@@ -65,5 +71,12 @@ describe('activityOf on documented events', () => {
     for (let i = 0; i < 1000; i++) activityOf(result);
     expect(performance.now() - started).toBeLessThan(200);
     expect(activityOf(result)).toBeUndefined();
+  });
+
+  it("reads a known CLI's lines with its own adapter only: another CLI's event shows nothing", () => {
+    const codexCall = json({ type: 'item.started', item: { id: 'i', type: 'command_execution', command: 'npm test', status: 'in_progress' } });
+    expect(activityWith(codexCall, agentFor(['codex', 'exec']))).toBe('Shell: npm test');
+    expect(activityWith(codexCall, agentFor(['claude', '-p']))).toBeUndefined();
+    expect(activityWith('Compiling…', agentFor(['claude', '-p']))).toBe('Compiling…');
   });
 });

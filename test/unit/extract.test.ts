@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { extractReply } from '../../src/reply/extract.js';
+import { AGENTS } from '../../src/agents/index.js';
+import { extractReply as extractWith } from '../../src/reply/extract.js';
+
+// Every known agent CLI's envelope, as a run passes them.
+const extractReply = (stdout: string, strategy = 'auto') => extractWith(stdout, strategy, AGENTS);
 
 const reply = { status: 'ok', message: 'done' };
 

@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, type Failure } from '../../src/reply/failure.js';
-import { FAILURE_PATTERNS_SCHEMA, patternProblems, type FailurePatterns } from '../../src/reply/failure-patterns.js';
+import type { Failure } from '../../src/agents/adapter.js';
+import { classifyFailure } from '../../src/agents/index.js';
+import { patternProblems, type FailurePatterns } from '../../src/reply/failure-patterns.js';
+import { ROOT } from '../helpers.js';
 
 // The public forms issue 12 lists, as envelopes the CLIs document, and output that only echoes
 // such words in the agent's transcript (frankbria/ralph-claude-code#183).
@@ -156,9 +160,10 @@ describe('failures: patterns of a role file', () => {
     expect(run(['mycli'], '(unclosed\n', '', 1, { login: ['(unclosed'] })).toEqual({ kind: 'invalid' });
   });
 
-  it('has a JSON Schema that accepts the documented shape and rejects others', () => {
+  it('has a JSON Schema in the shipped role schema that accepts the documented shape and rejects others', () => {
     const Ajv = (createRequire(import.meta.url)('ajv') as { default: new (o: object) => { compile: (s: object) => ((d: unknown) => boolean) } }).default;
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(FAILURE_PATTERNS_SCHEMA);
+    const roleSchema = JSON.parse(readFileSync(path.join(ROOT, 'schemas', 'role.schema.json'), 'utf8')) as { properties: { failures: object } };
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(roleSchema.properties.failures);
     expect(validate(patterns)).toBe(true);
     expect(validate({})).toBe(true);
     expect(validate({ usage_limit: 'not a list' })).toBe(false);

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, failureInLine, knownCli, LOGIN_HINTS, type Failure, type FailureContext } from '../../src/reply/failure.js';
+import type { Failure, FailureContext } from '../../src/agents/adapter.js';
+import { agentFor, classifyFailure } from '../../src/agents/index.js';
 import { recordedFile, recording } from './recorded.js';
+
+const loginHint = (cli: string) => agentFor([cli]).loginHint as string;
+const failureInLine = (line: string, command: string[]) => agentFor(command).failureInLine?.(line);
 
 const SECOND = 1000;
 
@@ -69,7 +73,7 @@ describe('classifyFailure on what the real CLIs printed', () => {
       expect(failure.cli).toBe(recording(name).cli);
       expect(failure.detail.length).toBeGreaterThan(0);
     }
-    if (failure.kind === 'login') expect(failure.hint).toContain(LOGIN_HINTS[recording(name).cli]);
+    if (failure.kind === 'login') expect(failure.hint).toContain(loginHint(recording(name).cli));
   });
 
   it("takes Claude Code's exact reset from the stream's rejected rate_limit_event", () => {
@@ -133,7 +137,7 @@ describe('failureInLine: stopping a Codex attempt that cannot succeed at its fir
     const all = lines('codex-no-login-online');
     const first = all.findIndex((l) => failureInLine(l, ['codex', 'exec']) !== undefined);
     expect(first).toBe(2);
-    expect(failureInLine(all[first] as string, ['codex', 'exec'])).toMatchObject({ kind: 'login', hint: LOGIN_HINTS.codex });
+    expect(failureInLine(all[first] as string, ['codex', 'exec'])).toMatchObject({ kind: 'login', hint: loginHint('codex') });
   });
 
   it('stops a Codex run offline when it starts waiting for the network for ever, not at its first reconnect', () => {
@@ -151,17 +155,17 @@ describe('failureInLine: stopping a Codex attempt that cannot succeed at its fir
   });
 });
 
-describe('knownCli', () => {
+describe('agentFor: which CLI a role runs, from its argv alone', () => {
   it.each([
     [['claude', '-p'], 'claude'],
     [['/usr/local/bin/codex', 'exec'], 'codex'],
     [['npx', '-y', '@google/gemini-cli@0.61.0', '-p', 'x'], 'gemini'],
     [['node', '/opt/gemini-cli/bundle/gemini.js'], 'gemini'],
     [['env', 'FOO=1', 'claude'], 'claude'],
-    [['bash', '-c', 'claude -p'], undefined],
-    [['./claude-wrapper.sh'], undefined],
-    [['node', 'agent.js', 'claude'], undefined],
+    [['bash', '-c', 'claude -p'], 'generic'],
+    [['./claude-wrapper.sh'], 'generic'],
+    [['node', 'agent.js', 'claude'], 'generic'],
   ])('%j runs %s', (command, cli) => {
-    expect(knownCli(command)).toBe(cli);
+    expect(agentFor(command).name).toBe(cli);
   });
 });

@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extractReply } from '../../src/reply/extract.js';
+import { AGENTS as WRAPPERS } from '../../src/agents/index.js';
+import { extractReply as extractWith } from '../../src/reply/extract.js';
 import { ParsedOutput } from '../../src/reply/json.js';
-import { WRAPPERS } from '../../src/reply/wrappers.js';
 import { DEFAULT_REPLY, DEFAULT_REPLY_TEXT, PROSE_TEXT } from '../fixtures/fake-model-server.mjs';
 import { ROOT } from '../helpers.js';
 
 // Real stdout of the real CLIs against the fake model server (see test/fixtures/recorded/NOTES.md).
 const recorded = (name: string) => readFileSync(path.join(ROOT, 'test', 'fixtures', 'recorded', name), 'utf8');
+const extractReply = (stdout: string, strategy = 'auto') => extractWith(stdout, strategy, WRAPPERS);
 
 const REPLIES: Array<[file: string, cli: string]> = [
   ['claude.json', 'claude'],

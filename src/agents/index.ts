@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { matchPatterns } from '../reply/failure-patterns.js';
+import { isObject, parse, stdoutEvents } from '../reply/json.js';
+import type { AgentCli, FailedAttempt, Failure, FailureContext } from './adapter.js';
+import { claude } from './claude.js';
+import { codex } from './codex.js';
+import { gemini } from './gemini.js';
+import { genericAgent } from './generic.js';
+
+/** The agent CLIs known by name, in the order `output: auto` tries their envelopes. */
+export const AGENTS: readonly AgentCli[] = [claude, codex, gemini];
+
+// Any other command; reads what is read by format in each known CLI's format (see generic.ts).
+const GENERIC = genericAgent(AGENTS);
+
+const LAUNCHERS: ReadonlySet<string> = new Set(['npx', 'bunx', 'pnpx', 'env', 'exec', 'dlx', 'pnpm', 'yarn', 'npm', 'node', 'bun']);
+
+/**
+ * The adapter of the CLI a role's argv runs: its program, resolved through launchers (npx, bunx,
+ * pnpm dlx, env, node <script>) and npm package names (`@openai/codex@0.1`), names a known CLI;
+ * anything else — a wrapper script included — gets the generic adapter. This is the only place
+ * that decides which CLI ran; output is never sniffed for it.
+ */
+export function agentFor(command: readonly string[]): AgentCli {
+  for (const word of command.slice(0, 4)) {
+    const name = word.replace(/@[^/@]*$/, '');
+    const base = path.basename(name).replace(/\.(exe|cmd|js|mjs)$/, '');
+    const known = AGENTS.find((agent) => agent.recognise(base) || agent.recognise(name));
+    if (known) return known;
+    if (!LAUNCHERS.has(base) && !word.startsWith('-') && !word.includes('=')) return GENERIC;
+  }
+  return GENERIC;
+}
+
+/**
+ * Classify an attempt that gave no valid reply (SPEC §4b): the role's `failures:` patterns first,
+ * then its CLI's adapter. Pure: the clock and zone come in `context`.
+ */
+export function classifyFailure(attempt: FailedAttempt, context: FailureContext): Failure {
+  const agent = agentFor(context.command);
+  if (context.patterns) {
+    const match = matchPatterns(attempt.stdout, attempt.stderr, context.patterns, context.timeZone, context.now);
+    const cli = agent === GENERIC ? path.basename(context.command[0] ?? 'agent') : agent.name;
+    if (match?.kind === 'login') return { kind: 'login', cli, detail: match.line, hint: context.patterns.login_hint ?? agent.loginHint ?? `Log in to ${cli}.` };
+    if (match?.kind === 'usage_limit') return { kind: 'usage_limit', cli, detail: match.line, resetAt: match.resetAt };
+    if (match?.kind === 'transient') return { kind: 'transient', cli, detail: match.line };
+  }
+  return agent.failure({ ...attempt, events: attempt.events ?? stdoutEvents(attempt.stdout) }, context);
+}
+
+// Longer lines are not parsed: a JSON line this long is a tool result or a whole file, neither
+// of which a status line shows, and parsing it per output line would cost more than it shows.
+const PARSE_MAX = 256 * 1024;
+// What a status line could show at most; the reporter cuts to the terminal's width.
+const SHOWN_MAX = 300;
+// Events that never show anything and can be long (tool results, partial deltas): skipped unparsed.
+const SILENT = new RegExp(`^\\{\\s*"type"\\s*:\\s*"(?:${GENERIC.silent.map((type) => type.replaceAll('.', '\\.')).join('|')})"`);
+
+/**
+ * What one line of an agent's stdout shows in a live status line, read by its CLI's adapter
+ * (undefined: nothing); a line that is not JSON as it is. Pure; the caller cleans it for a terminal.
+ */
+export function activityOf(line: string, agent: AgentCli, cwd?: string): string | undefined {
+  const text = line.trim();
+  if (text === '') return undefined;
+  if (!text.startsWith('{')) return shorten(text);
+  if (text.length > PARSE_MAX || SILENT.test(text)) return undefined;
+  const event = parse(text);
+  if (!isObject(event)) return shorten(text);
+  const shown = agent.activity(event, cwd);
+  return shown ? shorten(shown) : undefined;
+}
+
+function shorten(text: string): string {
+  return text.length > SHOWN_MAX ? `${text.slice(0, SHOWN_MAX - 1)}…` : text;
+}
