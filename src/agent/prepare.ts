@@ -3,12 +3,13 @@ import type { Board } from '../board/read.js';
 import type { RunContext } from '../loop/context.js';
 import type { OutputStrategy } from '../reply/extract.js';
 import type { FailurePatterns } from '../reply/failure-patterns.js';
-import { loadReplyRules } from '../reply/rules.js';
+import { loadReplyRules } from '../board/reply-rules.js';
 import type { ReplyRules } from '../reply/validate.js';
 import { loadRole, type Role } from '../board/role.js';
 import type { Settings } from '../board/settings.js';
 import { checkCommand } from './command.js';
-import { buildInvocation, type AgentInputs, type Invocation } from './invocation.js';
+import type { AgentInputs } from '../board/inputs.js';
+import { buildInvocation, type Invocation } from './invocation.js';
 import { agentTag, TAG_VARIABLE } from './tag.js';
 
 /** An agent run made ready: the invocation every attempt repeats exactly, and how its reply is judged. */

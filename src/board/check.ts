@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { AgentInputs } from '../agent/invocation.js';
+import type { AgentInputs } from './inputs.js';
 import { resolveInBoard } from './paths.js';
 import { formatProblem, parseBoard, readBoardText, type BoardState, type Problem, type WrittenText } from './read.js';
 import { readTask } from './task.js';

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Problem } from './read.js';
-import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from '../agent/invocation.js';
+import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from './inputs.js';
 import { SupervisorError } from '../errors.js';
-import { loadReplyRules } from '../reply/rules.js';
+import { loadReplyRules } from './reply-rules.js';
 import type { SchemaCompiler } from '../schemas.js';
 import { findProgram } from '../util/process.js';
 import { readRole, type RoleCheck } from './role.js';

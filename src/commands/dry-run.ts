@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { checkCommand } from '../agent/command.js';
-import { describeCommand, type AgentInputs, type Invocation } from '../agent/invocation.js';
+import { describeCommand, type Invocation } from '../agent/invocation.js';
+import type { AgentInputs } from '../board/inputs.js';
 import { planAgent } from '../agent/prepare.js';
 import { readBoard, type Board } from '../board/read.js';
 import { InputError } from '../errors.js';

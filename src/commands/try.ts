@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AgentInputs } from '../agent/invocation.js';
+import type { AgentInputs } from '../board/inputs.js';
 import { prepareAgent } from '../agent/prepare.js';
 import { realBoardPath } from '../board/locate.js';
 import { normalPath, resolveInBoard } from '../board/paths.js';

@@ -1,4 +1,5 @@
-import { describeCommand, type AgentInputs } from '../agent/invocation.js';
+import { describeCommand } from '../agent/invocation.js';
+import type { AgentInputs } from '../board/inputs.js';
 import { prepareAgent } from '../agent/prepare.js';
 import type { Board } from '../board/read.js';
 import { throwIfStopped, type RunContext } from './context.js';
@@ -6,7 +7,7 @@ import { InterruptedError, GuardError, RetriesExhaustedError } from '../errors.j
 import { appendEntry } from '../log/supervisor-log.js';
 import type { Failure } from '../agents/adapter.js';
 import { AGENTS, agentFor, classifyFailure } from '../agents/index.js';
-import { judgeAttempt } from '../reply/judge.js';
+import { judgeAttempt } from './judge.js';
 import { stdoutEvents } from '../reply/json.js';
 import { expectedReply } from '../schemas.js';
 import type { Settings } from '../board/settings.js';

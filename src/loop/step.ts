@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AgentInputs } from '../agent/invocation.js';
+import type { AgentInputs } from '../board/inputs.js';
 import type { Board, WrittenText } from '../board/read.js';
 import { readTaskMeta } from '../board/task.js';
 import { managerChange, writeManagerAnswer } from '../board/write.js';

@@ -1,15 +1,18 @@
 import type { ValidateFunction } from 'ajv';
-import { normalPath, resolveAllInBoard } from '../board/paths.js';
-import { notATaskFile } from '../board/read.js';
 import { describeErrors, validator } from '../schemas.js';
 
-/** The checks a reply must pass: the shipped schema, an optional role schema, and for the Manager the board paths. */
+/** A Manager's reply, once its schema has passed. */
+export interface ManagerAnswer {
+  next_task: string | null;
+  tasks: string[];
+}
+
+/** The checks a reply must pass: the shipped schema, an optional role schema, and for the Manager the board's paths. */
 export interface ReplyRules {
   manager: boolean;
-  boardDir: string;
-  /** kanban.yaml's name, which the Manager may not name as a task. */
-  boardName: string;
   extra?: ValidateFunction;
+  /** The problems of a Manager's paths in the board (board/reply-rules.ts): the board's to judge, not the reply's. */
+  paths?: (answer: ManagerAnswer) => string[];
 }
 
 /** A reply that passed, or the first reasons it failed (one line each). */
@@ -25,30 +28,9 @@ export function checkReply(reply: Record<string, unknown>, rules: ReplyRules): V
   const schema = validator(rules.manager ? 'manager-reply' : 'reply');
   if (!schema(reply)) return { valid: false, issues: describeErrors(schema.errors, reply) };
   if (rules.extra && !rules.extra(reply)) return { valid: false, issues: describeErrors(rules.extra.errors, reply).map((i) => `${i} (role schema)`) };
-  if (rules.manager) {
-    const issues = managerPathIssues(reply as { next_task: string | null; tasks: string[] }, rules);
-    if (issues.length) return { valid: false, issues };
-  }
+  const issues = rules.manager ? (rules.paths?.(reply as unknown as ManagerAnswer) ?? []) : [];
+  if (issues.length) return { valid: false, issues };
   return { valid: true };
-}
-
-// Paths are compared in their normal form (`tasks/./a.md` is `tasks/a.md`), the form written to the board.
-function managerPathIssues(reply: { next_task: string | null; tasks: string[] }, rules: ReplyRules): string[] {
-  const issues: string[] = [];
-  const listed = new Map<string, number>();
-  resolveAllInBoard(rules.boardDir, reply.tasks).forEach((where, i) => {
-    const task = reply.tasks[i] as string;
-    const normal = normalPath(task);
-    const first = listed.get(normal);
-    const notTask = notATaskFile(normal, rules.boardName);
-    if (!where.ok) issues.push(`/tasks/${i} "${task}" ${where.reason}`);
-    else if (notTask) issues.push(`/tasks/${i} "${task}" is ${notTask}, not a task file`);
-    else if (!where.file) issues.push(`/tasks/${i} "${task}" is not an existing file in the board folder`);
-    else if (first !== undefined) issues.push(`/tasks/${i} "${task}" is already listed as /tasks/${first}`);
-    listed.set(normal, first ?? i);
-  });
-  if (reply.next_task !== null && !listed.has(normalPath(reply.next_task))) issues.push(`/next_task "${reply.next_task}" is not in /tasks`);
-  return issues;
 }
 
 function depthExceeds(value: unknown, limit: number): boolean {

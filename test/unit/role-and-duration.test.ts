@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildInvocation, fillPlaceholders } from '../../src/agent/invocation.js';
+import { buildInvocation } from '../../src/agent/invocation.js';
+import { fillPlaceholders } from '../../src/board/inputs.js';
 import { formatDuration, parseDuration } from '../../src/util/duration.js';
 import { determineRole } from '../../src/board/determine-role.js';
 import { loadRole, parseRole, type Role } from '../../src/board/role.js';
