@@ -36,6 +36,17 @@ async function underTerminal(args: string[], cwd: string): Promise<string> {
   return String(result.stdout).replace(/\r\n/g, '\n');
 }
 
+/** Resolves once `child` has printed `text` on its stdout. */
+function printed(child: { stdout: NodeJS.ReadableStream | null }, text: string): Promise<void> {
+  let seen = '';
+  return new Promise((resolve) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += String(chunk);
+      if (seen.includes(text)) resolve();
+    });
+  });
+}
+
 /** Wait until `check` holds, polling. */
 async function until(check: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
@@ -156,7 +167,9 @@ describe('logs', () => {
     started.push(run);
     await until(() => existsSync(pids));
     const follow = runCli(['logs', '--follow'], { cwd: dir });
-    await sleep(700);
+    // Killed once --follow shows the agent's line, so it has found the attempt running: after a
+    // fixed wait, a --follow slow to start under load finds the supervisor already dead.
+    await Promise.race([printed(follow, 'hello'), follow]);
     run.kill('SIGKILL');
     const followed = await follow;
     const agent = (JSON.parse(read(path.dirname(pids), 'pids.jsonl').trim()) as { leader: number }).leader;
