@@ -64,7 +64,9 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     env: invocation.env,
     extendEnv: false,
     detached: true, // its own process group, so one kill reaches every grandchild
-    cleanup: false, // stopped by the policies below, never left to an exit handler
+    // Stopped by the policies below, never left to an exit handler; not by execa's timeout,
+    // cancelSignal or forceKillAfterDelay either: they signal the leader only, not its group.
+    cleanup: false,
     ...(invocation.stdin ? { input: invocation.stdin } : { stdin: 'ignore' as const }),
     buffer: false,
     reject: false,
