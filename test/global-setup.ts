@@ -5,9 +5,25 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** Before any test: check the Node the tests run the CLI with, and build dist/ if it is stale. */
+export default function setup(): void {
+  checkNode();
+  buildIfStale();
+}
+
+// The tests run the CLI (and their agents) with the `node` on PATH: say which line this run
+// tests, and stop at once on a Node the package does not support instead of failing every test.
+function checkNode(): void {
+  const version = execFileSync('node', ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+  if (Number(/^v(\d+)/.exec(version)?.[1]) < 22) {
+    throw new Error(`The tests run kanban-supervisor with the node on PATH, which is ${version}; it needs Node 22 or later. Run them through npm (npm test, npm run test:fast) or npx vitest: they put the project's own Node 22 (node_modules/.bin) first on PATH.`);
+  }
+  process.stderr.write(`Testing on Node ${version}\n`);
+}
+
 // The tests run the built program, as users do: a dist/ older than its sources would test old
 // code, so `vitest run` on its own builds first when anything under src/ or schemas/ is newer.
-export default function buildIfStale(): void {
+function buildIfStale(): void {
   const built = modified(path.join(ROOT, 'dist', 'cli.js'));
   const newest = Math.max(...['src', 'schemas'].flatMap((dir) => files(path.join(ROOT, dir))).map(modified));
   if (built >= newest) return;

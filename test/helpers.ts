@@ -35,13 +35,15 @@ export function makeBoard(files: Record<string, string>): string {
 }
 
 /**
- * A copy of the repository's example board (kanban.yaml, tasks/, roles/) as committed, in a temp
- * folder. Not the working tree's: the README's first command runs the example board in place,
- * which leaves it finished, and `npm test` comes right after it.
+ * A copy of the repository's example board (kanban.yaml, tasks/, roles/), or of the example in
+ * `examples/<name>/`, as committed, in a temp folder. Not the working tree's: the README runs
+ * the examples in place, which leaves them finished (and their output beside them), and
+ * `npm test` may come right after.
  */
-export function copyExampleBoard(): string {
+export function copyExampleBoard(name?: string): string {
   const dir = tempDir();
-  const tar = execFileSync('git', ['-C', ROOT, 'archive', '--format=tar', 'HEAD', 'kanban.yaml', 'tasks', 'roles'], { maxBuffer: 16 * 1024 * 1024 });
+  const what = name === undefined ? ['HEAD', 'kanban.yaml', 'tasks', 'roles'] : [`HEAD:examples/${name}`];
+  const tar = execFileSync('git', ['-C', ROOT, 'archive', '--format=tar', ...what], { maxBuffer: 16 * 1024 * 1024 });
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
   return dir;
 }

@@ -1,5 +1,4 @@
 import { execa } from 'execa';
-import type { RunContext } from '../loop/context.js';
 import type { AttemptOutput } from '../log/output-store.js';
 import type { Failure } from '../agents/adapter.js';
 import { activityOf, agentFor } from '../agents/index.js';
@@ -8,7 +7,7 @@ import { cleanLine } from '../util/text.js';
 import { startProblem } from './command.js';
 import { groupKiller, type GroupKiller } from './group-kill.js';
 import { idleTimeout } from './idle-timeout.js';
-import { onStop } from './interrupt.js';
+import { onStop, type StopSignals } from './interrupt.js';
 import type { Invocation } from './invocation.js';
 import { stopLeftovers } from './leftovers.js';
 import { collectOutput, type LineWatch } from './output.js';
@@ -37,8 +36,17 @@ export interface AttemptResult {
   failure?: Failure;
 }
 
+/** What an attempt takes from its run: how it is told to stop, who shows its lines, and the board folder (for its record). */
+export interface AttemptContext {
+  stop: StopSignals;
+  /** Called with the agent's latest non-blank output line (the live status line shows it). */
+  onLine?: (line: string) => void;
+  /** The board folder. */
+  dir: string;
+}
+
 /** Runs one attempt of an agent; the real one spawns a process, tests of the loop pass their own. */
-export type RunAttempt = (invocation: Invocation, output: AttemptOutput, ctx: Pick<RunContext, 'stop' | 'onLine' | 'dir'>) => Promise<AttemptResult>;
+export type RunAttempt = (invocation: Invocation, output: AttemptOutput, ctx: AttemptContext) => Promise<AttemptResult>;
 
 /**
  * Run one attempt of an agent in a process group of its own (SPEC §5; the lifecycle is in
@@ -56,7 +64,9 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     env: invocation.env,
     extendEnv: false,
     detached: true, // its own process group, so one kill reaches every grandchild
-    cleanup: false, // stopped by the policies below, never left to an exit handler
+    // Stopped by the policies below, never left to an exit handler; not by execa's timeout,
+    // cancelSignal or forceKillAfterDelay either: they signal the leader only, not its group.
+    cleanup: false,
     ...(invocation.stdin ? { input: invocation.stdin } : { stdin: 'ignore' as const }),
     buffer: false,
     reject: false,
@@ -102,7 +112,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
       killer.kill();
     }),
   ];
-  const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) => subprocess.once('exit', (code, sig) => resolve([code, sig])));
+  const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) => subprocess.nodeChildProcess.once('exit', (code, sig) => resolve([code, sig])));
   for (const cleanup of policies) cleanup();
   killer.dispose();
   // The leader is gone: whatever it left is stopped now, and the pipes are read to their end

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import type { Board } from '../board/read.js';
-import type { RunContext } from '../loop/context.js';
 import type { OutputStrategy } from '../reply/extract.js';
 import type { FailurePatterns } from '../reply/failure-patterns.js';
 import { loadReplyRules } from '../board/reply-rules.js';
 import type { ReplyRules } from '../reply/validate.js';
 import { loadRole, type Role } from '../board/role.js';
+import type { SchemaCompiler } from '../schemas.js';
 import type { Settings } from '../board/settings.js';
 import { checkCommand } from './command.js';
 import type { AgentInputs } from '../board/inputs.js';
@@ -21,18 +21,25 @@ export interface PreparedAgent {
   failures?: FailurePatterns;
 }
 
+/** What preparing an agent takes from its run: the environment agents inherit, the run's id (in the agent's tag) and the reply schemas. */
+export interface AgentRun {
+  env: NodeJS.ProcessEnv;
+  runId: string;
+  schemas: SchemaCompiler;
+}
+
 /**
  * Read the role, build the invocation once and check it can run (shared with --dry-run, so
  * both build the very same thing). Every problem is an InputError naming the role file.
  */
-export function prepareAgent(ctx: Pick<RunContext, 'env' | 'runId' | 'schemas'>, board: Board, settings: Settings, inputs: AgentInputs, step: number): PreparedAgent {
+export function prepareAgent(ctx: AgentRun, board: Board, settings: Settings, inputs: AgentInputs, step: number): PreparedAgent {
   const { role, invocation } = planAgent(ctx, board, settings, inputs, step);
   checkCommand(invocation);
   return { invocation, output: role.output, rules: loadReplyRules(board, role, inputs.role === 'Manager', ctx.schemas), ...(role.failures && { failures: role.failures }) };
 }
 
 /** The role and the invocation an agent run would use, its command not yet checked (--dry-run shows a missing one as a warning). */
-export function planAgent(ctx: Pick<RunContext, 'env' | 'runId'>, board: Board, settings: Settings, inputs: AgentInputs, step: number): { role: Role; invocation: Invocation } {
+export function planAgent(ctx: Pick<AgentRun, 'env' | 'runId'>, board: Board, settings: Settings, inputs: AgentInputs, step: number): { role: Role; invocation: Invocation } {
   const role = loadRole(board.dir, inputs.role, inputs.task_file ?? path.basename(board.file));
   const invocation = buildInvocation(role, inputs, {
     boardDir: board.dir,

@@ -1,4 +1,5 @@
 import type { RunAttempt } from '../agent/attempt.js';
+import type { StopSignals } from '../agent/interrupt.js';
 import type { EventLog } from '../log/events.js';
 import type { StepHistory } from '../manager-history/history.js';
 import type { OutputStore } from '../log/output-store.js';
@@ -6,13 +7,8 @@ import type { SchemaCompiler } from '../schemas.js';
 import type { SettingsFlags } from '../board/settings.js';
 import type { Spend } from '../spend.js';
 
-/** How a run is told to stop: the first Ctrl-C (or a lost lock) asks, the second insists. */
-export interface StopSignals {
-  /** Aborted with the error to stop with: the agent's group gets SIGTERM, then SIGKILL after the grace period. */
-  interrupt: AbortSignal;
-  /** Aborted on a second Ctrl-C: the agent's group gets SIGKILL at once. */
-  force: AbortSignal;
-}
+// agent/ defines what it needs of a run; the run's other users import it from here.
+export type { StopSignals };
 
 /** The clock, passed in so waits can be tested without real time. */
 export interface Clock {

@@ -1,7 +1,7 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENTS, boardWithTasks, events, fixtureRole, read, role, ROOT, runCli, tempDir } from '../helpers.js';
+import { AGENTS, boardWithTasks, copyExampleBoard, events, fixtureRole, read, role, ROOT, runCli } from '../helpers.js';
 
 const SEQUENTIAL = path.join(ROOT, 'dist', 'reference-agents', 'sequential-manager.js');
 
@@ -59,8 +59,7 @@ describe('a periodic Reviewer', () => {
 
 describe('the example board examples/periodic-reviewer', () => {
   it('runs offline: four shell tasks, the Reviewer after the 2nd and 4th, each review in out/review.md', async () => {
-    const dir = tempDir();
-    cpSync(path.join(ROOT, 'examples', 'periodic-reviewer'), dir, { recursive: true });
+    const dir = copyExampleBoard('periodic-reviewer');
     const result = await runCli(['kanban.yaml'], { cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);

@@ -13,7 +13,7 @@ function resident(dir: string) {
     for (let waited = 0; waited < 30_000; waited += 100) {
       const found = existsSync(path.join(dir, '.kanban-supervisor/events.jsonl')) ? events(dir).filter(match) : [];
       if (found.length >= count) return found;
-      if (child.exitCode !== null) throw new Error(`the supervisor ended (${String(child.exitCode)}): ${String(child.stderr)}`);
+      if (child.nodeChildProcess.exitCode !== null) throw new Error(`the supervisor ended (${String(child.nodeChildProcess.exitCode)}): ${String(child.stderr)}`);
       await delay(100);
     }
     throw new Error(`no such event; events so far: ${JSON.stringify(events(dir).map((e) => e.type))}`);

@@ -36,6 +36,17 @@ async function underTerminal(args: string[], cwd: string): Promise<string> {
   return String(result.stdout).replace(/\r\n/g, '\n');
 }
 
+/** Resolves once what `child` has printed on its stdout so far satisfies `enough`. */
+function printed(child: { stdout: NodeJS.ReadableStream | null }, enough: (seen: string) => boolean): Promise<void> {
+  let seen = '';
+  return new Promise((resolve) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += String(chunk);
+      if (enough(seen)) resolve();
+    });
+  });
+}
+
 /** Wait until `check` holds, polling. */
 async function until(check: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
@@ -134,12 +145,19 @@ describe('logs', () => {
   });
 
   it('--follow prints a running attempt\'s output as it comes and ends when the attempt does', async () => {
-    const dir = boardWithTasks(1, { 'roles/implementor.md': role(['node', path.join(AGENTS, 'chatty-then-reply.mjs'), '2500'], 'stdin: none\n') });
+    // A worker that prints a line every 200 ms and replies once `go` exists: it ends after
+    // --follow has started, however long starting takes under load.
+    const go = path.join(boardWithTasks(1, {}), 'go');
+    const worker = `const t = setInterval(() => { if (!require('fs').existsSync(${JSON.stringify(go)})) return void process.stdout.write('still working ' + Date.now() + '\\n'); clearInterval(t); console.log('{"status":"ok","message":"slow but never silent"}'); }, 200);`;
+    const dir = boardWithTasks(1, { 'roles/implementor.md': role(['node', '-e', worker], 'stdin: none\n') });
     const run = execa('node', [CLI, '--quiet'], { cwd: dir, reject: false, stdin: 'ignore' });
     started.push(run);
     await until(() => existsSync(path.join(dir, '.kanban-supervisor/events.jsonl')) && events(dir).some((e) => e.type === 'attempt_started'));
     await sleep(500); // some output before following starts, some after
-    const follow = await runCli(['logs', '--follow'], { cwd: dir });
+    const following = runCli(['logs', '--follow'], { cwd: dir });
+    await Promise.race([printed(following, (seen) => seen.split('\n').length > 10), following]);
+    writeFileSync(go, '');
+    const follow = await following;
     expect(follow.exitCode).toBe(0);
     expect(follow.stderr.split('\n')[0]).toMatch(/^Following Implementor on tasks\/001\.md · run \S+, step 1, attempt 1 of 4 · started .* · running now\. Ctrl-C stops following, not the run\.$/);
     expect(follow.stderr).toMatch(/\nThe attempt ended: replied ok \(exit 0, [^)]+\)\.$/);
@@ -156,7 +174,9 @@ describe('logs', () => {
     started.push(run);
     await until(() => existsSync(pids));
     const follow = runCli(['logs', '--follow'], { cwd: dir });
-    await sleep(700);
+    // Killed once --follow shows the agent's line, so it has found the attempt running: after a
+    // fixed wait, a --follow slow to start under load finds the supervisor already dead.
+    await Promise.race([printed(follow, (seen) => seen.includes('hello')), follow]);
     run.kill('SIGKILL');
     const followed = await follow;
     const agent = (JSON.parse(read(path.dirname(pids), 'pids.jsonl').trim()) as { leader: number }).leader;

@@ -10,8 +10,8 @@ import { boardWithTasks, CLI, events, fixtureRole, role, runCli } from '../helpe
 const reply = (status: string, message: string) => role(['node', '-e', `console.log(JSON.stringify({ status: ${JSON.stringify(status)}, message: ${JSON.stringify(message)} }))`], 'stdin: none\n');
 const HOSTILE = 'Owner must look \x1b]0;pwned\x07\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07now';
 
-/** Under a real pseudo-terminal of `cols` columns; `keys` are typed into it after `delayMs`. */
-async function underTerminal(dir: string, cols: number, keys?: { text: string; delayMs: number }) {
+/** Under a real pseudo-terminal of `cols` columns; `keys` are typed into it once the screen shows `after`. */
+async function underTerminal(dir: string, cols: number, keys?: { text: string; after: string }) {
   const run = execa('script', ['-qfec', `stty cols ${cols}; exec node ${CLI} kanban.yaml`, '/dev/null'], {
     cwd: dir,
     reject: false,
@@ -20,7 +20,16 @@ async function underTerminal(dir: string, cols: number, keys?: { text: string; d
     stdin: keys ? 'pipe' : 'ignore',
     timeout: 60_000,
   });
-  if (keys) setTimeout(() => run.stdin?.write(keys.text), keys.delayMs);
+  // Typed when the screen shows it is time, not after a fixed wait: under load, Node can take
+  // longer to start than any wait, and a Ctrl-C before the run listens for it kills it bare.
+  let screen = '';
+  const onData = (chunk: Buffer) => {
+    screen += String(chunk);
+    if (!keys || !screen.includes(keys.after)) return;
+    run.stdout?.off('data', onData);
+    run.stdin?.write(keys.text);
+  };
+  if (keys) run.stdout?.on('data', onData);
   return String((await run).stdout);
 }
 
@@ -65,10 +74,10 @@ describe('what agents replied, shown', () => {
 
   it('leaves a clean line on Ctrl-C: the status line is erased before the outcome', async () => {
     const dir = boardWithTasks(1, { 'roles/implementor.md': role(['sleep', '30'], 'stdin: none\n') });
-    const output = await underTerminal(dir, 100, { text: '\x03', delayMs: 1500 });
+    const output = await underTerminal(dir, 100, { text: '\x03', after: 'attempt 1/' });
     // After the last erase: the interrupted step's ✗ line and the outcome, whole; no status line half drawn.
     const tail = output.slice(output.lastIndexOf('\r\x1b[K') + 4).replace(/\x1b\[[0-9;]*m/g, '');
-    expect(tail).toMatch(/^✗ step 1 · Implementor · tasks\/001\.md \(\d+(\.\d)?s\)\r?\nkanban-supervisor: Interrupted by SIGINT: [^\n]*$/);
+    expect(tail).toMatch(/^✗ step 1 · Implementor · tasks\/001\.md \(\d+(\.\d)?m?s\)\r?\nkanban-supervisor: Interrupted by SIGINT: [^\n]*$/);
     expect(tail).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
   });
 });
