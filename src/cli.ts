@@ -171,4 +171,15 @@ function version(): string {
 // A reader that went away (`status | head -1`) or a lost terminal is no crash: what is left to
 // print is dropped and the exit code says so (74). `run` also stops its agent first (stop.ts).
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => (process.exitCode = 74));
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = supportedNode(process.versions.node) ? await main(process.argv.slice(2)) : tooOld(process.versions.node);
+
+// Whether this Node.js is one the package supports (package.json engines: 22 or later).
+function supportedNode(version: string): boolean {
+  return Number(version.split('.')[0]) >= 22;
+}
+
+// Older lines fail deep inside a dependency with a message that names neither Node nor the fix.
+function tooOld(version: string): number {
+  process.stderr.write(`kanban-supervisor: needs Node.js 22 or later (this is ${version}). Install Node.js 22 or 24 and run it again.\n`);
+  return 2;
+}

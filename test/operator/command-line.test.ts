@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -90,5 +91,23 @@ describe('hints and help', () => {
       expect(other.stdout).toBe(help.stdout);
     }
     expect(help.stdout).toMatch(/^kanban-supervisor — run CLI agents/);
+  });
+});
+
+// The system's own Node where it is older than the supported lines (Node 20 on this project's CI machines).
+const OLD_NODE = ['/usr/bin/node', '/usr/local/bin/node'].find((file) => {
+  try {
+    return Number(execFileSync(file, ['-p', 'process.versions.node'], { encoding: 'utf8' }).split('.')[0]) < 22;
+  } catch {
+    return false;
+  }
+});
+
+describe('an unsupported Node.js', () => {
+  it.skipIf(OLD_NODE === undefined)('is refused with exit 2, the version and the fix, not an internal error', () => {
+    const result = spawnSync(OLD_NODE as string, [CLI, '--version'], { encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^kanban-supervisor: needs Node\.js 22 or later \(this is 2?\d\.\d+\.\d+\)\. Install Node\.js 22 or 24 and run it again\.\n$/);
+    expect(result.stdout).toBe('');
   });
 });
