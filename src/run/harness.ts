@@ -53,16 +53,19 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
     checkWritable(file);
   }
   const stopper = options.stopper ?? new Stopper();
-  const release = kind === 'run' ? await acquireBoardLock(path.join(board.dir, '.kanban-supervisor'), path.basename(file), (lost) => stopper.request(lost)) : async () => {};
+  // Listening first: a signal while the lock is taken is an interrupt, not a kill that leaves the lock behind.
   const unlisten = stopper.listen(options.signals ?? process);
-  const clock = options.clock ?? systemClock;
-  const runId = newRunId(clock.now(), process.pid);
-  const place = kind === 'run' ? RUN_PLACE : TRY_PLACE;
-  // The Manager's history: earlier runs from the event log's tail, then this run's events as they come.
-  const history = kind === 'run' ? StepHistory.fromBoard(board.dir) : undefined;
-  const events = new EventLog(board.dir, runId, [...(history ? [history.record] : []), ...(options.listeners ?? [])], () => clock.now(), place.events);
+  let release = async (): Promise<void> => {};
+  let events: EventLog | undefined;
   let output: OutputStore | undefined;
   try {
+    if (kind === 'run') release = await acquireBoardLock(path.join(board.dir, '.kanban-supervisor'), path.basename(file), (lost) => stopper.request(lost));
+    const clock = options.clock ?? systemClock;
+    const runId = newRunId(clock.now(), process.pid);
+    const place = kind === 'run' ? RUN_PLACE : TRY_PLACE;
+    // The Manager's history: earlier runs from the event log's tail, then this run's events as they come.
+    const history = kind === 'run' ? StepHistory.fromBoard(board.dir) : undefined;
+    events = new EventLog(board.dir, runId, [...(history ? [history.record] : []), ...(options.listeners ?? [])], () => clock.now(), place.events);
     const settings = resolveSettings(board.settings, options);
     if (kind === 'run') removeDeadTemps(file);
     const leftover = kind === 'run' ? await stopLeftoverAgent(board.dir, settings.killGraceMs) : undefined;
@@ -91,7 +94,7 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
     });
   } finally {
     output?.dispose();
-    events.close();
+    events?.close();
     unlisten();
     await release();
   }
