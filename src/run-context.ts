@@ -1,6 +1,6 @@
 import { runAttempt as realRunAttempt, type RunAttempt } from './agent/attempt.js';
 import { systemClock, type Clock, type RunContext, type StopSignals } from './context.js';
-import type { EventLog } from './log/events.js';
+import type { EventLog } from './events/log.js';
 import type { OutputStore } from './log/output-store.js';
 import { createSchemaCompiler } from './schemas.js';
 import { Spend } from './spend.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { HookContext } from '../hooks/hook.js';
-import type { EventListener } from '../log/events.js';
+import type { EventListener } from '../events/types.js';
 import { failedOutcome, finishedOutcome } from '../progress/outcome.js';
 import { createReporter } from '../progress/reporter.js';
 import { wantsColour, type ReporterMode } from '../progress/style.js';

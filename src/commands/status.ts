@@ -6,9 +6,9 @@ import { readBoard, type Board } from '../board/read.js';
 import { SupervisorError } from '../errors.js';
 import { lockPath, readLockOwner } from '../lock/lock.js';
 import { isAlive } from '../util/process.js';
-import { readLatest, type HistoryWindow } from '../history/latest.js';
-import type { LastRun } from '../history/last-run.js';
-import type { AttemptRecord, RunEnd } from '../history/records.js';
+import { readLatest, type HistoryWindow, type LatestRun } from '../events/latest.js';
+import type { AttemptRecord, RunEnd } from '../events/records.js';
+import { addUsage, emptySpend, type SpendTotal } from '../spend.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
 import { determineRole } from '../role/determine.js';
 import { readTaskMeta } from '../board/task.js';
@@ -24,6 +24,12 @@ export interface TaskStatus {
   /** Its worker's last attempt, from the event log. */
   last?: AttemptRecord;
 }
+
+/** The last run, as `status` shows it: the fold's, with what its attempts reported spending. */
+export type LastRun = Omit<LatestRun, 'attempts'> & {
+  /** In all, per role and per task (the Manager's under its done task). */
+  spend: { total: SpendTotal; byRole: Record<string, SpendTotal>; byTask: Record<string, SpendTotal> };
+};
 
 /** Who holds the board's run lock. */
 export type LockStatus =
@@ -42,7 +48,7 @@ export interface StatusReport {
   lock: LockStatus;
   lastRun?: LastRun;
   lastHalt?: RunEnd & { run: string };
-  /** How much of events.jsonl was read: from the end, until all of the above was found or the window was full. */
+  /** How much of the history (events.jsonl, then events.1.jsonl) was read: from the end, until all of the above was found or the window was full. */
   history: HistoryWindow;
   /** What a run waits for (a usage limit's reset, a person's edit under --watch), and whether that run still runs. */
   waiting?: Waiting & { active: boolean };
@@ -75,12 +81,24 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
     current: board.current,
     tasks,
     lock: lockStatus(file),
-    ...(latest.lastRun && { lastRun: latest.lastRun }),
+    ...(latest.lastRun && { lastRun: withSpend(latest.lastRun) }),
     ...(latest.lastHalt && { lastHalt: latest.lastHalt }),
     history: latest.window,
     ...(waiting && { waiting: { ...waiting, active: isAlive(waiting.pid) } }),
     ...(board.phase === 'complete' && board.current !== null && { completeWithCurrent: true as const }),
   };
+}
+
+// The run without its attempts, which status shows only added up.
+function withSpend({ attempts, ...run }: LatestRun): LastRun {
+  const spend: LastRun['spend'] = { total: emptySpend(), byRole: {}, byTask: {} };
+  for (const { role, task, finished } of attempts) {
+    if (!finished?.usage) continue;
+    addUsage(spend.total, finished.usage);
+    addUsage((spend.byRole[role] ??= emptySpend()), finished.usage);
+    addUsage((spend.byTask[task] ??= emptySpend()), finished.usage);
+  }
+  return { ...run, spend };
 }
 
 // What the task's file says: the role that runs it and its title, or why it cannot be read.

@@ -8,7 +8,7 @@ import { readBoard, type Board } from '../board/read.js';
 import { readTaskMeta } from '../board/task.js';
 import { InputError, RetriesExhaustedError, SupervisorError } from '../errors.js';
 import { settingsFlags, type SettingFlagValues } from '../flags.js';
-import { EventLog } from '../log/events.js';
+import { EventLog } from '../events/log.js';
 import { OutputStore } from '../log/output-store.js';
 import { reporterFor } from '../progress/reporter.js';
 import { runAgent } from '../retry/run-agent.js';

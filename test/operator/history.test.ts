@@ -3,9 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // The benchmark's history: the supervisor's own event shapes, every way a run ends, retries, a task never run.
 import { synthesize } from '../../bench/lib/history-synth.mjs';
-import { parseEvents } from '../../src/history/parse-event.js';
-import { buildHistory, type RunRecord } from '../../src/history/runs.js';
+import { parseEvents } from '../../src/events/parse.js';
 import { read, runCli, tempDir } from '../helpers.js';
+import { buildHistory, type PlainRun as RunRecord } from '../reference-fold.js';
 
 const EVENTS = '.kanban-supervisor/events.jsonl';
 
