@@ -1,10 +1,11 @@
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Line } from '../../src/events/line.js';
 import { fieldPeeker, parseEvent, parseEvents } from '../../src/events/parse.js';
 import { BackwardLines } from '../../src/events/read-backwards.js';
+import { NewestFirst, withStore } from '../../src/events/store.js';
 import { tempDir } from '../helpers.js';
 
 /** What the reader must give: the file split on LF, a CR before it dropped, empty and over-long lines left out. */
@@ -101,6 +102,35 @@ describe('reading events.jsonl by lines', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('reading the store: events.jsonl, then the rotated events.1.jsonl', () => {
+  function store(newer: string, older?: string): string {
+    const dir = tempDir('ks-store-');
+    mkdirSync(path.join(dir, '.kanban-supervisor'));
+    writeFileSync(path.join(dir, '.kanban-supervisor/events.jsonl'), newer);
+    if (older !== undefined) writeFileSync(path.join(dir, '.kanban-supervisor/events.1.jsonl'), older);
+    return dir;
+  }
+  const read = (dir: string, limitBytes?: number) =>
+    withStore(dir, (files) => {
+      const lines = new NewestFirst(files, { limitBytes, chunkBytes: 3 });
+      return { texts: [...lines].map((l) => l.text), read: lines.read, bytes: lines.bytes, reachedStart: lines.reachedStart };
+    });
+
+  it('gives the lines of both files newest first, and says it read them all', () => {
+    expect(read(store('c\nd\n', 'a\nb\n'))).toEqual({ texts: ['d', 'c', 'b', 'a'], read: 8, bytes: 8, reachedStart: true });
+    expect(read(store('c\nd\n'))).toEqual({ texts: ['d', 'c'], read: 4, bytes: 4, reachedStart: true });
+  });
+
+  it('counts limitBytes across both files, and a limit spent at the end of the newer file has not reached the start', () => {
+    expect(read(store('c\nd\n', 'aa\nbb\n'), 8)).toEqual({ texts: ['d', 'c', 'bb'], read: 8, bytes: 10, reachedStart: false });
+    expect(read(store('c\nd\n', 'a\nb\n'), 4)).toEqual({ texts: ['d', 'c'], read: 4, bytes: 8, reachedStart: false });
+  });
+
+  it('is no history when neither file is there', () => {
+    expect(read(tempDir('ks-store-'))).toBeUndefined();
   });
 });
 
