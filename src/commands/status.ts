@@ -26,7 +26,7 @@ export interface TaskStatus {
 }
 
 /** The last run, as `status` shows it: the fold's, with what its attempts reported spending. */
-export type LastRun = Omit<LatestRun, 'attempts'> & {
+export type LastRun = LatestRun & {
   /** In all, per role and per task (the Manager's under its done task). */
   spend: { total: SpendTotal; byRole: Record<string, SpendTotal>; byTask: Record<string, SpendTotal> };
 };
@@ -68,7 +68,8 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
   // The task files before the history: reading them churns memory, and doing it before the
   // history's records are held keeps the peak lower (10,000 tasks: ~160 MB -> ~135 MB).
   const facts = listed.map((task) => ({ task, ...taskFacts(board, task) }));
-  const latest = readLatest(board.dir, listed, { windowBytes: options.windowBytes });
+  const spend: LastRun['spend'] = { total: emptySpend(), byRole: {}, byTask: {} };
+  const latest = readLatest(board.dir, listed, { windowBytes: options.windowBytes, lastRunAttempt: (attempt) => addSpend(spend, attempt) });
   const waiting = waitingFile.read(board.dir);
   const tasks = facts.map(({ task, ...rest }): TaskStatus => {
     const last = latest.attempts.get(task);
@@ -81,7 +82,7 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
     current: board.current,
     tasks,
     lock: lockStatus(file),
-    ...(latest.lastRun && { lastRun: withSpend(latest.lastRun) }),
+    ...(latest.lastRun && { lastRun: { ...latest.lastRun, spend } }),
     ...(latest.lastHalt && { lastHalt: latest.lastHalt }),
     history: latest.window,
     ...(waiting && { waiting: { ...waiting, active: isAlive(waiting.pid) } }),
@@ -89,16 +90,12 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
   };
 }
 
-// The run without its attempts, which status shows only added up.
-function withSpend({ attempts, ...run }: LatestRun): LastRun {
-  const spend: LastRun['spend'] = { total: emptySpend(), byRole: {}, byTask: {} };
-  for (const { role, task, finished } of attempts) {
-    if (!finished?.usage) continue;
-    addUsage(spend.total, finished.usage);
-    addUsage((spend.byRole[role] ??= emptySpend()), finished.usage);
-    addUsage((spend.byTask[task] ??= emptySpend()), finished.usage);
-  }
-  return { ...run, spend };
+// What an attempt reported spending, added in all, to its role and to its task.
+function addSpend(spend: LastRun['spend'], { role, task, finished }: AttemptRecord): void {
+  if (!finished?.usage) return;
+  addUsage(spend.total, finished.usage);
+  addUsage((spend.byRole[role] ??= emptySpend()), finished.usage);
+  addUsage((spend.byTask[task] ??= emptySpend()), finished.usage);
 }
 
 // What the task's file says: the role that runs it and its title, or why it cannot be read.

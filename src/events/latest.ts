@@ -24,8 +24,8 @@ export interface HistoryWindow {
   readAll: boolean;
 }
 
-/** The last run as the fold has it, set when it began further back than the part of the history read. */
-export type LatestRun = Omit<RunRecord, 'stepRecords'> & { startNotRead?: true };
+/** The last run as the fold has it (without its attempts and steps), set when it began further back than the part of the history read. */
+export type LatestRun = Omit<RunRecord, 'attempts' | 'stepRecords'> & { startNotRead?: true };
 
 /** What `status` shows from the history. */
 export interface Latest {
@@ -38,13 +38,14 @@ export interface Latest {
 
 /**
  * `status`'s view of the fold: the history read from its end until it has all status shows —
- * the last run whole, the last run whose last end was not done, each task's last worker
- * attempt — or `windowBytes` were read. A line is parsed only if it may matter, told from a
+ * the last run whole (its attempts handed to `lastRunAttempt`), the last run whose last end
+ * was not done, each task's last worker attempt — or `windowBytes` were read. A line is parsed only if it may matter, told from a
  * peek at it: most lines of a long history are about tasks already found.
  */
-export function readLatest(boardDir: string, tasks: readonly string[], options: { windowBytes?: number; chunkBytes?: number } = {}): Latest {
+export function readLatest(boardDir: string, tasks: readonly string[], options: { windowBytes?: number; chunkBytes?: number; lastRunAttempt?: (attempt: AttemptRecord) => void } = {}): Latest {
   const limit = options.windowBytes ?? STATUS_WINDOW_BYTES;
-  const fold = new RunFold();
+  // The last run's attempts are handed over one by one, not held: that run can be weeks long.
+  const fold = new RunFold({ keep: false });
   const attempts = new Map<string, AttemptRecord>();
   const wanted = new Set(tasks);
   const peekTask = fieldPeeker('task');
@@ -70,6 +71,7 @@ export function readLatest(boardDir: string, tasks: readonly string[], options: 
       if (event.run !== lastRun) lastRunWhole = true;
       const record = fold.add(event);
       if (event.type === 'run_started' && event.run === lastRun) lastRunWhole = true;
+      if (record && event.run === lastRun) options.lastRunAttempt?.(record);
       if (record && !isManagerTurn(event) && wanted.delete(record.task)) attempts.set(record.task, record);
       const end = isRunEnd(event) ? fold.peek(event.run)?.end : undefined;
       if (!lastHalt && end && end.type !== 'done') lastHalt = { ...end, run: event.run };
@@ -78,7 +80,7 @@ export function readLatest(boardDir: string, tasks: readonly string[], options: 
     return { bytes: lines.bytes, read: lines.read, limit, readAll: lines.reachedStart };
   }) ?? { bytes: 0, read: 0, limit, readAll: true };
   const run = lastRun === undefined ? undefined : fold.peek(lastRun);
-  const { stepRecords: _steps, ...shown } = run ?? { stepRecords: undefined };
+  const { attempts: _attempts, stepRecords: _steps, ...shown } = run ?? { attempts: undefined, stepRecords: undefined };
   const latest = run && ({ ...shown, ...(!lastRunWhole && !window.readAll && { startNotRead: true as const }) } as LatestRun);
   return { attempts, ...(latest && { lastRun: latest }), ...(lastHalt && { lastHalt }), window };
 }
