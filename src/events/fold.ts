@@ -58,8 +58,11 @@ export class RunFold {
   private readonly folding = new Map<string, Folding>();
   private readonly ends = new Map<string, AttemptEnd>();
 
-  /** `keep: false` keeps no run's attempts and steps, only what `add` hands back: for a view that adds them up as they come. */
-  constructor(private readonly options: { keep?: boolean } = {}) {}
+  /**
+   * What the runs keep (both by default): a view that adds attempts up as `add` hands them back
+   * keeps none, one that shows no steps keeps no steps; memory then holds what the view shows.
+   */
+  constructor(private readonly keep: { attempts?: boolean; steps?: boolean } = {}) {}
 
   /** Fold in the next older event; returns the attempt record an attempt_started makes. */
   add(event: SupervisorEvent): AttemptRecord | undefined {
@@ -126,7 +129,7 @@ export class RunFold {
     const end = this.ends.get(key);
     if (end) record.finished = end;
     this.ends.delete(key);
-    if (this.options.keep !== false) run.record.attempts.push(record);
+    if (this.keep.attempts !== false) run.record.attempts.push(record);
     pendingOf(run, n).attempts.push(record);
     return record;
   }
@@ -143,7 +146,7 @@ export class RunFold {
     }
     run.record.steps = Math.max(run.record.steps, n);
     const trigger = typeof event.trigger === 'string' ? { trigger: event.trigger } : {};
-    if (this.options.keep === false) return;
+    if (this.keep.steps === false) return;
     run.record.stepRecords.push({ step: n, time: event.time, task, role: String(event.role), ...trigger, ...(pending?.facts ?? newFacts()) });
   }
 }

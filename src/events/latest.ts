@@ -45,7 +45,7 @@ export interface Latest {
 export function readLatest(boardDir: string, tasks: readonly string[], options: { windowBytes?: number; chunkBytes?: number; lastRunAttempt?: (attempt: AttemptRecord) => void } = {}): Latest {
   const limit = options.windowBytes ?? STATUS_WINDOW_BYTES;
   // The last run's attempts are handed over one by one, not held: that run can be weeks long.
-  const fold = new RunFold({ keep: false });
+  const fold = new RunFold({ attempts: false, steps: false });
   const attempts = new Map<string, AttemptRecord>();
   const wanted = new Set(tasks);
   const peekTask = fieldPeeker('task');

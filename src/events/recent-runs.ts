@@ -23,7 +23,8 @@ export interface RecentRuns {
  */
 export function readRecentRuns(boardDir: string, count: number, options: { chunkBytes?: number } = {}): RecentRuns | undefined {
   return withStore(boardDir, (files) => {
-    const fold = new RunFold();
+    // The page shows attempts, not steps: none are kept.
+    const fold = new RunFold({ steps: false });
     let olderLeftOut = false;
     for (const line of new NewestFirst(files, { chunkBytes: options.chunkBytes })) {
       const event = parseEvent(line.text);
