@@ -7,6 +7,7 @@ import { readLatest } from '../../src/events/latest.js';
 import { readRecentRuns } from '../../src/events/recent-runs.js';
 import type { SupervisorEvent } from '../../src/events/types.js';
 import { status } from '../../src/commands/status.js';
+import { StepHistory } from '../../src/events/step-history.js';
 import { boardWithTasks, tempDir } from '../helpers.js';
 import { buildHistory, plain, type PlainRun } from '../reference-fold.js';
 
@@ -208,5 +209,41 @@ describe('the runs a report reads', () => {
   it('are none for a history without a readable event', () => {
     expect(readRecentRuns(boardWithHistory([], '{"time":"torn'), 10)).toBeUndefined();
     expect(readRecentRuns(tempDir('ks-history-'), 10)).toBeUndefined();
+  });
+});
+
+describe("the Manager's history, a view of the fold", () => {
+  it('tells each step what happened in it, newest first, from events as a run emits them', () => {
+    const history = new StepHistory();
+    let clock = 0;
+    const emit = (type: string, fields: Record<string, unknown> = {}) => history.record({ time: new Date((clock += 1000)).toISOString(), type: type as SupervisorEvent['type'], run: 'r', ...fields });
+    const worker = (step: number, task: string, attempt: number, end: Record<string, unknown>) => {
+      emit('attempt_started', { step, role: 'Implementor', task, attempt, of: 2 });
+      emit('attempt_finished', { step, role: 'Implementor', task, attempt, of: 2, end: 'exited', durationMs: 1, ...end });
+    };
+    emit('run_started');
+    emit('step_started', { step: 1, role: 'Implementor', task: 'tasks/a.md' });
+    worker(1, 'tasks/a.md', 1, { valid: false, failure: 'usage_limit', issue: 'limited' });
+    emit('limit_wait', { step: 1, role: 'Implementor', task: 'tasks/a.md' });
+    worker(1, 'tasks/a.md', 1, { valid: false, failure: 'invalid', issue: 'printed no JSON' });
+    worker(1, 'tasks/a.md', 2, { valid: true, status: 'ok', message: 'done' });
+    emit('attempt_started', { step: 1, role: 'Manager', task: 'tasks/a.md', done_task: 'tasks/a.md', attempt: 1, of: 2 });
+    emit('attempt_finished', { step: 1, role: 'Manager', task: 'tasks/a.md', done_task: 'tasks/a.md', attempt: 1, of: 2, valid: true, status: 'ok' });
+    emit('human_edit_kept', { step: 1, task: 'tasks/a.md' });
+    emit('board_written', { step: 1, task: 'tasks/a.md', status: 'ok', current: 'tasks/b.md' });
+    emit('step_started', { step: 2, role: 'Implementor', task: 'tasks/b.md' });
+    worker(2, 'tasks/b.md', 1, { valid: false, failure: 'invalid', issue: 'bad 1' });
+    worker(2, 'tasks/b.md', 2, { valid: false, failure: 'invalid', issue: 'bad 2' });
+    emit('handed_to_manager', { step: 2, role: 'Implementor', task: 'tasks/b.md', message: 'no valid reply' });
+    emit('interrupted', { step: 2, exitCode: 130, reason: 'InterruptedError' });
+    const [second, first] = history.recent();
+    expect(first).toEqual({ run: 'r', step: 1, time: expect.any(String), task: 'tasks/a.md', role: 'Implementor', attempts: 3, invalid: ['printed no JSON'], limit_waits: 1, status: 'ok', message: 'done', person_edit_kept: true, manager: { status: 'ok', next_task: 'tasks/b.md' } });
+    expect(second).toEqual({ run: 'r', step: 2, time: expect.any(String), task: 'tasks/b.md', role: 'Implementor', attempts: 2, invalid: ['bad 1', 'bad 2'], limit_waits: 0, exhausted: true, status: 'error', message: 'no valid reply', stopped: 'InterruptedError' });
+  });
+
+  it('keeps the last 50 steps', () => {
+    const history = new StepHistory();
+    for (let step = 1; step <= 60; step++) history.record({ time: 't', type: 'step_started', run: 'r', step, role: 'Implementor', task: 'tasks/a.md' });
+    expect(history.recent().map((s) => s.step)).toEqual(Array.from({ length: 50 }, (_, i) => 60 - i));
   });
 });
