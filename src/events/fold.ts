@@ -47,11 +47,12 @@ interface Folding {
 }
 
 /**
- * THE fold of the event log into runs → steps → attempts, fed events newest first (as the log
+ * The one fold of the event log into runs → steps → attempts, fed events newest first (as the log
  * is read from its end): an attempt's end comes before its start, a step's attempts before
  * the step. It may be fed only some events (a view that skips lines it does not need) and
  * stopped at any point; `add` says which attempt an attempt_started completed, so a view can
- * stop once it has what it shows. Event types it does not know are skipped. Pure.
+ * stop once it has what it shows. Event types it does not know are skipped; a new one that a
+ * view should show is one more case in `add`. No I/O: the store (store.ts) reads, views fold.
  */
 export class RunFold {
   /** The runs seen, newest first (runs never interleave: one supervisor per board). */
