@@ -67,8 +67,8 @@ async function perStepOverhead() {
     [short, long].map((count) => {
       const dir = path.join(WORK, `steps-${count}`);
       const file = makeBoard(dir, { tasks, steps: count, worker: agents.worker, manager: agents.manager });
-      // A build from before the Manager's `history` input (src/manager-history/) gets none from the floor either.
-      const history = existsSync(path.join(path.dirname(CLI), 'manager-history'));
+      // A build from before the Manager's `history` input (src/manager-history/, now src/events/step-history.ts) gets none from the floor either.
+      const history = existsSync(path.join(path.dirname(CLI), 'manager-history')) || existsSync(path.join(path.dirname(CLI), 'events', 'step-history.js'));
       return [count, { dir, file, count, config: { mode: 'steps', dir, worker: agents.worker, manager: agents.manager, tasks, steps: count, history } }];
     }),
   );

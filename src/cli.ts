@@ -90,7 +90,7 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
   const file = await board(positionals[0]);
   switch (verb) {
     case 'status': {
-      const [{ status }, { formatStatus }] = await Promise.all([import('./commands/status.js'), import('./report/status-text.js')]);
+      const [{ status }, { formatStatus }] = await Promise.all([import('./commands/status.js'), import('./commands/status-text.js')]);
       const report = status({ file });
       return print(values.json ? `${JSON.stringify(report)}\n` : formatStatus(report));
     }

@@ -12,7 +12,7 @@
 //     (SPEC §5; `sweep: false` leaves it out), and `JSON.parse` of the reply;
 //   - the events of a step appended to events.jsonl, as many and as long as the supervisor's;
 //   - the Manager's input holding `history`, the last 50 steps as the supervisor gives them
-//     (src/manager-history/), so both Managers read the same number of bytes;
+//     (src/events/step-history.ts), so both Managers read the same number of bytes;
 //   - each task path the Manager returns checked once (SPEC §3: relative, inside the board
 //     folder, an existing file);
 //   - the board written atomically: a temp file, fsync, rename, fsync of the folder.

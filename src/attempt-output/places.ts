@@ -1,4 +1,4 @@
-import { EVENTS, rotatedFile } from '../log/events.js';
+import { EVENTS } from '../events/types.js';
 import { RUNS } from '../log/output-store.js';
 
 /** Where one kind of agent run keeps its events and attempt output, board-relative. */
@@ -12,8 +12,3 @@ export const RUN_PLACE: OutputPlace = { events: EVENTS, runs: RUNS };
 
 /** `try`'s runs, kept apart so that status and report show the board's runs only (`logs --try` reads them). */
 export const TRY_PLACE: OutputPlace = { events: '.kanban-supervisor/try/events.jsonl', runs: '.kanban-supervisor/try/runs' };
-
-/** The events file that held a place's older events before it was rotated. */
-export function rotatedEvents(place: OutputPlace): string {
-  return rotatedFile(place.events);
-}

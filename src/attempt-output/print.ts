@@ -4,7 +4,7 @@ import { attemptFileBase } from '../log/output-store.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine } from '../util/text.js';
 import { localStamp } from '../util/time.js';
-import type { FoundAttempt } from './find.js';
+import type { AttemptRecord } from '../events/records.js';
 import { AgentText, type Output } from './output.js';
 import type { OutputPlace } from './places.js';
 
@@ -17,14 +17,14 @@ export type Streams = 'both' | 'stdout' | 'stderr';
 export type Unfinished = 'running' | 'stopped';
 
 /** The heading line of an attempt: who, what, which run, step and attempt, and how it ended (pure). */
-export function describeAttempt(a: FoundAttempt, unfinished: Unfinished): string {
+export function describeAttempt(a: AttemptRecord, unfinished: Unfinished): string {
   const who = a.manager ? `${a.role} after ${a.task}` : `${a.role} on ${a.task}`;
   const where = `run ${a.run}, step ${a.step}, attempt ${a.attempt} of ${a.of}`;
-  return cleanLine(`${who} · ${where} · started ${localStamp(a.started)} · ${describeEnd(a, unfinished)}`);
+  return cleanLine(`${who} · ${where} · started ${localStamp(a.start)} · ${describeEnd(a, unfinished)}`);
 }
 
 /** The files of an attempt's two streams, board-relative: as its end recorded them, else as its run is writing them. */
-export function attemptFiles(a: FoundAttempt, place: OutputPlace): { stdout?: string; stderr?: string } {
+export function attemptFiles(a: AttemptRecord, place: OutputPlace): { stdout?: string; stderr?: string } {
   if (a.finished) {
     // The log is a file in the board folder, which agents can write: only a name in the output folder is read.
     const inside = (file: unknown): file is string => typeof file === 'string' && file.startsWith(`${place.runs}/`) && !file.split('/').includes('..');
@@ -36,7 +36,7 @@ export function attemptFiles(a: FoundAttempt, place: OutputPlace): { stdout?: st
 }
 
 /** Print an attempt's stdout and stderr as its files hold them now. */
-export async function printAttempt(boardDir: string, a: FoundAttempt, place: OutputPlace, streams: Streams, unfinished: Unfinished, out: Output): Promise<void> {
+export async function printAttempt(boardDir: string, a: AttemptRecord, place: OutputPlace, streams: Streams, unfinished: Unfinished, out: Output): Promise<void> {
   const files = attemptFiles(a, place);
   if (streams === 'both') await out.write(`${describeAttempt(a, unfinished)}\n`);
   for (const which of ['stdout', 'stderr'] as const) {
@@ -89,7 +89,7 @@ function heading(which: string, file: string | undefined, fd: number | undefined
 }
 
 /** How an attempt ended, from its attempt_finished event, or why it has no end (pure). */
-export function describeEnd(a: Pick<FoundAttempt, 'finished'>, unfinished: Unfinished): string {
+export function describeEnd(a: Pick<AttemptRecord, 'finished'>, unfinished: Unfinished): string {
   const f = a.finished;
   if (!f) return unfinished === 'running' ? 'running now' : 'unfinished: its supervisor stopped during it (no end was recorded)';
   const how = f.end === 'exited' ? (f.signal ? `killed by ${String(f.signal)}` : `exit ${String(f.exitCode)}`) : String(f.end);

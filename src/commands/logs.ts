@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findAttempt, runPid, type AttemptFilter, type FoundAttempt, type Search } from '../attempt-output/find.js';
+import { findAttempt, type AttemptFilter, type Search } from '../attempt-output/find.js';
 import { followAttempt } from '../attempt-output/follow.js';
 import { Output } from '../attempt-output/output.js';
 import { RUN_PLACE, TRY_PLACE, type OutputPlace } from '../attempt-output/places.js';
 import { describeAttempt, describeEnd, printAttempt, type Streams } from '../attempt-output/print.js';
 import { realBoardPath } from '../board/locate.js';
 import { InputError } from '../errors.js';
+import type { AttemptRecord } from '../events/records.js';
 import { integerFlag } from './flags.js';
 import { isAlive } from '../util/process.js';
 import { runnable, shellWord } from '../util/self-command.js';
@@ -42,7 +43,7 @@ export async function logsCommand(options: { file: string; flags: LogsFlags }, i
   const dir = path.dirname(file);
   const place = flags.try ? TRY_PLACE : RUN_PLACE;
   const filter = filterOf(flags);
-  const search = findAttempt(dir, place, filter);
+  const search = findAttempt(dir, place.events, filter);
   const found = search.attempt;
   if (!found) throw new InputError(nothingFound(search, filter, place, options.file));
   const alive = aliveCheck(file, found, place === TRY_PLACE);
@@ -80,7 +81,7 @@ function filterOf(flags: LogsFlags): AttemptFilter {
 
 // Whether the supervisor that runs `found` is alive: a board run holds the board's lock (its
 // owner's pid is the run's); a `try` takes no lock, so its pid is asked directly.
-function aliveCheck(file: string, found: FoundAttempt, tried: boolean): () => boolean {
+function aliveCheck(file: string, found: AttemptRecord, tried: boolean): () => boolean {
   const pid = runPid(found.run);
   if (pid === undefined) return () => false;
   if (tried) return () => isAlive(pid);
@@ -88,6 +89,12 @@ function aliveCheck(file: string, found: FoundAttempt, tried: boolean): () => bo
     const lock = lockStatus(file);
     return (lock.state === 'running' || lock.state === 'unknown') && lock.pid === pid;
   };
+}
+
+// The pid of the supervisor that made a run: run ids end with it (util/time.ts).
+function runPid(run: string): number | undefined {
+  const pid = /-(\d+)$/.exec(run)?.[1];
+  return pid === undefined ? undefined : Number(pid);
 }
 
 // "Nothing matches", said with what there is and what to run instead.

@@ -3,11 +3,11 @@ import path from 'node:path';
 import { readBoard } from '../board/read.js';
 import { runnable } from '../util/self-command.js';
 import { InputError, SupervisorError, UnwritableError } from '../errors.js';
-import { historyPath } from '../history/events-file.js';
-import { readRecentRuns, REPORT_RUNS } from '../history/recent-runs.js';
+import { readRecentRuns, REPORT_RUNS } from '../events/recent-runs.js';
+import { EVENTS } from '../events/types.js';
 import { renderReport } from '../report/html.js';
 import { readTaskMeta } from '../board/task.js';
-import type { RunRecord } from '../history/runs.js';
+import type { RunRecord } from '../events/fold.js';
 import { writePage } from '../report/write-page.js';
 
 /** What `report` wrote. */
@@ -74,7 +74,7 @@ export function report(options: ReportOptions): ReportResult {
   const board = readBoard(file);
   const recent = readRecentRuns(board.dir, options.all ? Infinity : (options.runs ?? REPORT_RUNS));
   if (!recent) {
-    throw new InputError(`${path.relative(process.cwd(), historyPath(board.dir))}: no runs recorded yet, so there is nothing to report. Run the board first: ${runnable(options.file)}`);
+    throw new InputError(`${path.relative(process.cwd(), path.join(board.dir, EVENTS))}: no runs recorded yet, so there is nothing to report. Run the board first: ${runnable(options.file)}`);
   }
   const out = path.resolve(options.out ?? defaultReportFile(file));
   const context = { file, outDir: path.dirname(out), generated: options.now ?? new Date(), olderLeftOut: recent.olderLeftOut, titles: titlesOf(board.dir, recent.runs) };

@@ -6,9 +6,9 @@ import { readBoard, type Board } from '../board/read.js';
 import { SupervisorError } from '../errors.js';
 import { lockPath, readLockOwner } from '../lock/lock.js';
 import { isAlive } from '../util/process.js';
-import { readLatest, type HistoryWindow } from '../history/latest.js';
-import type { LastRun } from '../history/last-run.js';
-import type { AttemptRecord, RunEnd } from '../history/records.js';
+import { readLatest, type HistoryWindow, type LatestRun } from '../events/latest.js';
+import type { AttemptRecord, RunEnd } from '../events/records.js';
+import { addUsage, emptySpend, type SpendTotal } from '../spend.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
 import { determineRole } from '../board/determine-role.js';
 import { readTaskMeta } from '../board/task.js';
@@ -24,6 +24,12 @@ export interface TaskStatus {
   /** Its worker's last attempt, from the event log. */
   last?: AttemptRecord;
 }
+
+/** The last run, as `status` shows it: the fold's, with what its attempts reported spending. */
+export type LastRun = LatestRun & {
+  /** In all, per role and per task (the Manager's under its done task). */
+  spend: { total: SpendTotal; byRole: Record<string, SpendTotal>; byTask: Record<string, SpendTotal> };
+};
 
 /** Who holds the board's run lock. */
 export type LockStatus =
@@ -42,7 +48,7 @@ export interface StatusReport {
   lock: LockStatus;
   lastRun?: LastRun;
   lastHalt?: RunEnd & { run: string };
-  /** How much of events.jsonl was read: from the end, until all of the above was found or the window was full. */
+  /** How much of the history (events.jsonl, then events.1.jsonl) was read: from the end, until all of the above was found or the window was full. */
   history: HistoryWindow;
   /** What a run waits for (a usage limit's reset, a person's edit under --watch), and whether that run still runs. */
   waiting?: Waiting & { active: boolean };
@@ -62,7 +68,8 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
   // The task files before the history: reading them churns memory, and doing it before the
   // history's records are held keeps the peak lower (10,000 tasks: ~160 MB -> ~135 MB).
   const facts = listed.map((task) => ({ task, ...taskFacts(board, task) }));
-  const latest = readLatest(board.dir, listed, { windowBytes: options.windowBytes });
+  const spend: LastRun['spend'] = { total: emptySpend(), byRole: {}, byTask: {} };
+  const latest = readLatest(board.dir, listed, { windowBytes: options.windowBytes, lastRunAttempt: (attempt) => addSpend(spend, attempt) });
   const waiting = waitingFile.read(board.dir);
   const tasks = facts.map(({ task, ...rest }): TaskStatus => {
     const last = latest.attempts.get(task);
@@ -75,12 +82,20 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
     current: board.current,
     tasks,
     lock: lockStatus(file),
-    ...(latest.lastRun && { lastRun: latest.lastRun }),
+    ...(latest.lastRun && { lastRun: { ...latest.lastRun, spend } }),
     ...(latest.lastHalt && { lastHalt: latest.lastHalt }),
     history: latest.window,
     ...(waiting && { waiting: { ...waiting, active: isAlive(waiting.pid) } }),
     ...(board.phase === 'complete' && board.current !== null && { completeWithCurrent: true as const }),
   };
+}
+
+// What an attempt reported spending, added in all, to its role and to its task.
+function addSpend(spend: LastRun['spend'], { role, task, finished }: AttemptRecord): void {
+  if (!finished?.usage) return;
+  addUsage(spend.total, finished.usage);
+  addUsage((spend.byRole[role] ??= emptySpend()), finished.usage);
+  addUsage((spend.byTask[task] ??= emptySpend()), finished.usage);
 }
 
 // What the task's file says: the role that runs it and its title, or why it cannot be read.

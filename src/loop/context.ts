@@ -1,7 +1,7 @@
 import type { RunAttempt } from '../agent/attempt.js';
 import type { StopSignals } from '../agent/interrupt.js';
-import type { EventLog } from '../log/events.js';
-import type { StepHistory } from '../manager-history/history.js';
+import type { EventLog } from '../events/log.js';
+import type { StepHistory } from '../events/step-history.js';
 import type { OutputStore } from '../log/output-store.js';
 import type { SchemaCompiler } from '../schemas.js';
 import type { SettingsFlags } from '../board/settings.js';

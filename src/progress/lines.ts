@@ -1,5 +1,5 @@
 import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
-import type { SupervisorEvent } from '../log/events.js';
+import type { SupervisorEvent } from '../events/types.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/text.js';
 import { localClock } from '../util/time.js';

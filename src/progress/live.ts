@@ -1,4 +1,4 @@
-import type { SupervisorEvent } from '../log/events.js';
+import type { SupervisorEvent } from '../events/types.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine } from '../util/text.js';
 import { localClock } from '../util/time.js';

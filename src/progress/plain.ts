@@ -1,4 +1,4 @@
-import type { SupervisorEvent } from '../log/events.js';
+import type { SupervisorEvent } from '../events/types.js';
 import { formatDuration } from '../util/duration.js';
 import { localStamp } from '../util/time.js';
 import { eventLine } from './lines.js';

@@ -1,4 +1,4 @@
-import { timedOut, type AttemptRecord } from '../history/records.js';
+import { timedOut, type AttemptRecord } from '../events/records.js';
 import { addUsage, emptySpend, formatSpend } from '../spend.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/text.js';

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
-import { timedOut, type AttemptRecord } from '../history/records.js';
+import { timedOut, type AttemptRecord } from '../events/records.js';
 import { formatSpend } from '../spend.js';
 import { cleanLine } from '../util/text.js';
 import { localStamp } from '../util/time.js';
 import { attemptId, attemptRow, esc, kind, laneOf, result, type Linker } from './attempt-row.js';
-import type { RunRecord } from '../history/runs.js';
+import type { RunRecord } from '../events/fold.js';
 import { PAGE_STYLE } from './page-style.js';
 import { runSpanMs, totals, type Tally } from './totals.js';
 

@@ -1,5 +1,5 @@
-import { timedOut, type AttemptRecord } from '../history/records.js';
-import type { RunRecord } from '../history/runs.js';
+import { timedOut, type AttemptRecord } from '../events/records.js';
+import type { RunRecord } from '../events/fold.js';
 import { addUsage, emptySpend, type SpendTotal } from '../spend.js';
 
 /** Counts and times over a set of attempts. */

@@ -1,7 +1,7 @@
 import type { RunAttempt } from '../agent/attempt.js';
 import type { WrittenText } from '../board/read.js';
 import type { Clock } from '../loop/context.js';
-import type { EventListener } from '../log/events.js';
+import type { EventListener } from '../events/types.js';
 import type { SettingsFlags } from '../board/settings.js';
 import type { Spend } from '../spend.js';
 import type { Stopper } from './stop.js';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { WrittenText } from '../board/read.js';
 import { SupervisorError } from '../errors.js';
 import type { HookContext } from '../hooks/hook.js';
-import type { EventListener } from '../log/events.js';
+import type { EventListener } from '../events/types.js';
 import { failedOutcome, finishedOutcome, type Outcome } from '../progress/outcome.js';
 import { createReporter } from '../progress/reporter.js';
 import type { ReporterMode } from '../progress/style.js';

@@ -1,11 +1,11 @@
-import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // The benchmark's history: the supervisor's own event shapes, every way a run ends, retries, a task never run.
 import { synthesize } from '../../bench/lib/history-synth.mjs';
-import { parseEvents } from '../../src/history/parse-event.js';
-import { buildHistory, type RunRecord } from '../../src/history/runs.js';
+import { parseEvents } from '../../src/events/parse.js';
 import { read, runCli, tempDir } from '../helpers.js';
+import { buildHistory, type PlainRun as RunRecord } from '../reference-fold.js';
 
 const EVENTS = '.kanban-supervisor/events.jsonl';
 
@@ -104,6 +104,43 @@ describe('status and report on a long history', () => {
     const all = await runCli(['report', 'kanban.yaml', '--all'], { cwd: dir });
     expect(all.exitCode).toBe(0);
     expect(all.stdout).toContain(`: ${runs.length} run(s), ${attemptCount(runs)} attempt(s).`);
+  });
+});
+
+describe('right after the history was rotated', () => {
+  it('status and report read events.1.jsonl too: the tasks that ran are not shown as never run', async () => {
+    const dir = tempDir('ks-rotated-');
+    synthesize(dir, { tasks: 10, events: 3_000 });
+    const runs = allRuns(dir);
+    const last = lastWorkerAttempts(runs);
+    // What the rotation leaves: the old events moved to events.1.jsonl, a few new ones after it.
+    const file = path.join(dir, EVENTS);
+    const rotated = path.join(dir, '.kanban-supervisor/events.1.jsonl');
+    const whole = readFileSync(file, 'utf8');
+    const cut = whole.lastIndexOf('\n', whole.length - 2 - 400) + 1;
+    expect(whole.slice(cut).split('\n').length).toBeLessThan(6);
+    const moments = {
+      'a few events after it': () => (writeFileSync(rotated, whole.slice(0, cut)), writeFileSync(file, whole.slice(cut))),
+      'before the next event': () => (renameSync(file, rotated), writeFileSync(rotated, whole), rmSync(file, { force: true })),
+    };
+    for (const [moment, make] of Object.entries(moments)) {
+      make();
+      const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
+      expect(json.exitCode).toBe(0);
+      const report = JSON.parse(json.stdout) as { tasks: Array<{ task: string; last?: unknown }>; lastRun: { id: string }; history: { readAll: boolean } };
+      expect(report.history.readAll).toBe(true);
+      for (const task of report.tasks) expect(task.last).toEqual(last.get(task.task));
+      expect(report.lastRun.id).toBe(runs.at(-1)?.id);
+      const text = await runCli(['status', 'kanban.yaml'], { cwd: dir });
+      expect(text.stdout.match(/not run yet/g), moment).toHaveLength(1); // t00010 only, added after the last run
+    }
+    moments['a few events after it']();
+
+    const all = await runCli(['report', 'kanban.yaml', '--all', '--out', 'all.html'], { cwd: dir });
+    expect(all.exitCode).toBe(0);
+    expect(all.stdout).toContain(`Wrote all.html: ${runs.length} run(s), ${attemptCount(runs)} attempt(s).`);
+    const two = await runCli(['report', 'kanban.yaml', '--runs', '2', '--out', 'two.html'], { cwd: dir });
+    expect(two.stdout).toContain(`: 2 run(s) (the last 2; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-2))} attempt(s).`);
   });
 });
 

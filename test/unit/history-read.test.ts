@@ -1,14 +1,14 @@
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Line } from '../../src/history/line.js';
-import { fieldPeeker, parseEvent, parseEvents } from '../../src/history/parse-event.js';
-import { BackwardLines } from '../../src/history/read-backwards.js';
-import { forwardLines } from '../../src/history/read-forwards.js';
+import type { Line } from '../../src/events/line.js';
+import { fieldPeeker, parseEvent, parseEvents } from '../../src/events/parse.js';
+import { BackwardLines } from '../../src/events/read-backwards.js';
+import { NewestFirst, withStore } from '../../src/events/store.js';
 import { tempDir } from '../helpers.js';
 
-/** What both readers must give: the file split on LF, a CR before it dropped, empty and over-long lines left out. */
+/** What the reader must give: the file split on LF, a CR before it dropped, empty and over-long lines left out. */
 function reference(bytes: Buffer, maxLineBytes = Infinity): Line[] {
   const lines: Line[] = [];
   for (let start = 0; start <= bytes.length; ) {
@@ -41,10 +41,6 @@ function backwards(content: Buffer | string, options: ConstructorParameters<type
   });
 }
 
-function forwards(content: Buffer | string, from = 0, options: Parameters<typeof forwardLines>[3] = {}): Line[] {
-  return withFile(content, (fd, size) => [...forwardLines(fd, size, from, options)]);
-}
-
 describe('reading events.jsonl by lines', () => {
   it('gives the lines newest first, each with its byte offset, however the chunk edges fall', () => {
     const text = 'first line\nsecond\n\nthird, after an empty one\n';
@@ -52,7 +48,6 @@ describe('reading events.jsonl by lines', () => {
       const { lines, reader } = backwards(text, { chunkBytes });
       expect(lines).toEqual(reference(Buffer.from(text)).reverse());
       expect(reader.reachedStart).toBe(true);
-      expect(forwards(text, 0, { chunkBytes })).toEqual(reference(Buffer.from(text)));
     }
     expect(backwards(text).lines.map((l) => l.start)).toEqual([19, 11, 0]);
   });
@@ -61,22 +56,18 @@ describe('reading events.jsonl by lines', () => {
     const text = 'é€𝄞\n{"issue":"…½ 中文 🎉"}\nlast 𝄞 line\n';
     for (let chunkBytes = 1; chunkBytes <= 9; chunkBytes++) {
       expect(backwards(text, { chunkBytes }).lines.map((l) => l.text)).toEqual(['last 𝄞 line', '{"issue":"…½ 中文 🎉"}', 'é€𝄞']);
-      expect(forwards(text, 0, { chunkBytes }).map((l) => l.text)).toEqual(['é€𝄞', '{"issue":"…½ 中文 🎉"}', 'last 𝄞 line']);
     }
   });
 
   it('drops the CR of CRLF line ends', () => {
     expect(backwards('a\r\nb\r\n', { chunkBytes: 2 }).lines.map((l) => l.text)).toEqual(['b', 'a']);
-    expect(forwards('a\r\nb\r\n', 0, { chunkBytes: 2 }).map((l) => l.text)).toEqual(['a', 'b']);
   });
 
   it('gives nothing for an empty file, and the last line of a file with no final newline', () => {
     const empty = backwards('');
     expect(empty.lines).toEqual([]);
     expect(empty.reader.reachedStart).toBe(true);
-    expect(forwards('')).toEqual([]);
     expect(backwards('one\ntwo', { chunkBytes: 3 }).lines).toEqual([{ text: 'two', start: 4 }, { text: 'one', start: 0 }]);
-    expect(forwards('one\ntwo', 0, { chunkBytes: 3 })).toEqual([{ text: 'one', start: 0 }, { text: 'two', start: 4 }]);
   });
 
   it('stops at limitBytes from the end, dropping the line cut there, and says it did not reach the start', () => {
@@ -96,14 +87,9 @@ describe('reading events.jsonl by lines', () => {
     });
   });
 
-  it('skips a line longer than maxLineBytes without holding it, in both directions', () => {
+  it('skips a line longer than maxLineBytes without holding it', () => {
     const text = `ok 1\n${'\0'.repeat(5000)}\nok 2\n${'y'.repeat(300)}`;
     expect(backwards(text, { chunkBytes: 64, maxLineBytes: 256 }).lines.map((l) => l.text)).toEqual(['ok 2', 'ok 1']);
-    expect(forwards(text, 0, { chunkBytes: 64, maxLineBytes: 256 }).map((l) => l.text)).toEqual(['ok 1', 'ok 2']);
-  });
-
-  it('starts a forward read at a given offset', () => {
-    expect(forwards('aa\nbb\ncc\n', 3, { chunkBytes: 2 })).toEqual([{ text: 'bb', start: 3 }, { text: 'cc', start: 6 }]);
   });
 
   it('agrees with a plain split on any content and chunk size (fast-check)', () => {
@@ -113,10 +99,38 @@ describe('reading events.jsonl by lines', () => {
         const bytes = Buffer.from(pieces.join(''));
         const expected = reference(bytes, maxLineBytes);
         expect(backwards(bytes, { chunkBytes, maxLineBytes }).lines).toEqual([...expected].reverse());
-        expect(forwards(bytes, 0, { chunkBytes, maxLineBytes })).toEqual(expected);
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('reading the store: events.jsonl, then the rotated events.1.jsonl', () => {
+  function store(newer: string, older?: string): string {
+    const dir = tempDir('ks-store-');
+    mkdirSync(path.join(dir, '.kanban-supervisor'));
+    writeFileSync(path.join(dir, '.kanban-supervisor/events.jsonl'), newer);
+    if (older !== undefined) writeFileSync(path.join(dir, '.kanban-supervisor/events.1.jsonl'), older);
+    return dir;
+  }
+  const read = (dir: string, limitBytes?: number) =>
+    withStore(dir, (files) => {
+      const lines = new NewestFirst(files, { limitBytes, chunkBytes: 3 });
+      return { texts: [...lines].map((l) => l.text), read: lines.read, bytes: lines.bytes, reachedStart: lines.reachedStart };
+    });
+
+  it('gives the lines of both files newest first, and says it read them all', () => {
+    expect(read(store('c\nd\n', 'a\nb\n'))).toEqual({ texts: ['d', 'c', 'b', 'a'], read: 8, bytes: 8, reachedStart: true });
+    expect(read(store('c\nd\n'))).toEqual({ texts: ['d', 'c'], read: 4, bytes: 4, reachedStart: true });
+  });
+
+  it('counts limitBytes across both files, and a limit spent at the end of the newer file has not reached the start', () => {
+    expect(read(store('c\nd\n', 'aa\nbb\n'), 8)).toEqual({ texts: ['d', 'c', 'bb'], read: 8, bytes: 10, reachedStart: false });
+    expect(read(store('c\nd\n', 'a\nb\n'), 4)).toEqual({ texts: ['d', 'c'], read: 4, bytes: 8, reachedStart: false });
+  });
+
+  it('is no history when neither file is there', () => {
+    expect(read(tempDir('ks-store-'))).toBeUndefined();
   });
 });
 

@@ -2,11 +2,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readLatest } from '../../src/history/latest.js';
-import { readRecentRuns } from '../../src/history/recent-runs.js';
-import { buildHistory, type RunRecord } from '../../src/history/runs.js';
-import type { SupervisorEvent } from '../../src/log/events.js';
-import { tempDir } from '../helpers.js';
+import { foldRuns } from '../../src/events/fold.js';
+import { readLatest } from '../../src/events/latest.js';
+import { readRecentRuns } from '../../src/events/recent-runs.js';
+import type { SupervisorEvent } from '../../src/events/types.js';
+import { status } from '../../src/commands/status.js';
+import { StepHistory } from '../../src/events/step-history.js';
+import { boardWithTasks, tempDir } from '../helpers.js';
+import { buildHistory, plain, type PlainRun } from '../reference-fold.js';
 
 type Outcome = 'ok' | 'bad' | 'open';
 /** A step of a synthetic run: its task and how each worker attempt ended ('open': no end recorded). */
@@ -49,6 +52,10 @@ function historyOf(runs: RunPlan[]): SupervisorEvent[] {
   return events;
 }
 
+function newestFirst(events: SupervisorEvent[]): SupervisorEvent[] {
+  return [...events].reverse();
+}
+
 function boardWithHistory(events: SupervisorEvent[], tail = ''): string {
   const dir = tempDir('ks-history-');
   mkdirSync(path.join(dir, '.kanban-supervisor'));
@@ -57,7 +64,7 @@ function boardWithHistory(events: SupervisorEvent[], tail = ''): string {
 }
 
 /** What status showed before it read backwards: every run built, then the last of each. */
-function reference(runs: RunRecord[], tasks: string[]) {
+function reference(runs: PlainRun[], tasks: string[]) {
   const last = new Map(runs.flatMap((r) => r.attempts.filter((a) => !a.manager).map((a) => [a.task, a] as const)));
   const run = runs.at(-1);
   const halt = runs.filter((r) => r.end && r.end.type !== 'done').at(-1);
@@ -72,9 +79,9 @@ const TASKS = ['tasks/a.md', 'tasks/b.md', 'tasks/c.md'];
 const stepPlan = fc.record({ task: fc.constantFrom(...TASKS), attempts: fc.array(fc.constantFrom<Outcome>('ok', 'bad', 'open'), { minLength: 1, maxLength: 3 }) });
 const runPlan = fc.record({ steps: fc.array(stepPlan, { maxLength: 4 }), end: fc.constantFrom<RunPlan['end']>('done', 'halted', 'interrupted', 'none') });
 
-describe('building runs from events', () => {
+describe('folding events into runs', () => {
   it('pairs attempts, tells the Manager from the worker, keeps each run’s last end and ignores unknown types', () => {
-    const runs = buildHistory(historyOf([{ steps: [{ task: 'tasks/a.md', attempts: ['bad', 'ok'] }], end: 'done' }, { steps: [{ task: 'tasks/b.md', attempts: ['open'] }], end: 'none' }]));
+    const runs = foldRuns(newestFirst(historyOf([{ steps: [{ task: 'tasks/a.md', attempts: ['bad', 'ok'] }], end: 'done' }, { steps: [{ task: 'tasks/b.md', attempts: ['open'] }], end: 'none' }])));
     expect(runs.map((r) => [r.id, r.steps, r.end?.type ?? null, r.attempts.length])).toEqual([
       ['run-0', 1, 'done', 3],
       ['run-1', 1, null, 2],
@@ -87,9 +94,17 @@ describe('building runs from events', () => {
     expect(runs[1]?.attempts[0]?.finished).toBeUndefined();
   });
 
-  it('takes events from any iterable, once', () => {
-    const events = historyOf([{ steps: [{ task: 'tasks/a.md', attempts: ['ok'] }], end: 'done' }]);
-    expect(buildHistory((function* () { yield* events; })())).toEqual(buildHistory(events));
+  it('gives, from events newest first, the runs and attempts a forward pass builds, and each step with what happened in it (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(runPlan, { minLength: 1, maxLength: 5 }), (plans) => {
+        const events = historyOf(plans);
+        const runs = foldRuns((function* () { yield* newestFirst(events); })());
+        expect(plain(runs)).toEqual(buildHistory(events));
+        const steps = runs.flatMap((run) => run.stepRecords.map((s) => [s.task, s.limitWaits, s.stopped ?? null]));
+        expect(steps).toEqual(plans.flatMap((plan) => plan.steps.map((s) => [s.task, 1, null])));
+      }),
+      { numRuns: 100 },
+    );
   });
 });
 
@@ -102,8 +117,7 @@ describe('what status reads from the end of the history', () => {
         const latest = readLatest(dir, TASKS, { chunkBytes });
         const expected = reference(buildHistory(events), TASKS);
         expect(latest.attempts).toEqual(expected.attempts);
-        const { spend: _spend, ...lastRun } = latest.lastRun ?? { spend: undefined };
-        expect(latest.lastRun ? lastRun : undefined).toEqual(expected.lastRun);
+        expect(latest.lastRun).toEqual(expected.lastRun);
         expect(latest.lastHalt).toEqual(expected.lastHalt);
       }),
       { numRuns: 120 },
@@ -113,18 +127,19 @@ describe('what status reads from the end of the history', () => {
   it("adds up the last run's reported spend, in all, per role and per task", () => {
     const usage = (costUsd: number, tokens: number) => ({ costUsd, inputTokens: tokens, outputTokens: 0 });
     const at = (type: string, fields: Record<string, unknown>, run = 'r2') => JSON.stringify({ time: '2026-03-01T00:00:00.000Z', type, run, ...fields });
+    const attempt = (fields: Record<string, unknown>, spent: ReturnType<typeof usage>, run?: string) => [at('attempt_started', fields, run), at('attempt_finished', { ...fields, valid: true, usage: spent }, run)];
     const lines = [
       at('run_started', {}, 'r1'),
-      at('attempt_finished', { step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 1, valid: true, usage: usage(5, 1000) }, 'r1'),
+      ...attempt({ step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 1 }, usage(5, 1000), 'r1'),
       at('run_started', {}),
-      at('attempt_finished', { step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 1, valid: false, usage: usage(0.5, 100) }),
-      at('attempt_finished', { step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 2, valid: true, usage: usage(0.25, 50) }),
-      at('attempt_finished', { step: 1, role: 'Manager', task: 'tasks/a.md', done_task: 'tasks/a.md', attempt: 1, valid: true, usage: usage(0.125, 10) }),
+      ...attempt({ step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 1 }, usage(0.5, 100)),
+      ...attempt({ step: 1, role: 'Implementor', task: 'tasks/a.md', attempt: 2 }, usage(0.25, 50)),
+      ...attempt({ step: 1, role: 'Manager', task: 'tasks/a.md', done_task: 'tasks/a.md', attempt: 1 }, usage(0.125, 10)),
     ];
-    const dir = tempDir();
+    const dir = boardWithTasks(1, {});
     mkdirSync(path.join(dir, '.kanban-supervisor'));
     writeFileSync(path.join(dir, '.kanban-supervisor', 'events.jsonl'), `${lines.join('\n')}\n`);
-    const spend = readLatest(dir, TASKS).lastRun?.spend;
+    const spend = status({ file: path.join(dir, 'kanban.yaml') }).lastRun?.spend;
     expect(spend?.total).toEqual({ costUsd: 0.875, tokens: 160, priced: 3 });
     expect(spend?.byRole).toEqual({ Implementor: { costUsd: 0.75, tokens: 150, priced: 2 }, Manager: { costUsd: 0.125, tokens: 10, priced: 1 } });
     expect(spend?.byTask['tasks/a.md']).toEqual({ costUsd: 0.875, tokens: 160, priced: 3 });
@@ -183,9 +198,9 @@ describe('the runs a report reads', () => {
         const events = historyOf(plans);
         const all = buildHistory(events);
         const recent = readRecentRuns(boardWithHistory(events), count, { chunkBytes });
-        expect(recent?.runs).toEqual(all.slice(-count));
+        expect(plain(recent?.runs ?? [])).toEqual(all.slice(-count));
         expect(recent?.olderLeftOut).toBe(all.length > count);
-        expect(readRecentRuns(boardWithHistory(events), Infinity, { chunkBytes })?.runs).toEqual(all);
+        expect(plain(readRecentRuns(boardWithHistory(events), Infinity, { chunkBytes })?.runs ?? [])).toEqual(all);
       }),
       { numRuns: 80 },
     );
@@ -194,5 +209,41 @@ describe('the runs a report reads', () => {
   it('are none for a history without a readable event', () => {
     expect(readRecentRuns(boardWithHistory([], '{"time":"torn'), 10)).toBeUndefined();
     expect(readRecentRuns(tempDir('ks-history-'), 10)).toBeUndefined();
+  });
+});
+
+describe("the Manager's history, a view of the fold", () => {
+  it('tells each step what happened in it, newest first, from events as a run emits them', () => {
+    const history = new StepHistory();
+    let clock = 0;
+    const emit = (type: string, fields: Record<string, unknown> = {}) => history.record({ time: new Date((clock += 1000)).toISOString(), type: type as SupervisorEvent['type'], run: 'r', ...fields });
+    const worker = (step: number, task: string, attempt: number, end: Record<string, unknown>) => {
+      emit('attempt_started', { step, role: 'Implementor', task, attempt, of: 2 });
+      emit('attempt_finished', { step, role: 'Implementor', task, attempt, of: 2, end: 'exited', durationMs: 1, ...end });
+    };
+    emit('run_started');
+    emit('step_started', { step: 1, role: 'Implementor', task: 'tasks/a.md' });
+    worker(1, 'tasks/a.md', 1, { valid: false, failure: 'usage_limit', issue: 'limited' });
+    emit('limit_wait', { step: 1, role: 'Implementor', task: 'tasks/a.md' });
+    worker(1, 'tasks/a.md', 1, { valid: false, failure: 'invalid', issue: 'printed no JSON' });
+    worker(1, 'tasks/a.md', 2, { valid: true, status: 'ok', message: 'done' });
+    emit('attempt_started', { step: 1, role: 'Manager', task: 'tasks/a.md', done_task: 'tasks/a.md', attempt: 1, of: 2 });
+    emit('attempt_finished', { step: 1, role: 'Manager', task: 'tasks/a.md', done_task: 'tasks/a.md', attempt: 1, of: 2, valid: true, status: 'ok' });
+    emit('human_edit_kept', { step: 1, task: 'tasks/a.md' });
+    emit('board_written', { step: 1, task: 'tasks/a.md', status: 'ok', current: 'tasks/b.md' });
+    emit('step_started', { step: 2, role: 'Implementor', task: 'tasks/b.md' });
+    worker(2, 'tasks/b.md', 1, { valid: false, failure: 'invalid', issue: 'bad 1' });
+    worker(2, 'tasks/b.md', 2, { valid: false, failure: 'invalid', issue: 'bad 2' });
+    emit('handed_to_manager', { step: 2, role: 'Implementor', task: 'tasks/b.md', message: 'no valid reply' });
+    emit('interrupted', { step: 2, exitCode: 130, reason: 'InterruptedError' });
+    const [second, first] = history.recent();
+    expect(first).toEqual({ run: 'r', step: 1, time: expect.any(String), task: 'tasks/a.md', role: 'Implementor', attempts: 3, invalid: ['printed no JSON'], limit_waits: 1, status: 'ok', message: 'done', person_edit_kept: true, manager: { status: 'ok', next_task: 'tasks/b.md' } });
+    expect(second).toEqual({ run: 'r', step: 2, time: expect.any(String), task: 'tasks/b.md', role: 'Implementor', attempts: 2, invalid: ['bad 1', 'bad 2'], limit_waits: 0, exhausted: true, status: 'error', message: 'no valid reply', stopped: 'InterruptedError' });
+  });
+
+  it('keeps the last 50 steps', () => {
+    const history = new StepHistory();
+    for (let step = 1; step <= 60; step++) history.record({ time: 't', type: 'step_started', run: 'r', step, role: 'Implementor', task: 'tasks/a.md' });
+    expect(history.recent().map((s) => s.step)).toEqual(Array.from({ length: 50 }, (_, i) => 60 - i));
   });
 });

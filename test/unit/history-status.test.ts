@@ -3,9 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { status } from '../../src/commands/status.js';
 import { InputError } from '../../src/errors.js';
-import { unreadable, withHistory } from '../../src/history/events-file.js';
-import { readRecentRuns } from '../../src/history/recent-runs.js';
-import { formatStatus } from '../../src/report/status-text.js';
+import { readRecentRuns } from '../../src/events/recent-runs.js';
+import { unreadable, withStore } from '../../src/events/store.js';
+import { formatStatus } from '../../src/commands/status-text.js';
 import { boardWithTasks } from '../helpers.js';
 
 const NOW = new Date('2026-05-01T00:00:00.000Z');
@@ -71,15 +71,15 @@ describe('a history that cannot be read', () => {
       '.kanban-supervisor/events.jsonl: the event history cannot be read (permission denied). Give yourself read access (chmod u+r .kanban-supervisor/events.jsonl) and try again.',
     );
     const dir = boardWithEvents(runLines('r', 1));
-    const io = () => withHistory(dir, () => { throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }); });
+    const io = () => withStore(dir, () => { throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }); });
     expect(io).toThrow(InputError);
     expect(io).toThrow(/events\.jsonl: the event history cannot be read \(i\/o error\)\. Move it aside \(mv .*events\.jsonl .*events\.jsonl\.old\) to start a new history, or restore it; the board itself is not affected\.$/);
   });
 
   it('leaves a bug a bug: an error without a system code is not blamed on the file', () => {
     const dir = boardWithEvents(runLines('r', 1));
-    expect(() => withHistory(dir, () => { throw new TypeError('oops'); })).toThrow(TypeError);
+    expect(() => withStore(dir, () => { throw new TypeError('oops'); })).toThrow(TypeError);
     const nodeOwn = Object.assign(new RangeError('The value of "position" is out of range.'), { code: 'ERR_OUT_OF_RANGE' });
-    expect(() => withHistory(dir, () => { throw nodeOwn; })).toThrow(nodeOwn);
+    expect(() => withStore(dir, () => { throw nodeOwn; })).toThrow(nodeOwn);
   });
 });

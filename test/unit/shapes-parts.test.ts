@@ -2,12 +2,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildInvocation } from '../../src/agent/invocation.js';
-import { tailEvents } from '../../src/manager-history/tail.js';
+import { tailEvents } from '../../src/events/step-history.js';
 import { eventLine } from '../../src/progress/lines.js';
 import { liveReporter } from '../../src/progress/live.js';
 import { createStyle } from '../../src/progress/style.js';
 import { parseRole, type Role } from '../../src/board/role.js';
-import type { SupervisorEvent } from '../../src/log/events.js';
+import type { SupervisorEvent } from '../../src/events/types.js';
 import { tempDir } from '../helpers.js';
 
 const manager = parseRole('roles/manager.md', 'Manager', '---\ncommand: [agent, "{{prompt}}"]\nstdin: json\n---\nAfter {{trigger}}: {{history}}\n').role as Role;

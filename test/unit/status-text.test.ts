@@ -1,7 +1,7 @@
 /* eslint-disable no-control-regex -- the point is that no escape code is printed */
 import { describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/commands/status.js';
-import { formatStatus } from '../../src/report/status-text.js';
+import { formatStatus } from '../../src/commands/status-text.js';
 
 const NOW = new Date('2026-11-23T20:00:00Z');
 const spend = (costUsd: number, tokens: number) => ({ costUsd, tokens, priced: 1 });

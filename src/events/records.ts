@@ -1,5 +1,4 @@
-import type { SupervisorEvent } from '../log/events.js';
-import type { Usage } from '../reply/usage.js';
+import type { EventUsage, SupervisorEvent } from './types.js';
 
 /** One attempt of an agent, put together from its attempt_started and attempt_finished events. */
 export interface AttemptRecord {
@@ -31,7 +30,10 @@ export interface AttemptEnd {
   /** invalid, usage_limit, transient or login, for an attempt that gave no valid reply. */
   failure?: string;
   /** What the attempt reported spending. */
-  usage?: Usage;
+  usage?: EventUsage;
+  /** How its process ended, when it exited (`end: exited`). */
+  exitCode?: number;
+  signal?: string;
   stdoutFile?: string;
   stderrFile?: string;
 }
@@ -72,7 +74,9 @@ export function attemptEnd(event: SupervisorEvent): AttemptEnd {
     ...(typeof event.message === 'string' && { message: event.message }),
     ...(typeof event.issue === 'string' && { issue: event.issue }),
     ...(typeof event.failure === 'string' && { failure: event.failure }),
-    ...(event.usage !== null && typeof event.usage === 'object' && { usage: event.usage as Usage }),
+    ...(event.usage !== null && typeof event.usage === 'object' && { usage: event.usage as EventUsage }),
+    ...(typeof event.exitCode === 'number' && { exitCode: event.exitCode }),
+    ...(typeof event.signal === 'string' && { signal: event.signal }),
     ...(typeof event.stdoutFile === 'string' && { stdoutFile: event.stdoutFile }),
     ...(typeof event.stderrFile === 'string' && { stderrFile: event.stderrFile }),
   };

@@ -1,9 +1,8 @@
 import path from 'node:path';
-import type { LockStatus, StatusReport } from '../commands/status.js';
+import type { LastRun, LockStatus, StatusReport } from './status.js';
 import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
-import type { HistoryWindow } from '../history/latest.js';
-import type { LastRun } from '../history/last-run.js';
-import type { AttemptRecord, RunEnd } from '../history/records.js';
+import type { HistoryWindow } from '../events/latest.js';
+import type { AttemptRecord, RunEnd } from '../events/records.js';
 import { formatSpend } from '../spend.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/text.js';

@@ -2,58 +2,11 @@ import { lstatSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { LineLog } from '../fs/line-log.js';
 import { openRealDir } from '../fs/real-dir.js';
-
-/** The kinds of event a run records (see the README, "Events", for each one's fields). */
-export type EventType =
-  | 'run_started'
-  | 'step_started'
-  | 'attempt_started'
-  | 'attempt_finished'
-  | 'retry'
-  | 'limit_wait'
-  | 'limit_resumed'
-  | 'backoff'
-  | 'board_written'
-  | 'human_edit_kept'
-  | 'handed_to_manager'
-  | 'done'
-  | 'waiting'
-  | 'woke'
-  | 'edit_invalid'
-  | 'halted'
-  | 'interrupted';
-
-/** One machine-readable event, as written to `.kanban-supervisor/events.jsonl` and printed by `--json`. */
-export interface SupervisorEvent {
-  time: string;
-  type: EventType;
-  run: string;
-  step?: number;
-  role?: string;
-  task?: string;
-  attempt?: number;
-  [field: string]: unknown;
-}
-
-/** Anything that wants events as they happen (the terminal reporter, `--json`, hooks). */
-export type EventListener = (event: SupervisorEvent) => void;
-
-/** The events file of a board's state folder. */
-export function eventsFile(stateDir: string): string {
-  return path.join(stateDir, 'events.jsonl');
-}
-
-/** Where an events file goes when it is full (`events.jsonl` → `events.1.jsonl`); `logs` reads it too. */
-export function rotatedFile(file: string): string {
-  return file.replace(/\.jsonl$/, '.1.jsonl');
-}
-
-/** Where a run's events go, board-relative. */
-export const EVENTS = '.kanban-supervisor/events.jsonl';
+import { EVENTS, rotatedFile, type EventListener, type EventType, type SupervisorEvent } from './types.js';
 
 // events.jsonl is moved to events.1.jsonl (replacing the one before) past this size, so a
 // month-long run keeps at most twice this much history on disk.
-export const EVENTS_ROTATE_BYTES = 64 * 1024 * 1024;
+const EVENTS_ROTATE_BYTES = 64 * 1024 * 1024;
 
 /** Appends events to events.jsonl, one whole line each, and hands each to the listeners. */
 export class EventLog {

@@ -1,25 +1,16 @@
-import type { SupervisorEvent } from '../log/events.js';
-import { attemptEnd, attemptFrom, attemptKey, isRunEnd, runEnd, type AttemptRecord, type RunEnd } from './records.js';
+import { attemptEnd, attemptFrom, attemptKey, isRunEnd, runEnd, type AttemptRecord } from '../src/events/records.js';
+import type { RunRecord } from '../src/events/fold.js';
+import type { SupervisorEvent } from '../src/events/types.js';
 
-/** One run of the supervisor on the board. */
-export interface RunRecord {
-  id: string;
-  start: string;
-  /** The last event's time: the end of the run, or where it was when it died. */
-  last: string;
-  steps: number;
-  attempts: AttemptRecord[];
-  end?: RunEnd;
-}
+/** A run without its steps: what the plain forward fold below builds. */
+export type PlainRun = Omit<RunRecord, 'stepRecords'>;
 
 /**
- * Group events, oldest first, into runs, steps and attempts, in one pass (pure). Holds only
- * what it returns plus the attempts still open: events can be streamed in from any size of
- * log. Event types it does not know are skipped.
+ * The plain way to group events into runs and attempts, oldest first and in one forward pass:
+ * the reference the store's backward fold (src/events/fold.ts) is checked against.
  */
-export function buildHistory(events: Iterable<SupervisorEvent>): RunRecord[] {
-  const runs = new Map<string, RunRecord>();
-  // Each run's current step and its task: attempts belong to the step started last.
+export function buildHistory(events: Iterable<SupervisorEvent>): PlainRun[] {
+  const runs = new Map<string, PlainRun>();
   const steps = new Map<string, { step: number; task: string }>();
   const open = new Map<string, AttemptRecord>();
   for (const event of events) {
@@ -38,13 +29,17 @@ export function buildHistory(events: Iterable<SupervisorEvent>): RunRecord[] {
       run.attempts.push(record);
       open.set(attemptKey(event), record);
     } else if (event.type === 'attempt_finished') {
-      const key = attemptKey(event);
-      const record = open.get(key);
+      const record = open.get(attemptKey(event));
       if (record) record.finished = attemptEnd(event);
-      open.delete(key);
+      open.delete(attemptKey(event));
     } else if (isRunEnd(event)) {
       run.end = runEnd(event);
     }
   }
   return [...runs.values()];
+}
+
+/** Runs as the fold gives them, without their steps, to compare with buildHistory. */
+export function plain(runs: RunRecord[]): PlainRun[] {
+  return runs.map(({ stepRecords: _steps, ...run }) => run);
 }
