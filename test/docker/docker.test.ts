@@ -100,6 +100,23 @@ describe('the container image', () => {
     expect(read(dir, 'markers.txt')).toBe('tasks/001.md\ntasks/001.md\n');
   });
 
+  it('refuses a second container on a board another container is running, and leaves its agent alone', async () => {
+    const dir = sleepingBoard();
+    const first = run(dir);
+    await waitFor(() => existsSync(path.join(dir, 'markers.txt')), 'the agent to start', 60_000);
+    const agents = (await top(first.name)).filter((p) => p.command.startsWith('s'));
+    const started = Date.now();
+    const second = await run(dir).child;
+    expect(second.exitCode).toBe(75);
+    expect(second.stderr).toMatch(/kanban\.yaml is locked by another kanban-supervisor \(pid \d+ on /);
+    // Its owner's pids cannot be looked up from another container: the lock's next refresh (every 2 s) says it lives.
+    expect(Date.now() - started).toBeLessThan(9_000);
+    expect((await top(first.name)).filter((p) => p.command.startsWith('s'))).toEqual(agents);
+    expect(read(dir, 'markers.txt')).toBe('tasks/001.md\n');
+    await execa('docker', ['stop', first.name]);
+    expect((await first.child).exitCode).toBe(143);
+  });
+
   it('leaves no zombie under pid 1 while its agents leave orphans behind (and the check sees them without tini)', async () => {
     const zombies = async (flags: string[]) => {
       const dir = boardWithTasks(4, { 'roles/implementor.md': role(['sh', 'leaves-orphans.sh', 'tasks/004.md', '4'], 'stdin: none\n') });

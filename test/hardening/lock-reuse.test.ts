@@ -28,14 +28,18 @@ function inNewPidNamespace(dir: string) {
   return execa('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, CLI, 'kanban.yaml'], { cwd: dir, reject: false, env: { NO_COLOR: '1' }, stdin: 'ignore', timeout: 60_000 });
 }
 
+/** The host pid of the supervisor `unshare --fork` started (pid 1 of its namespace). */
+function supervisorOf(unshare: number): number {
+  return Number(readFileSync(`/proc/${unshare}/task/${unshare}/children`, 'utf8').trim());
+}
+
 describe.skipIf(!asRoot)('the run lock after a kill -9 whose pid is used again', () => {
   it('is not refused when the restart is pid 1 again, in a new pid namespace, as in a new container', async () => {
     const dir = foreverBoard();
     const first = inNewPidNamespace(dir);
     await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent to start');
     expect(lockOwner(dir).pid).toBe(1);
-    const supervisor = Number(readFileSync(`/proc/${first.pid}/task/${first.pid}/children`, 'utf8').trim());
-    process.kill(supervisor, 'SIGKILL'); // pid 1 of the namespace: the kernel then kills the rest of it
+    process.kill(supervisorOf(first.pid as number), 'SIGKILL'); // pid 1 of the namespace: the kernel then kills the rest of it
     await first;
 
     expect(read(dir, 'kanban.yaml')).toMatch(/current: tasks\/001\.md/); // unchanged by the kill
@@ -48,6 +52,20 @@ describe.skipIf(!asRoot)('the run lock after a kill -9 whose pid is used again',
     // for 10 s, well before the 20 s after which a lock of another host goes stale.
     expect(Date.now() - started).toBeLessThan(18_000);
     expect(read(dir, 'kanban.yaml')).toMatch(/current: null/);
+  });
+
+  it('still refuses a live supervisor in another pid namespace, once its lock is seen refreshed', async () => {
+    const dir = foreverBoard();
+    const first = inNewPidNamespace(dir);
+    await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent to start');
+    const started = Date.now();
+    const second = await inNewPidNamespace(dir);
+    expect(second.exitCode).toBe(75);
+    expect(second.stderr).toMatch(LOCKED);
+    expect(Date.now() - started).toBeLessThan(9_000); // refreshed every 2 s: no need to wait the 10 s out
+    expect(recordedPids(path.join(dir, 'pids.jsonl'))).toHaveLength(2); // its agent was not run a second time
+    process.kill(supervisorOf(first.pid as number), 'SIGTERM');
+    expect((await first).exitCode).toBe(143);
   });
 
   it('takes over at once when the dead supervisor\'s pid now belongs to another process of the same namespace', async () => {
