@@ -5,7 +5,7 @@ import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DEFAULTS } from '../../src/settings.js';
+import { DEFAULTS } from '../../src/board/settings.js';
 import { parseDuration } from '../../src/util/duration.js';
 import { ROOT } from '../helpers.js';
 
