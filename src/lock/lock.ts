@@ -1,24 +1,25 @@
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { BoardLockedError } from '../errors.js';
 import { isAlive } from '../util/process.js';
+import { ownerState, probePid, selfIdentity, type ProcessIdentity } from './identity.js';
 
-/** Who holds a board's run lock, recorded inside the lock folder. */
-export interface LockOwner {
-  pid: number;
-  host: string;
+/** Who holds a board's run lock, recorded inside the lock folder: its process identity, and what it runs. */
+export interface LockOwner extends ProcessIdentity {
   since: string;
   /** The board file the owner runs, as it named it. */
   board: string;
 }
 
 // proper-lockfile refreshes the lock folder's mtime every UPDATE_MS. A lock held on another
-// host is abandoned once not refreshed for STALE_MS; one of this host, as soon as its owner is
-// gone; one without an owner record, NO_OWNER_MS after it was made (its maker died in between).
-const UPDATE_MS = 5_000;
+// host is abandoned once not refreshed for STALE_MS; one whose owner we can look up, as soon as
+// its owner is gone; one in another container of this kernel (its pids are not ours to look up),
+// once not refreshed for UNSEEN_STALE_MS, which is waited for (one kernel, one clock: no skew to
+// allow for); one without an owner record, NO_OWNER_MS after it was made (its maker died in between).
+const UPDATE_MS = 2_000;
 const STALE_MS = 20_000;
+const UNSEEN_STALE_MS = 10_000;
 const NO_OWNER_MS = 3_000;
 
 /** The lock folder of a board folder's state folder: one supervisor per board folder. */
@@ -54,12 +55,12 @@ export async function acquireBoardLock(stateDir: string, board: string, onLost: 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
     await ownerOrAge(stateDir);
-    setAsideAbandoned(stateDir, board);
+    await setAsideAbandoned(stateDir, board);
     release = await lockfile.lock(stateDir, options).catch(() => {
       throw lockedError(board, readLockOwner(stateDir));
     });
   }
-  const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), board };
+  const owner: LockOwner = { ...selfIdentity(), since: new Date().toISOString(), board };
   // Writing the record changes the folder's mtime, which proper-lockfile checks is still the one it
   // set (else it reports the lock compromised): it is put back.
   const { atime, mtime } = statSync(lock);
@@ -72,18 +73,38 @@ export async function acquireBoardLock(stateDir: string, board: string, onLost: 
   };
 }
 
-/** Whether a lock folder has been given up by its owner, and who that was. */
-export function abandoned(stateDir: string, now = Date.now()): { abandoned: boolean; owner: LockOwner | null } {
+// Whether a lock folder has been given up by its owner, and who that was. Never ourselves: a
+// record naming our own pid on our boot and pid namespace is a dead predecessor's (pid 1 again).
+async function abandoned(stateDir: string): Promise<{ abandoned: boolean; owner: LockOwner | null }> {
   const owner = readLockOwner(stateDir);
-  let age: number;
-  try {
-    age = now - statSync(lockPath(stateDir)).mtimeMs;
-  } catch {
-    return { abandoned: false, owner }; // released meanwhile
-  }
+  const mtime = mtimeOf(lockPath(stateDir));
+  if (mtime === undefined) return { abandoned: false, owner }; // released meanwhile
+  const age = Date.now() - mtime;
   if (!owner) return { abandoned: age > NO_OWNER_MS, owner };
-  if (owner.host !== hostname()) return { abandoned: age > STALE_MS, owner };
-  return { abandoned: !isAlive(owner.pid), owner };
+  const state = ownerState(owner, selfIdentity(), probePid);
+  if (state === 'elsewhere') return { abandoned: age > STALE_MS, owner };
+  if (state === 'unseen') return { abandoned: await silentFor(lockPath(stateDir), mtime, UNSEEN_STALE_MS), owner };
+  return { abandoned: state === 'dead', owner };
+}
+
+// Wait until the lock has not been refreshed for `ms` (its owner is dead: true) or is refreshed
+// (alive: false). A live owner refreshes every UPDATE_MS, so this answers within that when it lives.
+async function silentFor(lock: string, seen: number, ms: number): Promise<boolean> {
+  for (;;) {
+    const mtime = mtimeOf(lock);
+    if (mtime !== seen) return false; // refreshed, or released meanwhile
+    const left = seen + ms - Date.now();
+    if (left < 0) return true;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(250, left + 1)));
+  }
+}
+
+function mtimeOf(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
 }
 
 // A lock without an owner record may be one being taken right now (its maker is between the
@@ -106,9 +127,9 @@ async function ownerOrAge(stateDir: string): Promise<void> {
 // Move an abandoned lock out of the way, or throw the locked error. Renaming (atomic) rather
 // than deleting means two supervisors taking over at once cannot both succeed; checking what
 // was moved catches a lock made in between, which is put back.
-function setAsideAbandoned(stateDir: string, board: string): void {
+async function setAsideAbandoned(stateDir: string, board: string): Promise<void> {
   const lock = lockPath(stateDir);
-  const seen = abandoned(stateDir);
+  const seen = await abandoned(stateDir);
   if (!seen.abandoned) throw lockedError(board, seen.owner);
   const aside = `${lock}.taken-${process.pid}`;
   try {

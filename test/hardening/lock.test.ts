@@ -130,7 +130,7 @@ describe('the run lock', () => {
     const cli = startCli(['kanban.yaml'], { cwd: dir });
     await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent to start');
     rmSync(path.join(dir, LOCK), { recursive: true });
-    const result = await cli; // the lock is checked every 5 s
+    const result = await cli; // the lock is checked every 2 s
     expect(result.exitCode).toBe(75);
     expect(result.stderr.trim()).toMatch(/^kanban-supervisor: kanban\.yaml: the run lock \.kanban-supervisor\/run\.lock was lost \(.*\); stopped to keep two supervisors off one board\./);
     expect(await survivors(recordedPids(path.join(dir, 'pids.jsonl')))).toEqual([]);

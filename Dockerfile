@@ -1,0 +1,33 @@
+# kanban-supervisor in a container: the board is mounted at /board.
+#   docker build -t kanban-supervisor .
+#   docker run --rm -v "$PWD:/board" kanban-supervisor            # runs ./kanban.yaml
+#   docker run --rm -v "$PWD:/board" kanban-supervisor status
+# Build arguments: NODE_IMAGE (an official Node LTS image, 22 or 24), AGENT_CLIS (npm packages
+# of agent CLIs to install beside it, e.g. "@anthropic-ai/claude-code @openai/codex @google/gemini-cli").
+ARG NODE_IMAGE=node:24-slim
+
+# Pack the package as it is published (prepack builds dist/); nothing of the build reaches the image.
+FROM ${NODE_IMAGE} AS pack
+WORKDIR /src
+COPY package.json package-lock.json ./
+# No install scripts: none is needed to build, and none then downloads anything into the build.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY . .
+RUN mkdir /pack && npm pack --pack-destination /pack
+
+FROM ${NODE_IMAGE}
+# tini as pid 1: it reaps the orphans agents leave behind (they are re-parented to pid 1) and
+# forwards docker stop's SIGTERM to the supervisor, which then stops its agent and exits 143.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/*
+ARG AGENT_CLIS=""
+COPY --from=pack /pack/ /tmp/pack/
+RUN npm install -g --omit=dev --no-audit --no-fund /tmp/pack/kanban-supervisor-*.tgz ${AGENT_CLIS} \
+ && rm -rf /tmp/pack && npm cache clean --force
+# Any --user "$(id -u):$(id -g)" gets a home it can write (agent CLIs keep their logins and
+# settings there, the supervisor its shared limit state); mount a login folder under it to use one.
+ENV HOME=/home/kanban
+RUN mkdir -m 1777 /home/kanban
+WORKDIR /board
+ENTRYPOINT ["/usr/bin/tini", "--", "kanban-supervisor"]
