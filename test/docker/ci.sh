@@ -10,7 +10,7 @@ BASE=kanban-supervisor-test/node:24
 IMAGE=kanban-supervisor-test/app
 
 missing=""
-command -v docker >/dev/null 2>&1 || missing="$missing docker.io"
+command -v dockerd >/dev/null 2>&1 || missing="$missing docker.io"  # the machine may have the docker client alone
 command -v debootstrap >/dev/null 2>&1 || missing="$missing debootstrap"
 if [ -n "$missing" ]; then
   apt-get update
