@@ -12,6 +12,7 @@ const FLAGS: Record<string, Options> = {
     ...SETTINGS,
     'max-steps': { type: 'string' },
     'max-cost': { type: 'string' },
+    'max-time': { type: 'string' },
     once: { type: 'boolean' },
     watch: { type: 'boolean' },
     'dry-run': { type: 'boolean' },

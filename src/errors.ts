@@ -13,6 +13,8 @@ export const ExitCode = {
   guard: 5,
   /** A usage limit whose reset is further off than supervisor.max_limit_wait (sysexits EX_UNAVAILABLE). */
   limitWait: 69,
+  /** The run reached its time limit (--max-time, supervisor.max_time), as `timeout(1)` reports it. */
+  timeLimit: 124,
   /** The board folder cannot be written: read-only, no permission, disk full, a planted symlink (EX_CANTCREAT). */
   unwritable: 73,
   /** Our own output was closed: a pipe reader gone, a terminal lost (EX_IOERR). */
@@ -72,6 +74,13 @@ export class LimitWaitError extends SupervisorError {
   }
 }
 
+/** The run reached --max-time / supervisor.max_time (exit 124): stopped like an interrupt, the board unchanged. */
+export class TimeLimitError extends SupervisorError {
+  constructor(message: string) {
+    super(message, ExitCode.timeLimit);
+  }
+}
+
 /** The board folder or a file in it cannot be written safely (exit 73): the message names the path and the cause. */
 export class UnwritableError extends SupervisorError {
   constructor(message: string) {
@@ -122,6 +131,7 @@ export type OutcomeKind =
   | 'retries_exhausted'
   | 'guard_stop'
   | 'limit_wait'
+  | 'time_limit'
   | 'unwritable'
   | 'output_closed'
   | 'locked'
@@ -141,6 +151,7 @@ export const OUTCOME_WORDS: Record<OutcomeKind, { short: string; long: string }>
   guard_stop: { short: 'stopped by a guard', long: 'stopped by a loop guard or a budget' },
   limit_wait: { short: 'usage limit', long: "stopped: an agent's usage limit resets later than max_limit_wait allows. Run again after the reset" },
   bad_input: { short: 'stopped by a problem', long: "stopped: a board, task or role file (or an agent's login) needs fixing. See `validate`, then run again" },
+  time_limit: { short: 'time limit', long: 'stopped at its time limit (--max-time or supervisor.max_time). Run again to resume at the current task' },
   unwritable: { short: 'board not writable', long: 'stopped: the board folder could not be written. Fix it, then run again' },
   output_closed: { short: 'output closed', long: "stopped: the supervisor's output was closed (a pipe or terminal went away). Run again" },
   locked: { short: 'locked', long: 'stopped: another supervisor held the board' },
@@ -155,6 +166,7 @@ const KIND_BY_CODE: Record<number, OutcomeKind> = {
   [ExitCode.haltedForHuman]: 'halted_for_human',
   [ExitCode.guard]: 'guard_stop',
   [ExitCode.limitWait]: 'limit_wait',
+  [ExitCode.timeLimit]: 'time_limit',
   [ExitCode.unwritable]: 'unwritable',
   [ExitCode.outputClosed]: 'output_closed',
   [ExitCode.locked]: 'locked',

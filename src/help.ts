@@ -32,8 +32,8 @@ Quick start:
 
 Exit codes: 0 done · 1 internal error · 2 bad board/role/CLI input or no login · 3 retries
 exhausted · 4 halted for a human (Manager status not ok) · 5 a loop guard or budget ·
-69 usage limit resets after max_limit_wait · 73 board folder not writable · 74 output closed ·
-75 board locked · 129 / 130 / 143 interrupted (SIGHUP / SIGINT / SIGTERM).
+69 usage limit resets after max_limit_wait or --max-time · 73 board folder not writable · 74 output closed ·
+75 board locked · 124 --max-time reached · 129 / 130 / 143 interrupted (SIGHUP / SIGINT / SIGTERM).
 `;
 
 const COMMANDS: Record<string, string> = {
@@ -71,6 +71,9 @@ Options:
                       supervisor.timeout). A role file's own timeout: still wins.
   --max-cost USD      stop with exit 5 after the attempt that brings the agents' reported cost
                       to USD dollars (board: supervisor.max_cost_usd; tokens: max_tokens)
+  --max-time DUR      a batch job's time budget: by then the run stops like an interrupt (the
+                      agent stopped, the board unchanged) with exit 124; a usage limit that
+                      resets later ends it at once with exit 69 (board: supervisor.max_time)
   --once              run one step (the task's agent, then the Manager), then stop
   --watch             stay resident where the run would end (done, halted, retries exhausted,
                       a guard or budget stop, a missing login, a long usage limit): hold the

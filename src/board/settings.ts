@@ -12,6 +12,8 @@ export interface SettingsFlags {
   timeoutMs?: number;
   /** `--max-cost USD`, replacing `supervisor.max_cost_usd`. */
   maxCostUsd?: number;
+  /** `--max-time DUR`, replacing `supervisor.max_time`. */
+  maxTimeMs?: number;
 }
 
 /** The settings in force for one step. */
@@ -38,6 +40,8 @@ export interface Settings {
   periodic: PeriodicRole[];
   /** With --watch: how often a waiting supervisor compares the board's files itself. */
   watchPollMs: number;
+  /** A batch job's time budget: the run stops by then (exit 124); null: none. */
+  maxTimeMs: number | null;
 }
 
 /** One entry of `supervisor.periodic`: run `role` after every `every` completed steps. */
@@ -64,6 +68,7 @@ export const DEFAULTS: Settings = {
   onExhausted: 'halt',
   periodic: [],
   watchPollMs: 5_000,
+  maxTimeMs: null,
 };
 
 /** Flags over board settings over defaults (pure). A malformed duration or size is an InputError naming the key. */
@@ -92,6 +97,7 @@ export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Set
     onExhausted: (board.on_exhausted as Settings['onExhausted'] | undefined) ?? DEFAULTS.onExhausted,
     periodic: (board.periodic as PeriodicRole[] | undefined) ?? DEFAULTS.periodic,
     watchPollMs: duration('watch_poll') ?? DEFAULTS.watchPollMs,
+    maxTimeMs: flags.maxTimeMs ?? duration('max_time') ?? DEFAULTS.maxTimeMs,
   };
 }
 

@@ -8,6 +8,7 @@ export interface SettingFlagValues {
   'max-steps'?: string | boolean;
   timeout?: string | boolean;
   'max-cost'?: string | boolean;
+  'max-time'?: string | boolean;
 }
 
 /** The settings the flags give, each checked; a bad value is an InputError with an example of a good one. */
@@ -17,6 +18,7 @@ export function settingsFlags(flags: SettingFlagValues): SettingsFlags {
     ...(typeof flags['max-steps'] === 'string' && { maxSteps: integerFlag('--max-steps', flags['max-steps'], 1) }),
     ...(typeof flags.timeout === 'string' && { timeoutMs: requireDuration(flags.timeout, '--timeout') }),
     ...(typeof flags['max-cost'] === 'string' && { maxCostUsd: dollarsFlag(flags['max-cost']) }),
+    ...(typeof flags['max-time'] === 'string' && { maxTimeMs: requireDuration(flags['max-time'], '--max-time') }),
   };
 }
 

@@ -14,6 +14,7 @@ export interface RunFlags {
   'max-retries'?: string;
   'max-steps'?: string;
   'max-cost'?: string;
+  'max-time'?: string;
   timeout?: string;
   once?: boolean;
   watch?: boolean;

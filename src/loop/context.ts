@@ -43,6 +43,8 @@ export interface RunContext {
   spend: Spend;
   /** How long this run waited for usage limits so far, and how many waits had no reset time. */
   limits: { waitedMs: number; fallbacks: number };
+  /** When the run must have ended (--max-time): a usage limit resetting later ends it at once (exit 69). */
+  deadline?: Date;
   /** The board's recent steps, given to the Manager as `history` (none when absent). */
   history?: StepHistory;
 }

@@ -68,5 +68,7 @@ export function recordStop(ctx: RunContext, error: unknown, steps: number): void
   const exitCode = error instanceof SupervisorError ? error.exitCode : 1;
   const message = error instanceof Error ? error.message : String(error);
   const reason = outcomeKind(exitCode);
-  ctx.events.emit(reason === 'interrupted' || reason === 'output_closed' ? 'interrupted' : 'halted', { steps, exitCode, reason, message });
+  // A time limit ends a run the way a signal does: the step in progress is left, not failed.
+  const stopped = reason === 'interrupted' || reason === 'output_closed' || reason === 'time_limit';
+  ctx.events.emit(stopped ? 'interrupted' : 'halted', { steps, exitCode, reason, message });
 }

@@ -19,6 +19,7 @@ import { Spend } from '../spend.js';
 import { runId as newRunId } from '../util/time.js';
 import type { RunOptions } from './options.js';
 import { Stopper } from './stop.js';
+import { startTimeLimit } from './time-limit.js';
 
 /**
  * What is being opened: a `run` (also resident) owns the board — checked whole, locked, taken
@@ -58,6 +59,7 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
   let release = async (): Promise<void> => {};
   let events: EventLog | undefined;
   let output: OutputStore | undefined;
+  let stopTimer = (): void => {};
   try {
     if (kind === 'run') release = await acquireBoardLock(path.join(board.dir, '.kanban-supervisor'), path.basename(file), (lost) => stopper.request(lost));
     const clock = options.clock ?? systemClock;
@@ -67,6 +69,8 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
     const history = kind === 'run' ? StepHistory.fromBoard(board.dir) : undefined;
     events = new EventLog(board.dir, runId, [...(history ? [history.record] : []), ...(options.listeners ?? [])], () => clock.now(), place.events);
     const settings = resolveSettings(board.settings, options);
+    // A batch job's budget counts from here: the lock is held and the run is about to start.
+    if (kind === 'run' && settings.maxTimeMs !== null) stopTimer = startTimeLimit(settings.maxTimeMs, clock, stopper);
     if (kind === 'run') removeDeadTemps(file);
     const leftover = kind === 'run' ? await stopLeftoverAgent(board.dir, settings.killGraceMs) : undefined;
     output = new OutputStore(board.dir, runId, settings.retention, place.runs);
@@ -84,6 +88,7 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
       clock,
       spend: options.spend ?? new Spend(),
       limits: { waitedMs: 0, fallbacks: 0 },
+      ...(settings.maxTimeMs !== null && { deadline: new Date(clock.now().getTime() + settings.maxTimeMs) }),
       ...(options.onLine && { onLine: options.onLine }),
       ...(history && { history }),
     };
@@ -93,6 +98,7 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
       throw stopper.reason ?? error;
     });
   } finally {
+    stopTimer();
     output?.dispose();
     events?.close();
     unlisten();

@@ -1,0 +1,57 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { boardWithTasks, events, fixtureRole, read, runCli } from '../helpers.js';
+import { recordedPids, survivors } from './procs.js';
+
+/** A one-task board whose Implementor hangs with a grandchild (pids in pids.jsonl), `extra` added to supervisor:. */
+function hangingBoard(extra = '') {
+  return boardWithTasks(1, { 'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n') }, `phase: execute\nsupervisor:\n  kill_grace: 1s\n${extra}`);
+}
+
+describe('a batch job\'s time budget (--max-time)', () => {
+  it('ends the run on time like an interrupt: exit 124, the limit named, the agent and its grandchild gone, the board unchanged; a re-run resumes', async () => {
+    const dir = hangingBoard();
+    const before = read(dir, 'kanban.yaml');
+    const started = performance.now();
+    const result = await runCli(['kanban.yaml', '--max-time', '3s'], { cwd: dir });
+    const took = performance.now() - started;
+    expect(result.exitCode).toBe(124);
+    expect(result.stderr.trim()).toMatch(/^kanban-supervisor: The run reached its time limit of 3s \(--max-time or supervisor\.max_time\): whatever was running was stopped\. The board is unchanged; run again to resume at the current task\.$/);
+    // 3 s, then SIGTERM to the agent's group (which obeys it): well before another few seconds pass.
+    expect(took).toBeGreaterThan(3_000);
+    expect(took).toBeLessThan(12_000);
+    const pids = recordedPids(path.join(dir, 'pids.jsonl'));
+    expect(pids).toHaveLength(2);
+    expect(await survivors(pids)).toEqual([]);
+    expect(read(dir, 'kanban.yaml')).toBe(before);
+    expect(events(dir).at(-1)).toMatchObject({ type: 'interrupted', exitCode: 124, reason: 'time_limit' });
+    expect(events(dir).find((e) => e.type === 'attempt_finished')).toMatchObject({ end: 'interrupted', killedWith: 'SIGTERM' });
+    expect(existsSync(path.join(dir, 'kanban.yaml.lock'))).toBe(false);
+
+    writeFileSync(path.join(dir, 'roles/implementor.md'), fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n'));
+    const again = await runCli(['kanban.yaml', '--max-time', '1h'], { cwd: dir });
+    expect(again.exitCode).toBe(0);
+    expect(events(dir).filter((e) => e.type === 'step_started').map((e) => e.task)).toEqual(['tasks/001.md', 'tasks/001.md']);
+  });
+
+  it('takes supervisor.max_time from the board, and --max-time over it', async () => {
+    const dir = hangingBoard('  max_time: 2s\n');
+    const fromBoard = await runCli(['kanban.yaml'], { cwd: dir });
+    expect(fromBoard.exitCode).toBe(124);
+    expect(fromBoard.stderr).toContain('time limit of 2s');
+    const fromFlag = await runCli(['kanban.yaml', '--max-time', '1s'], { cwd: dir });
+    expect(fromFlag.exitCode).toBe(124);
+    expect(fromFlag.stderr).toContain('time limit of 1s');
+  });
+
+  it('refuses a malformed --max-time or supervisor.max_time with exit 2 and an example', async () => {
+    const dir = hangingBoard('  max_time: soon\n');
+    const flag = await runCli(['kanban.yaml', '--max-time', 'later'], { cwd: dir });
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr).toMatch(/--max-time/);
+    const board = await runCli(['validate'], { cwd: dir });
+    expect(board.exitCode).toBe(2);
+    expect(board.stdout).toMatch(/max_time/);
+  });
+});
