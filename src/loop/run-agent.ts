@@ -46,12 +46,11 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
   const place = { step: run.step, role: invocation.role, task: run.task };
   const reading = { command: [invocation.file, ...invocation.args], patterns: failures, timeZone: invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone };
   let transient = 0;
-  for (let attempt = 1, tries = 1; attempt <= total; tries++) {
+  // Attempt N of `total` in events, files, the console and the log alike; a re-run of it after a
+  // usage limit or a service error keeps N and is told apart by `rerun`.
+  for (let attempt = 1, rerun = 0; attempt <= total; ) {
     // A stop (Ctrl-C, a lost lock) after an invalid attempt ends the run instead of a retry.
     throwIfStopped(ctx.stop);
-    // Attempt N of `total` in events, files, the console and the log alike; a re-run of it after a
-    // usage limit or a service error keeps N and is told apart by `rerun`.
-    const rerun = tries - attempt;
     const files = ctx.output.open(run.step, invocation.role, attempt, run.task, rerun);
     ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(rerun > 0 && { rerun }), command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs });
     const result = await ctx.runAttempt(invocation, files, ctx);
@@ -97,10 +96,12 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     }
     if (failure?.kind === 'usage_limit') {
       await waitForLimit(ctx, settings, place, failure);
+      rerun++;
       continue; // the same attempt again, identical inputs; no retry spent
     }
     if (failure?.kind === 'transient' && transient < settings.transientRetries) {
       await backOff(ctx, settings, place, failure, ++transient);
+      rerun++;
       continue;
     }
 
@@ -110,6 +111,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
       appendEntry(board.dir, { ...entry, kind: 'Retry Event', attempt: `${attempt}/${total} — retry ${attempt}/${settings.maxRetries} follows`, action: 'Rescheduling with exact same parameters' });
       ctx.events.emit('retry', { ...where, retry: attempt, maxRetries: settings.maxRetries, issue });
       attempt++;
+      rerun = 0;
       continue;
     }
     if (run.handOver) {
