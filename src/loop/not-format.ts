@@ -62,7 +62,7 @@ export async function waitForLimit(ctx: RunContext, settings: Settings, where: F
     const waited = ctx.limits.waitedMs > 0 ? ` after waiting ${formatDuration(ctx.limits.waitedMs)} already` : '';
     appendEntry(ctx.dir, { time: new Date(now), kind: 'Halt', agent: where.role, task: where.task, issue: `Usage limit (${failure.cli}) until ${waiting.until}${waited}, past max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}): ${failure.detail}`, action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset' });
     throw new LimitWaitError(
-      `${where.role}'s ${failure.cli} usage limit resets at ${localStamp(until)} (in ${formatDuration(until - now)}), later than max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}) lets this run wait${waited}. ` +
+      `${where.role}'s ${failure.cli} usage limit ${resetKnown ? 'resets' : 'gave no usable reset time; the next try would be'} at ${localStamp(until)} (in ${formatDuration(until - now)}), later than max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}) lets this run wait${waited}. ` +
         `The board is unchanged; run again after ${localStamp(until)} (status --json shows it as waiting.until), or raise supervisor.max_limit_wait. The CLI said: ${failure.detail}`,
       new Date(until),
     );
