@@ -76,7 +76,7 @@ function checkBudget(ctx: RunContext, board: Board, settings: Settings): void {
   throw guardStop(
     ctx,
     board,
-    `Stopped: this run's agents have spent ${formatSpend(ctx.spend.total)}, reaching ${budget}, the cap on this run's spend (earlier runs of the board are not counted: \`report\` shows the board's total). ` +
+    `Stopped: this run's agents have spent ${formatSpend(ctx.spend.total)}, reaching ${budget}, the cap on this run's spend (earlier runs of the board are not counted: \`report --all\` totals them all). ` +
       `Every reply paid for reached the Manager and its answer is written; ${String(board.current)} is current. Raise the budget (or pass --max-cost) and run again to carry on.`,
   );
 }

@@ -20,7 +20,7 @@ describe('the budget is checked between steps: a reply paid for always reaches t
     const error = await supervise({ file, runAttempt: fake.runAttempt, ...quiet }).catch((e: unknown) => e);
     expect(error).toMatchObject({
       exitCode: 5,
-      message: expect.stringMatching(/^Stopped: this run's agents have spent \$1\.20, 2\.4k tokens, reaching max_cost_usd \(\$1\), the cap on this run's spend \(earlier runs of the board are not counted: `report` shows the board's total\)\. Every reply paid for reached the Manager and its answer is written; tasks\/003\.md is current\./),
+      message: expect.stringMatching(/^Stopped: this run's agents have spent \$1\.20, 2\.4k tokens, reaching max_cost_usd \(\$1\), the cap on this run's spend \(earlier runs of the board are not counted: `report --all` totals them all\)\. Every reply paid for reached the Manager and its answer is written; tasks\/003\.md is current\./),
     });
     expect(fake.of('Implementor')).toHaveLength(2);
     // The second paid reply reached the Manager, whose answer moved the board on.
