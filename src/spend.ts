@@ -14,13 +14,13 @@ export function emptySpend(): SpendTotal {
   return { costUsd: 0, tokens: 0, priced: 0 };
 }
 
-/** Whether a reported figure can be spend: a finite number, zero or more. */
+/** Whether a reported figure can be a spend: a finite number, zero or more. */
 function isAmount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
 /**
- * An attempt's usage with every figure that cannot be spend (negative, infinite, not a number)
+ * An attempt's usage with every figure that cannot be a spend (negative, infinite, not a number)
  * dropped, and those figures named: a negative cost must never cancel what was spent (pure).
  */
 export function checkUsage(usage: Usage | undefined): { usage: Usage | undefined; ignored: string[] } {
@@ -34,7 +34,7 @@ export function checkUsage(usage: Usage | undefined): { usage: Usage | undefined
   return { usage: Object.keys(kept).length > 0 ? kept : undefined, ignored };
 }
 
-/** Add one attempt's usage to a total (failed and limited attempts too); figures that cannot be spend are never added. */
+/** Add one attempt's usage to a total (failed and limited attempts too); figures that cannot be a spend are never added. */
 export function addUsage(total: SpendTotal, usage: Usage | undefined): void {
   const checked = checkUsage(usage).usage;
   if (!checked) return;

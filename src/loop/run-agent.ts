@@ -58,7 +58,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     // stdout's JSON objects, found once for the failure and the usage.
     const events = stdoutEvents(result.stdout);
     const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode, events }, { ...reading, now: ctx.clock.now() })) : undefined;
-    // A figure that cannot be spend (negative, infinite) is dropped with a note, never added.
+    // A figure that cannot be a spend (negative, infinite) is dropped with a note, never added.
     const { usage, ignored } = checkUsage(agentFor(reading.command).usage(events));
     ctx.spend.add(usage);
     const written = ctx.output.close(files, judgement?.valid !== true);

@@ -73,7 +73,7 @@ export function waitingText(event: SupervisorEvent): string {
   return `waiting for an edit of kanban.yaml, a task or a role file${until}${via} — ${ended}: ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
 }
 
-// Spend figures a CLI reported that cannot be spend, and were not counted.
+// Spend figures a CLI reported that cannot be a spend, and were not counted.
 function ignoredText(event: SupervisorEvent, style: Style): string {
   if (!Array.isArray(event.usageIgnored)) return '';
   return ` ${style.yellow('!')} reported spend ignored (not a finite, non-negative number): ${cleanLine(event.usageIgnored.map(String).join(', '))}`;
