@@ -14,15 +14,36 @@ export function emptySpend(): SpendTotal {
   return { costUsd: 0, tokens: 0, priced: 0 };
 }
 
-/** Add one attempt's usage to a total (failed and limited attempts too). */
-export function addUsage(total: SpendTotal, usage: Usage | undefined): void {
-  if (!usage) return;
-  total.priced++;
-  total.costUsd += usage.costUsd ?? 0;
-  total.tokens += usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+/** Whether a reported figure can be a spend: a finite number, zero or more. */
+function isAmount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
-/** The spend of a run so far, checked against its budget after every attempt. */
+/**
+ * An attempt's usage with every figure that cannot be a spend (negative, infinite, not a number)
+ * dropped, and those figures named: a negative cost must never cancel what was spent (pure).
+ */
+export function checkUsage(usage: Usage | undefined): { usage: Usage | undefined; ignored: string[] } {
+  if (!usage) return { usage, ignored: [] };
+  const bad = (value: unknown) => value !== undefined && !isAmount(value);
+  const entries = Object.entries(usage) as Array<[keyof Usage, unknown]>;
+  const ignored = entries.filter(([, value]) => bad(value)).map(([key, value]) => `${key} ${String(value)}`);
+  const kept = Object.fromEntries(entries.filter(([, value]) => isAmount(value))) as Usage;
+  // A total summed from a dropped figure is no total.
+  if (bad(usage.inputTokens) || bad(usage.outputTokens)) delete kept.totalTokens;
+  return { usage: Object.keys(kept).length > 0 ? kept : undefined, ignored };
+}
+
+/** Add one attempt's usage to a total (failed and limited attempts too); figures that cannot be a spend are never added. */
+export function addUsage(total: SpendTotal, usage: Usage | undefined): void {
+  const checked = checkUsage(usage).usage;
+  if (!checked) return;
+  total.priced++;
+  total.costUsd += checked.costUsd ?? 0;
+  total.tokens += checked.totalTokens ?? (checked.inputTokens ?? 0) + (checked.outputTokens ?? 0);
+}
+
+/** The spend of this run (not the board's earlier runs), checked against its budget between steps. */
 export class Spend {
   readonly total: SpendTotal = emptySpend();
 

@@ -57,9 +57,9 @@ export class OutputStore {
   }
 
   /** The files of a new attempt; nothing is created until the agent prints. */
-  open(step: number, role: string, attempt: number, task: string): AttemptOutput {
+  open(step: number, role: string, attempt: number, task: string, rerun = 0): AttemptOutput {
     this.dir ??= openRealDir(this.boardDir, `${this.folder}/${this.run}`, { create: true });
-    const base = attemptFileBase(step, role, attempt, task);
+    const base = attemptFileBase(step, role, attempt, task, rerun);
     return { out: new AttemptFile(this.dir, `${base}.out`), err: new AttemptFile(this.dir, `${base}.err`) };
   }
 
@@ -148,9 +148,13 @@ export class OutputStore {
   }
 }
 
-/** The name of an attempt's files in its run folder, before `.out` / `.err` (`.failed.out` once judged invalid). */
-export function attemptFileBase(step: number, role: string, attempt: number, task: string): string {
-  return `${String(step).padStart(9, '0')}-${role.toLowerCase()}-${attempt}-${slug(task)}`;
+/**
+ * The name of an attempt's files in its run folder, before `.out` / `.err` (`.failed.out` once
+ * judged invalid): `<step>-<role>-<attempt>-<task>`, the attempt numbered as events and the
+ * console number it; a re-run of it after a usage limit or a service error adds `.rerun<R>`.
+ */
+export function attemptFileBase(step: number, role: string, attempt: number, task: string, rerun = 0): string {
+  return `${String(step).padStart(9, '0')}-${role.toLowerCase()}-${attempt}-${slug(task)}${rerun > 0 ? `.rerun${rerun}` : ''}`;
 }
 
 // Task paths name the files; only what is safe in a file name is kept.

@@ -14,7 +14,7 @@ export interface LogEntry {
   kind: 'Retry Event' | 'Halt' | 'Warning' | 'Retries Exhausted';
   agent: string;
   task: string;
-  /** `retry number/max_retries`, for retries and halts. */
+  /** `attempt/attempts in all` and what follows (`1/4 — retry 1/3 follows`), for retries and halts. */
   attempt?: string;
   issue: string;
   expected?: object;

@@ -6,6 +6,7 @@ import type { Failure } from '../agents/adapter.js';
 import type { Settings } from '../board/settings.js';
 import { formatDuration } from '../util/duration.js';
 import { localStamp } from '../util/time.js';
+import { appendEntry } from '../log/supervisor-log.js';
 
 /**
  * Failed attempts that are not the agent's fault (SPEC §4b) and spend no format retry: a usage
@@ -22,26 +23,51 @@ export interface FailedRun {
 // A reset time is the end of the minute a CLI shows; a little more is given so the first
 // request after it is not refused again.
 const MARGIN_MS = 30_000;
-// A usage limit with no reset time is waited for limit_wait, then twice as long, up to this.
+// A usage limit with no usable reset time is waited for limit_wait, then twice as long, up to this.
 const MAX_FALLBACK_MS = 3_600_000;
+// Never less than this, even with limit_wait: 0 — doubling nothing would call the CLI in a burst.
+const MIN_FALLBACK_MS = 1000;
+// A reset further off than a year is no reset a CLI means (a misread date, a wrong unit).
+const ABSURD_MS = 366 * 86_400_000;
 const MAX_BACKOFF_MS = 10 * 60_000;
 
-/** Wait for a usage limit to reset (or, without a reset time, a fallback that doubles), then let the same attempt run again. */
+/** When a limited agent may run again, and whether the CLI's reset time was used for it. */
+export interface LimitWait {
+  until: number;
+  resetKnown: boolean;
+}
+
+/**
+ * When to try a limited agent again (pure): its reset time plus a margin when that is a time
+ * ahead within a year; else — no reset given, one already past (clock skew, a stale resetsAt),
+ * or an absurd one — limit_wait doubled for each such wait before (`fallbacks`), at least a
+ * second and at most an hour, so a reset that never holds is a backoff, never a burst of calls.
+ */
+export function limitWaitUntil(now: number, resetAt: Date | null, limitWaitMs: number, fallbacks: number): LimitWait {
+  const reset = resetAt?.getTime() ?? NaN;
+  if (Number.isFinite(reset) && reset > now && reset - now <= ABSURD_MS) return { until: reset + MARGIN_MS, resetKnown: true };
+  return { until: now + Math.min(Math.max(limitWaitMs, MIN_FALLBACK_MS) * 2 ** fallbacks, MAX_FALLBACK_MS), resetKnown: false };
+}
+
+/** Wait for a usage limit to reset (or, without a usable reset time, a fallback that doubles), then let the same attempt run again. */
 export async function waitForLimit(ctx: RunContext, settings: Settings, where: FailedRun, failure: Extract<Failure, { kind: 'usage_limit' }>): Promise<void> {
   const now = ctx.clock.now().getTime();
-  const fallback = Math.min(settings.limitWaitMs * 2 ** ctx.limits.fallbacks, MAX_FALLBACK_MS);
-  const until = failure.resetAt ? failure.resetAt.getTime() + MARGIN_MS : now + fallback;
-  if (!failure.resetAt) ctx.limits.fallbacks++;
+  const { until, resetKnown } = limitWaitUntil(now, failure.resetAt, settings.limitWaitMs, ctx.limits.fallbacks);
+  if (!resetKnown) ctx.limits.fallbacks++;
+  // A reset given but not used is named, so a person sees why the wait is not until then.
+  const given = !resetKnown && failure.resetAt && Number.isFinite(failure.resetAt.getTime()) ? { ignoredReset: failure.resetAt.toISOString() } : {};
   const waiting = { for: 'usage_limit' as const, reason: failure.detail, since: new Date(now).toISOString(), until: new Date(until).toISOString(), role: where.role, task: where.task, cli: failure.cli, pid: process.pid };
   waitingFile.write(ctx.dir, waiting);
   if (ctx.limits.waitedMs + (until - now) > settings.maxLimitWaitMs) {
+    const waited = ctx.limits.waitedMs > 0 ? ` after waiting ${formatDuration(ctx.limits.waitedMs)} already` : '';
+    appendEntry(ctx.dir, { time: new Date(now), kind: 'Halt', agent: where.role, task: where.task, issue: `Usage limit (${failure.cli}) until ${waiting.until}${waited}, past max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}): ${failure.detail}`, action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset' });
     throw new LimitWaitError(
-      `${where.role}'s ${failure.cli} usage limit resets at ${localStamp(until)} (in ${formatDuration(until - now)}), later than max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}) lets this run wait. ` +
+      `${where.role}'s ${failure.cli} usage limit ${resetKnown ? 'resets' : 'gave no usable reset time; the next try would be'} at ${localStamp(until)} (in ${formatDuration(until - now)}), later than max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}) lets this run wait${waited}. ` +
         `The board is unchanged; run again after ${localStamp(until)} (status --json shows it as waiting.until), or raise supervisor.max_limit_wait. The CLI said: ${failure.detail}`,
       new Date(until),
     );
   }
-  ctx.events.emit('limit_wait', { ...where, until: waiting.until, waitMs: until - now, reason: failure.detail, cli: failure.cli, resetKnown: failure.resetAt !== null });
+  ctx.events.emit('limit_wait', { ...where, until: waiting.until, waitMs: until - now, reason: failure.detail, cli: failure.cli, resetKnown, ...given });
   await sleepUntil(ctx, until);
   throwIfStopped(ctx.stop); // Ctrl-C ends the wait at once
   ctx.limits.waitedMs += ctx.clock.now().getTime() - now;
@@ -57,6 +83,12 @@ export async function resumeKnownWait(ctx: RunContext, settings: Settings): Prom
   if (known?.for !== 'usage_limit' || known.until === undefined) return;
   const until = Date.parse(known.until);
   if (!(until > ctx.clock.now().getTime())) return waitingFile.clear(ctx.dir);
+  // Within the margin after the reset: only the margin is left to wait.
+  if (until - MARGIN_MS <= ctx.clock.now().getTime()) {
+    await sleepUntil(ctx, until);
+    throwIfStopped(ctx.stop);
+    return waitingFile.clear(ctx.dir);
+  }
   const where = { step: 0, role: known.role ?? 'agent', task: known.task ?? '' };
   await waitForLimit(ctx, settings, where, { kind: 'usage_limit', cli: known.cli ?? 'the agent', detail: known.reason, resetAt: new Date(until - MARGIN_MS) });
 }

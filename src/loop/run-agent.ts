@@ -3,7 +3,7 @@ import type { AgentInputs } from '../board/inputs.js';
 import { prepareAgent } from '../agent/prepare.js';
 import type { Board } from '../board/read.js';
 import { throwIfStopped, type RunContext } from './context.js';
-import { InterruptedError, GuardError, RetriesExhaustedError } from '../errors.js';
+import { InterruptedError, RetriesExhaustedError } from '../errors.js';
 import { appendEntry } from '../log/supervisor-log.js';
 import type { Failure } from '../agents/adapter.js';
 import { AGENTS, agentFor, classifyFailure } from '../agents/index.js';
@@ -11,7 +11,7 @@ import { judgeAttempt } from './judge.js';
 import { stdoutEvents } from '../reply/json.js';
 import { expectedReply } from '../schemas.js';
 import type { Settings } from '../board/settings.js';
-import { formatSpend } from '../spend.js';
+import { checkUsage } from '../spend.js';
 import { shorten } from '../util/text.js';
 import { backOff, loginError, waitForLimit } from './not-format.js';
 
@@ -46,24 +46,27 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
   const place = { step: run.step, role: invocation.role, task: run.task };
   const reading = { command: [invocation.file, ...invocation.args], patterns: failures, timeZone: invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone };
   let transient = 0;
-  for (let attempt = 1, tries = 1; attempt <= total; tries++) {
+  // Attempt N of `total` in events, files, the console and the log alike; a re-run of it after a
+  // usage limit or a service error keeps N and is told apart by `rerun`.
+  for (let attempt = 1, rerun = 0; attempt <= total; ) {
     // A stop (Ctrl-C, a lost lock) after an invalid attempt ends the run instead of a retry.
     throwIfStopped(ctx.stop);
-    const files = ctx.output.open(run.step, invocation.role, tries, run.task);
-    ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(tries > attempt && { rerun: tries - attempt }), command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs });
+    const files = ctx.output.open(run.step, invocation.role, attempt, run.task, rerun);
+    ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(rerun > 0 && { rerun }), command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs });
     const result = await ctx.runAttempt(invocation, files, ctx);
     const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, output, rules, invocation, AGENTS);
     // stdout's JSON objects, found once for the failure and the usage.
     const events = stdoutEvents(result.stdout);
     const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode, events }, { ...reading, now: ctx.clock.now() })) : undefined;
-    const usage = agentFor(reading.command).usage(events);
+    // A figure that cannot be a spend (negative, infinite) is dropped with a note, never added.
+    const { usage, ignored } = checkUsage(agentFor(reading.command).usage(events));
     ctx.spend.add(usage);
     const written = ctx.output.close(files, judgement?.valid !== true);
     ctx.events.emit('attempt_finished', {
       ...where,
       attempt,
       of: total,
-      ...(tries > attempt && { rerun: tries - attempt }),
+      ...(rerun > 0 && { rerun }),
       end: result.end,
       exitCode: result.exitCode,
       signal: result.signal,
@@ -74,6 +77,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
       ...(judgement && !judgement.valid && { issue: judgement.issue, failure: failure?.kind }),
       ...(judgement?.valid && { via: judgement.via, status: judgement.reply.status, message: shorten(String(judgement.reply.message), MESSAGE_CHARS) }),
       ...(usage && { usage }),
+      ...(ignored.length > 0 && { usageIgnored: ignored }),
       ...(written.out && { stdoutFile: written.out }),
       ...(written.err && { stderrFile: written.err }),
       ...((files.out.error ?? files.err.error) && { logError: files.out.error ?? files.err.error }),
@@ -83,8 +87,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     if (refusal) throw refusal;
     // The stop's reason is the error to end with (a signal, a lost lock, closed output).
     if (!judgement) throw (ctx.stop.interrupt.reason as Error | undefined) ?? new InterruptedError(`Interrupted: ${invocation.role} was stopped.`, 'SIGINT');
-    const budget = ctx.spend.reached(settings);
-    if (budget) throw new GuardError(`Stopped: the run's agents have spent ${formatSpend(ctx.spend.total)}, reaching ${budget}, after ${invocation.role}'s attempt on ${run.task}. The board is unchanged since the last step; raise the budget (or pass --max-cost) and run again to resume.`);
+    // The budget is checked between steps (loop.ts): a reply paid for always reaches the Manager.
     if (judgement.valid) return judgement.reply;
 
     if (failure?.kind === 'login') {
@@ -93,28 +96,31 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     }
     if (failure?.kind === 'usage_limit') {
       await waitForLimit(ctx, settings, place, failure);
+      rerun++;
       continue; // the same attempt again, identical inputs; no retry spent
     }
     if (failure?.kind === 'transient' && transient < settings.transientRetries) {
       await backOff(ctx, settings, place, failure, ++transient);
+      rerun++;
       continue;
     }
 
     const issue = `Invalid output format: ${invocation.role} (${describeCommand(invocation)}) ${judgement.issue}`;
     const entry = { time: ctx.clock.now(), agent: invocation.role, task: logTask, issue, expected: expectedReply(rules.manager), received: judgement.received };
     if (attempt < total) {
-      appendEntry(board.dir, { ...entry, kind: 'Retry Event', attempt: `${attempt}/${settings.maxRetries}`, action: 'Rescheduling with exact same parameters' });
+      appendEntry(board.dir, { ...entry, kind: 'Retry Event', attempt: `${attempt}/${total} — retry ${attempt}/${settings.maxRetries} follows`, action: 'Rescheduling with exact same parameters' });
       ctx.events.emit('retry', { ...where, retry: attempt, maxRetries: settings.maxRetries, issue });
       attempt++;
+      rerun = 0;
       continue;
     }
     if (run.handOver) {
       const message = `${invocation.role} gave no valid reply for ${run.task} in ${total} attempts: ${judgement.issue}`;
-      appendEntry(board.dir, { ...entry, kind: 'Retries Exhausted', attempt: `${settings.maxRetries}/${settings.maxRetries}`, action: 'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next' });
+      appendEntry(board.dir, { ...entry, kind: 'Retries Exhausted', attempt: `${total}/${total} — no retry left (max_retries: ${settings.maxRetries})`, action: 'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next' });
       ctx.events.emit('handed_to_manager', { ...where, attempts: total, issue, message });
       return { status: 'error', message }; // on_exhausted: manager — the Manager decides (SPEC §5b)
     }
-    appendEntry(board.dir, { ...entry, kind: 'Halt', attempt: `${settings.maxRetries}/${settings.maxRetries}`, action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task' });
+    appendEntry(board.dir, { ...entry, kind: 'Halt', attempt: `${total}/${total} — no retry left (max_retries: ${settings.maxRetries})`, action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task' });
     ctx.events.emit('halted', { ...where, exitCode: 3, reason: 'retries_exhausted', issue });
     const last = written.out ? `; last output: ${written.out}` : '';
     throw new RetriesExhaustedError(

@@ -38,8 +38,8 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
   const took = typeof event.durationMs === 'number' ? ` ${style.dim(`(${formatDuration(event.durationMs)})`)}` : '';
   switch (event.type) {
     case 'attempt_finished':
-      if (event.valid) return `  ${statusMark(event.status, style)} ${role} replied ${replyText(event.status, event.message)}${took}`;
-      return `  ${style.red('✗')} ${role} attempt ${String(event.attempt)}/${String(event.of ?? '?')}: ${cleanLine(String(event.issue ?? event.end))}${took}`;
+      if (event.valid) return `  ${statusMark(event.status, style)} ${role} replied ${replyText(event.status, event.message)}${took}${ignoredText(event, style)}`;
+      return `  ${style.red('✗')} ${role} attempt ${String(event.attempt)}/${String(event.of ?? '?')}: ${cleanLine(String(event.issue ?? event.end))}${took}${ignoredText(event, style)}`;
     case 'retry':
       return `  ${style.yellow('↻')} retry ${String(event.retry)}/${String(event.maxRetries)} with the exact same inputs`;
     case 'board_written':
@@ -47,7 +47,7 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
     case 'human_edit_kept':
       return `  ${style.yellow('!')} ${cleanLine(String(event.issue))}`;
     case 'limit_wait':
-      return `  ${style.yellow('⏸')} ${role} hit ${cleanLine(String(event.cli))}'s usage limit; waiting until ${localClock(String(event.until))} (${formatDuration(Number(event.waitMs))}${event.resetKnown ? '' : ', no reset time given'}): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
+      return `  ${style.yellow('⏸')} ${role} hit ${cleanLine(String(event.cli))}'s usage limit; waiting until ${localClock(String(event.until))} (${formatDuration(Number(event.waitMs))}${event.resetKnown ? '' : typeof event.ignoredReset === 'string' ? `, the reset time given (${localClock(event.ignoredReset)}) is past or absurd` : ', no reset time given'}): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
     case 'limit_resumed':
       return `  ▶ the limit has reset; ${role} runs again with the same inputs`;
     case 'handed_to_manager':
@@ -73,6 +73,12 @@ export function waitingText(event: SupervisorEvent): string {
   return `waiting for an edit of kanban.yaml, a task or a role file${until}${via} — ${ended}: ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
 }
 
+// Spend figures a CLI reported that cannot be a spend, and were not counted.
+function ignoredText(event: SupervisorEvent, style: Style): string {
+  if (!Array.isArray(event.usageIgnored)) return '';
+  return ` ${style.yellow('!')} reported spend ignored (not a finite, non-negative number): ${cleanLine(event.usageIgnored.map(String).join(', '))}`;
+}
+
 function filesText(files: unknown): string {
   const list = Array.isArray(files) ? files.map((file) => cleanLine(String(file))) : [];
   if (list.length === 0) return 'the board';
@@ -82,7 +88,8 @@ function filesText(files: unknown): string {
 function step(event: SupervisorEvent, role: string, task: string): string | null {
   if (event.type === 'step_started' && event.trigger !== undefined) return `step ${String(event.step)} · ${role} (periodic) · ${String(event.done_tasks ?? 0)} task(s) done since its last run`;
   if (event.type === 'step_started') return `step ${String(event.step)} · ${role} · ${task}`;
-  if (event.type === 'attempt_started' && (event.attempt ?? 1) > 1) return `  attempt ${String(event.attempt)}/${String(event.of)} · ${role}`;
+  // A re-run after a usage limit or a service error is the same attempt again.
+  if (event.type === 'attempt_started' && ((event.attempt ?? 1) > 1 || event.rerun !== undefined)) return `  attempt ${String(event.attempt)}/${String(event.of)}${event.rerun === undefined ? '' : ' again'} · ${role}`;
   if (event.type === 'run_started') return `run ${event.run} on ${cleanLine(String(event.board))} (pid ${String(event.pid)})`;
   return null;
 }

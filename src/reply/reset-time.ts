@@ -139,21 +139,29 @@ export function parseLocalResetTime(text: string, timeZone: string, now: Date): 
   return new Date(reset.getTime() + SHOWN_MINUTE);
 }
 
+// Beyond ±8.64e15 ms a Date is invalid, and every use of it (toISOString) throws a RangeError.
+const LAST_DATE_MS = 8.64e15;
+
+/** The instant `ms` names, or null when no Date can hold it ("resets in 1e400s" is no reset time). */
+export function representable(ms: number): Date | null {
+  return Number.isFinite(ms) && Math.abs(ms) <= LAST_DATE_MS ? new Date(ms) : null;
+}
+
 /**
  * Any reset wording a role file's pattern may capture: epoch seconds or ms, an ISO 8601 time, a
  * duration from now ("90s", "3 minutes", a bare number of seconds), or a local time as
- * parseLocalResetTime reads it. Null if none fits.
+ * parseLocalResetTime reads it. Null if none fits, or if it names a time no Date can hold.
  */
 export function parseResetText(text: string, timeZone: string, now: Date): Date | null {
   const trimmed = text.trim();
   if (/^\d{10}$|^\d{13}$/.test(trimmed)) return fromEpoch(trimmed);
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return new Date(now.getTime() + Number(trimmed) * 1000);
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return representable(now.getTime() + Number(trimmed) * 1000);
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(trimmed)) {
     const ms = Date.parse(trimmed);
     if (Number.isFinite(ms)) return new Date(ms);
   }
   const duration = parseWordedDuration(trimmed.replace(/^(in|after)\s+/i, ''));
-  if (duration !== null) return new Date(now.getTime() + duration);
+  if (duration !== null) return representable(now.getTime() + duration);
   // "7:12pm (Europe/Vilnius)": a zone in parentheses overrides the local one.
   const zoned = /^(.*?)\s*\(([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*)\)$/.exec(trimmed);
   if (zoned && isTimeZone(zoned[2] as string)) return parseLocalResetTime(zoned[1] as string, zoned[2] as string, now);

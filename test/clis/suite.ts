@@ -90,7 +90,7 @@ export function agentCliSuite(agent: AgentCli): void {
       expect(run.stderr).toMatch(/Implementor gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); the last one printed no JSON reply object .*\(in the \w+ result text\)/);
       const log = read(dir, 'supervisor.log.md');
       expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(3);
-      for (const n of [1, 2, 3]) expect(log).toContain(`**Attempt:** ${n}/3`);
+      for (const n of [1, 2, 3]) expect(log).toContain(`**Attempt:** ${n}/4 — retry ${n}/3 follows`);
       // Its start and end: a stream may carry the text in pieces (Gemini CLI's message deltas).
       expect(log).toContain(PROSE_TEXT.slice(0, 24));
       expect(log).toContain(PROSE_TEXT.slice(-24));
@@ -193,8 +193,9 @@ export function agentCliSuite(agent: AgentCli): void {
       if (agent !== 'claude') editBoard(dir, (text) => text.replace('  max_retries: 3\n', '  max_retries: 3\n  max_tokens: 1000\n'));
       const run = await startSupervisor(['kanban.yaml', '--timeout', '90s', ...budget], env, dir);
       expect(run.exitCode, run.stderr).toBe(5);
-      expect(run.stderr).toMatch(agent === 'claude' ? /Stopped: the run's agents have spent \$[\d.]+, [\d.]+k tokens, reaching max_cost_usd \(\$0\.0001\)/ : /Stopped: the run's agents have spent [\d.]+k tokens, reaching max_tokens \(1000\)/);
-      expect(events(dir).filter((e) => e.type === 'attempt_finished')).toHaveLength(1);
+      expect(run.stderr).toMatch(agent === 'claude' ? /Stopped: this run's agents have spent \$[\d.]+, [\d.]+k tokens, reaching max_cost_usd \(\$0\.0001\)/ : /Stopped: this run's agents have spent [\d.]+k tokens, reaching max_tokens \(1000\)/);
+      // Checked between steps: the worker's paid reply reached the Manager, whose answer is written.
+      expect(events(dir).filter((e) => e.type === 'attempt_finished')).toHaveLength(2);
       expect(events(dir).find((e) => e.type === 'attempt_finished')?.usage).toMatchObject({ inputTokens: expect.any(Number) });
     });
 

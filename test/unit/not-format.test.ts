@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
@@ -110,15 +110,5 @@ describe('failures that are not invalid output', () => {
     expect(worker).toHaveLength(4); // 1 + 2 backoffs, then a format retry that succeeds
     expect(events(dir).filter((e) => e.type === 'backoff').map((e) => e.waitMs)).toEqual([10_000, 20_000]);
     expect(events(dir).filter((e) => e.type === 'retry')).toHaveLength(1);
-  });
-
-  it('stops with exit 5 after the attempt that reaches max_cost_usd, the spend in the message, and records each attempt\'s usage', async () => {
-    const { dir, file } = board('  max_cost_usd: 1\n');
-    const priced = (cost: number) => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'prose, no reply', total_cost_usd: cost, usage: { input_tokens: 1000, output_tokens: 200 } });
-    const { worker, runAttempt } = agents([[priced(0.6)], [priced(0.6)], [priced(0.6)]]);
-    await expect(supervise({ file, runAttempt, ...quiet })).rejects.toMatchObject({ exitCode: 5, message: expect.stringMatching(/^Stopped: the run's agents have spent \$1\.20, 2\.4k tokens, reaching max_cost_usd \(\$1\)/) });
-    expect(worker).toHaveLength(2);
-    expect(events(dir).filter((e) => e.type === 'attempt_finished').map((e) => (e.usage as { costUsd: number }).costUsd)).toEqual([0.6, 0.6]);
-    expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/^current: tasks\/001\.md$/m);
   });
 });

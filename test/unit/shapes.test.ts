@@ -223,7 +223,8 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
     expect(seen.map((e) => e.type)).toEqual(['waiting', 'edit_invalid', 'woke', 'waiting']);
     expect(seen[0]).toMatchObject({ outcome: 'guard_stop', exitCode: 5 });
     expect(seen[1]).toMatchObject({ files: ['tasks/002.md'], file: 'kanban.yaml', problem: expect.stringMatching(/^this run has already reached max_cost_usd \(\$1\); raise it to carry on/) });
-    expect(fake.of('Implementor').map((c) => c.task)).toEqual(['tasks/001.md', 'tasks/001.md', 'tasks/002.md']);
+    // The budget is checked between steps: task 1's paid reply reached the Manager, so it is not paid for twice.
+    expect(fake.of('Implementor').map((c) => c.task)).toEqual(['tasks/001.md', 'tasks/002.md']);
   });
 
   it('refuses --watch with --once (exit 2)', async () => {
