@@ -58,12 +58,13 @@ export async function waitForLimit(ctx: RunContext, settings: Settings, where: F
   const given = !resetKnown && failure.resetAt && Number.isFinite(failure.resetAt.getTime()) ? { ignoredReset: failure.resetAt.toISOString() } : {};
   const waiting = { for: 'usage_limit' as const, reason: failure.detail, since: new Date(now).toISOString(), until: new Date(until).toISOString(), role: where.role, task: where.task, cli: failure.cli, pid: process.pid };
   waitingFile.write(ctx.dir, waiting);
-  if (ctx.limits.waitedMs + (until - now) > settings.maxLimitWaitMs) {
+  const cap = limitCap(ctx, settings, now, until);
+  if (cap) {
     const waited = ctx.limits.waitedMs > 0 ? ` after waiting ${formatDuration(ctx.limits.waitedMs)} already` : '';
-    appendEntry(ctx.dir, { time: new Date(now), kind: 'Halt', agent: where.role, task: where.task, issue: `Usage limit (${failure.cli}) until ${waiting.until}${waited}, past max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}): ${failure.detail}`, action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset' });
+    appendEntry(ctx.dir, { time: new Date(now), kind: 'Halt', agent: where.role, task: where.task, issue: `Usage limit (${failure.cli}) until ${waiting.until}${waited}, past ${cap.name}: ${failure.detail}`, action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset' });
     throw new LimitWaitError(
-      `${where.role}'s ${failure.cli} usage limit ${resetKnown ? 'resets' : 'gave no usable reset time; the next try would be'} at ${localStamp(until)} (in ${formatDuration(until - now)}), later than max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}) lets this run wait${waited}. ` +
-        `The board is unchanged; run again after ${localStamp(until)} (status --json shows it as waiting.until), or raise supervisor.max_limit_wait. The CLI said: ${failure.detail}`,
+      `${where.role}'s ${failure.cli} usage limit ${resetKnown ? 'resets' : 'gave no usable reset time; the next try would be'} at ${localStamp(until)} (in ${formatDuration(until - now)}), later than ${cap.words}${waited}. ` +
+        `The board is unchanged; run again after ${localStamp(until)} (status --json shows it as waiting.until)${cap.fix}. The CLI said: ${failure.detail}`,
       new Date(until),
     );
   }
@@ -73,6 +74,17 @@ export async function waitForLimit(ctx: RunContext, settings: Settings, where: F
   ctx.limits.waitedMs += ctx.clock.now().getTime() - now;
   waitingFile.clear(ctx.dir);
   ctx.events.emit('limit_resumed', { ...where, waitedMs: ctx.clock.now().getTime() - now });
+}
+
+// What a wait until `until` would go past, if anything: max_limit_wait in all, or the run's --max-time deadline.
+function limitCap(ctx: RunContext, settings: Settings, now: number, until: number): { name: string; words: string; fix: string } | undefined {
+  if (ctx.limits.waitedMs + (until - now) > settings.maxLimitWaitMs) {
+    return { name: `max_limit_wait (${formatDuration(settings.maxLimitWaitMs)})`, words: `max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}) lets this run wait`, fix: ', or raise supervisor.max_limit_wait' };
+  }
+  if (ctx.deadline && until > ctx.deadline.getTime()) {
+    return { name: `the run's time limit (${localStamp(ctx.deadline.getTime())})`, words: `this run's time limit (--max-time or supervisor.max_time) ends it at ${localStamp(ctx.deadline.getTime())}`, fix: '' };
+  }
+  return undefined;
 }
 
 /** A run started while an earlier one waited for a usage limit waits for the rest of it, rather than hitting the limit again. */

@@ -108,7 +108,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     const issue = `Invalid output format: ${invocation.role} (${describeCommand(invocation)}) ${judgement.issue}`;
     const entry = { time: ctx.clock.now(), agent: invocation.role, task: logTask, issue, expected: expectedReply(rules.manager), received: judgement.received };
     if (attempt < total) {
-      appendEntry(board.dir, { ...entry, kind: 'Retry Event', attempt: `${attempt}/${total} — retry ${attempt}/${settings.maxRetries} follows`, action: 'Rescheduling with exact same parameters' });
+      appendEntry(board.dir, { ...entry, kind: 'Retry Event', attempt: `${attempt}/${settings.maxRetries} (retry ${attempt} of ${settings.maxRetries} follows: attempt ${attempt + 1}/${total})`, action: 'Rescheduling with exact same parameters' });
       ctx.events.emit('retry', { ...where, retry: attempt, maxRetries: settings.maxRetries, issue });
       attempt++;
       rerun = 0;
@@ -116,11 +116,11 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     }
     if (run.handOver) {
       const message = `${invocation.role} gave no valid reply for ${run.task} in ${total} attempts: ${judgement.issue}`;
-      appendEntry(board.dir, { ...entry, kind: 'Retries Exhausted', attempt: `${total}/${total} — no retry left (max_retries: ${settings.maxRetries})`, action: 'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next' });
+      appendEntry(board.dir, { ...entry, kind: 'Retries Exhausted', attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`, action: 'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next' });
       ctx.events.emit('handed_to_manager', { ...where, attempts: total, issue, message });
       return { status: 'error', message }; // on_exhausted: manager — the Manager decides (SPEC §5b)
     }
-    appendEntry(board.dir, { ...entry, kind: 'Halt', attempt: `${total}/${total} — no retry left (max_retries: ${settings.maxRetries})`, action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task' });
+    appendEntry(board.dir, { ...entry, kind: 'Halt', attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`, action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task' });
     ctx.events.emit('halted', { ...where, exitCode: 3, reason: 'retries_exhausted', issue });
     const last = written.out ? `; last output: ${written.out}` : '';
     throw new RetriesExhaustedError(

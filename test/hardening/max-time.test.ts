@@ -55,3 +55,18 @@ describe('a batch job\'s time budget (--max-time)', () => {
     expect(board.stdout).toMatch(/max_time/);
   });
 });
+
+describe('a usage limit and the time budget', () => {
+  it('a limit that resets after the run\'s --max-time ends the run at once with exit 69 and the reset time, without waiting', async () => {
+    const failures = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )(?<reset>\\\\S+)$"]\n';
+    const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['record.jsonl', 'json:limit reached, resets in 2h'], `stdin: none\n${failures}`) }, 'phase: execute\n');
+    const before = read(dir, 'kanban.yaml');
+    const started = performance.now();
+    const result = await runCli(['kanban.yaml', '--max-time', '1h'], { cwd: dir, timeout: 30_000 });
+    expect(result.exitCode, result.stderr).toBe(69);
+    expect(result.stderr).toMatch(/usage limit resets at .* \(in 2h00m\), later than this run's time limit \(--max-time or supervisor\.max_time\) ends it at .*\. The board is unchanged; run again after /);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(read(dir, 'kanban.yaml')).toBe(before);
+    expect(read(dir, 'supervisor.log.md')).toMatch(/past the run's time limit/);
+  });
+});
