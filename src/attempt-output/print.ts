@@ -19,7 +19,7 @@ export type Unfinished = 'running' | 'stopped';
 /** The heading line of an attempt: who, what, which run, step and attempt, and how it ended (pure). */
 export function describeAttempt(a: AttemptRecord, unfinished: Unfinished): string {
   const who = a.manager ? `${a.role} after ${a.task}` : `${a.role} on ${a.task}`;
-  const where = `run ${a.run}, step ${a.step}, attempt ${a.attempt} of ${a.of}`;
+  const where = `run ${a.run}, step ${a.step}, attempt ${a.attempt} of ${a.of}${a.rerun ? ` (run again ${a.rerun} time(s) after a usage limit or a service error)` : ''}`;
   return cleanLine(`${who} · ${where} · started ${localStamp(a.start)} · ${describeEnd(a, unfinished)}`);
 }
 
@@ -31,7 +31,7 @@ export function attemptFiles(a: AttemptRecord, place: OutputPlace): { stdout?: s
     const { stdoutFile, stderrFile } = a.finished;
     return { ...(inside(stdoutFile) && { stdout: stdoutFile }), ...(inside(stderrFile) && { stderr: stderrFile }) };
   }
-  const base = `${place.runs}/${a.run}/${attemptFileBase(a.step, a.role, a.attempt, a.task)}`;
+  const base = `${place.runs}/${a.run}/${attemptFileBase(a.step, a.role, a.attempt, a.task, a.rerun)}`;
   return { stdout: `${base}.out`, stderr: `${base}.err` };
 }
 

@@ -12,6 +12,8 @@ export interface AttemptRecord {
   /** The periodic role whose step this is (supervisor.periodic), if it is one. */
   trigger?: string;
   attempt: number;
+  /** How often this attempt was run again after a usage limit or a service error (its files say `.rerunN`). */
+  rerun?: number;
   of: number;
   start: string;
   /** Absent while running, or when the supervisor died mid-attempt. */
@@ -61,7 +63,7 @@ export function isRunEnd(event: SupervisorEvent): event is SupervisorEvent & { t
 /** An attempt as its attempt_started event tells it (pure); `task` is its step's task. */
 export function attemptFrom(started: SupervisorEvent, task: string): AttemptRecord {
   const trigger = typeof started.trigger === 'string' ? { trigger: started.trigger } : {};
-  return { run: started.run, step: Number(started.step), task, role: String(started.role), manager: isManagerTurn(started) || started.task !== task, ...trigger, attempt: Number(started.attempt), of: Number(started.of), start: started.time };
+  return { run: started.run, step: Number(started.step), task, role: String(started.role), manager: isManagerTurn(started) || started.task !== task, ...trigger, attempt: Number(started.attempt), ...(Number(started.rerun) > 0 && { rerun: Number(started.rerun) }), of: Number(started.of), start: started.time };
 }
 
 /** An attempt's end as its attempt_finished event tells it (pure). */
