@@ -43,6 +43,6 @@ describe('one attempt numbering: attempt N of max_retries + 1, the same N everyw
     expect(result.stdout).toContain('attempt 2/3 · Implementor');
     const log = read(dir, 'supervisor.log.md');
     expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(1);
-    expect(log).toContain('**Attempt:** 1/3 — retry 1/2 follows');
+    expect(log).toContain('**Attempt:** 1/2 (retry 1 of 2 follows: attempt 2/3)');
   });
 });

@@ -17,7 +17,7 @@ describe('a batch job\'s time budget (--max-time)', () => {
     const result = await runCli(['kanban.yaml', '--max-time', '3s'], { cwd: dir });
     const took = performance.now() - started;
     expect(result.exitCode).toBe(124);
-    expect(result.stderr.trim()).toMatch(/^kanban-supervisor: The run reached its time limit of 3s \(--max-time or supervisor\.max_time\): whatever was running was stopped\. The board is unchanged; run again to resume at the current task\.$/);
+    expect(result.stderr.trim()).toMatch(/^kanban-supervisor: The run reached its time limit of 3\.0s \(--max-time or supervisor\.max_time\): whatever was running was stopped\. The board is unchanged; run again to resume at the current task\.$/);
     // 3 s, then SIGTERM to the agent's group (which obeys it): well before another few seconds pass.
     expect(took).toBeGreaterThan(3_000);
     expect(took).toBeLessThan(12_000);
@@ -39,10 +39,10 @@ describe('a batch job\'s time budget (--max-time)', () => {
     const dir = hangingBoard('  max_time: 2s\n');
     const fromBoard = await runCli(['kanban.yaml'], { cwd: dir });
     expect(fromBoard.exitCode).toBe(124);
-    expect(fromBoard.stderr).toContain('time limit of 2s');
+    expect(fromBoard.stderr).toContain('time limit of 2.0s');
     const fromFlag = await runCli(['kanban.yaml', '--max-time', '1s'], { cwd: dir });
     expect(fromFlag.exitCode).toBe(124);
-    expect(fromFlag.stderr).toContain('time limit of 1s');
+    expect(fromFlag.stderr).toContain('time limit of 1.0s');
   });
 
   it('refuses a malformed --max-time or supervisor.max_time with exit 2 and an example', async () => {

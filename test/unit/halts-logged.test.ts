@@ -37,6 +37,6 @@ describe('supervisor.log.md records every halt, one entry each', () => {
     await expect(supervise({ file, runAttempt: fake.runAttempt, ...quiet })).rejects.toMatchObject({ exitCode: 3 });
     expect(halts(dir)).toHaveLength(1);
     expect(halts(dir)[0]).toContain('**Attempt:** 1/1 (no retry left: attempt 2/2 was the last)');
-    expect(read(dir, 'supervisor.log.md')).toContain('**Attempt:** 1/2 — retry 1/1 follows');
+    expect(read(dir, 'supervisor.log.md')).toContain('**Attempt:** 1/1 (retry 1 of 1 follows: attempt 2/2)');
   });
 });

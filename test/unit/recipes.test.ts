@@ -43,7 +43,7 @@ describe('the Kubernetes recipe', () => {
     const rules = (job.podFailurePolicy?.rules ?? []) as FailureRule[];
     const codes = (action: string) => rules.filter((r) => r.action === action && r.onExitCodes?.containerName === 'supervisor').flatMap((r) => r.onExitCodes?.values ?? []);
     expect(codes('FailJob').sort()).toEqual([2, 3, 4, 5]);
-    expect(codes('Count').sort((a, b) => a - b)).toEqual([69, 129, 130, 143]);
+    expect(codes('Count').sort((a, b) => a - b)).toEqual([69, 124, 129, 130, 143]);
     // --max-time ends the run in order before Kubernetes' own deadline stops it.
     const args = supervisor?.args ?? [];
     const maxTime = parseDuration(args[args.indexOf('--max-time') + 1]);
