@@ -50,7 +50,7 @@ export function formatProblem(problem: Problem): string {
  */
 export function parseBoard(file: string, text: string, parsed: ParsedYaml = parseYaml(text), options: { paths?: boolean } = {}): { board?: Board; problems: Problem[] } {
   const name = path.basename(file);
-  if (!parsed.ok) return { problems: [{ file: name, line: parsed.line, message: `${parsed.message}. Fix the YAML syntax.` }] };
+  if (!parsed.ok) return { problems: [{ file: name, line: parsed.line, message: `${parsed.message}. ${parsed.fix ?? 'Fix the YAML syntax.'}` }] };
   const data = parsed.value;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     return { problems: [{ file: name, line: 1, message: 'must be a YAML mapping with at least `current:` and `tasks:`.' }] };

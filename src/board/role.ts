@@ -9,6 +9,7 @@ import { parseDuration } from '../util/duration.js';
 import { parseFrontMatter } from './front-matter.js';
 import { runnable } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
+import { missingRoleHint, roleFilePath } from './role-names.js';
 
 /** How to run a role's agent: the front-matter of `roles/<name>.md` plus its body as the prompt. */
 export interface Role {
@@ -46,10 +47,7 @@ export interface RoleCheck {
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const KEYS = ['command', 'stdin', 'output', 'timeout', 'idle_timeout', 'env', 'schema', 'failures'];
 
-/** `roles/<name>.md`, lower-cased, relative to the board folder. */
-export function roleFilePath(name: string): string {
-  return path.join('roles', `${name.toLowerCase()}.md`);
-}
+export { roleFilePath } from './role-names.js';
 
 /** Whether a string can name a role (letters, digits, - and _). */
 export function isRoleName(name: unknown): name is string {
@@ -72,7 +70,7 @@ export function readRole(boardDir: string, name: string): RoleCheck {
 /** Parse and check a role file's text (pure). */
 export function parseRole(file: string, name: string, text: string): RoleCheck {
   const parsed = parseFrontMatter(text);
-  if (!parsed.ok) return { problems: [{ file, line: parsed.line, message: `${parsed.message}. ${placeholderHint(text) ?? 'Fix the front-matter between the --- lines.'}` }] };
+  if (!parsed.ok) return { problems: [{ file, line: parsed.line, message: `${parsed.message}. ${placeholderHint(text) ?? parsed.fix ?? 'Fix the front-matter between the --- lines.'}` }] };
   if (!parsed.present) return { problems: [{ file, line: 1, message: 'has no front-matter. Start it with ---, a `command: [...]` line and --- (see the README).' }] };
   const { data, lineOf } = parsed;
   const problems: Problem[] = [];
@@ -117,7 +115,7 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
   const check = readRole(boardDir, name);
   if (check.missing) {
     const file = roleFilePath(name);
-    throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}. Create ${file} (see \`${runnable('init --help')}\`) or change the role.`);
+    throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}.${missingRoleHint(boardDir, name)} Create ${file} (see \`${runnable('init --help')}\`) or change the role.`);
   }
   if (!check.role) throw new InputError(problemsMessage(check.problems));
   return check.role;

@@ -27,7 +27,7 @@ export function readTask(boardDir: string, task: string): { meta: TaskMeta; line
     throw new InputError(readFailure(task, error, 'Create the task file or fix /current in kanban.yaml.'));
   }
   const parsed = parseFrontMatter(head);
-  if (!parsed.ok) throw new InputError(`${task}:${parsed.line}: ${parsed.message}. Fix the front-matter between the --- lines.`);
+  if (!parsed.ok) throw new InputError(`${task}:${parsed.line}: ${parsed.message}. ${parsed.fix ? `${parsed.fix} ` : ''}Fix the front-matter between the --- lines.`);
   const role = parsed.data.role;
   if (role !== undefined && role !== null && !isRoleName(role)) {
     throw new InputError(`${task}:${parsed.lineOf('/role')}: front-matter role must be a role name like Implementor (got ${JSON.stringify(role)}). Fix or remove the role line.`);
