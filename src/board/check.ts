@@ -101,7 +101,8 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`).` });
     else problems.push({ file: need.file, ...(need.line !== undefined && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`) or change the role.` });
   }
-  if (state.current === null) warnings.push(finishedHint(name, at));
+  // Only a current that is null as written: a board whose current is broken has that problem instead.
+  if ((yaml.value as { current?: unknown } | null)?.current === null) warnings.push(finishedHint(name, at));
   if (state.phase === 'complete' && state.current !== null) {
     warnings.push({ file: name, line: at('/phase'), message: `phase is complete, so a run stops at once and ${state.current} (current) is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.` });
   }

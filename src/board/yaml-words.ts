@@ -35,8 +35,6 @@ export function yamlProblem(error: YAMLError, text: string, lines: LineCounter):
       return { line: at, message: 'this key is given twice in the same mapping', fix: 'Keep one of them.' };
     case 'TAB_AS_INDENT':
       return { line: at, message: 'a tab is used for indentation', fix: 'Indent with spaces.' };
-    case 'BAD_INDENT':
-      return { line: at, message: 'this line is not indented like the lines around it', fix: 'Indent the items of one list or mapping by the same number of spaces.' };
   }
   // yaml reports nesting deeper than its parser's stack as a stack overflow; say what it means.
   if (/call stack/i.test(libraryWords)) return { line: at, message: 'nests too deeply to read (thousands of levels of [ or {)' };
