@@ -16,6 +16,7 @@ import { parseDuration } from '../util/duration.js';
 import { missingRoleHint, roleLookalikes, sameRole } from './role-names.js';
 import { roleWarnings } from './role-warnings.js';
 import { RUN_A_TASK } from './hints.js';
+import { fieldWords } from './words.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -64,7 +65,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     if (!where.ok || seen.has(task)) continue; // a bad path is parseBoard's problem, already listed
     seen.add(task);
     if (!existsSync(where.absolute)) {
-      problems.push({ file: name, line: at(pointer), message: `${pointer} "${task}": no such file. Create it or remove it from /tasks.` });
+      problems.push({ file: name, line: at(pointer), message: `${fieldWords(pointer)} "${task}": no such file. Create it or remove it from tasks.` });
       continue;
     }
     try {
@@ -86,7 +87,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   if (![...needs.keys()].some((role) => sameRole(role, 'Manager'))) needs.set('Manager', { inputs: { role: 'Manager', kanban_file: name, done_task: first, tasks: state.tasks }, file: roleFilePath('Manager'), why: 'every board needs a Manager to pick the next task' });
   periodicRoles(state.settings).forEach(({ role, index }) => {
     const line = at(`/supervisor/periodic/${index}/role`);
-    if (sameRole(role, 'Manager')) problems.push({ file: name, line, message: '/supervisor/periodic: the Manager cannot be a periodic role: every periodic reply goes to it. Name another role.' });
+    if (sameRole(role, 'Manager')) problems.push({ file: name, line, message: 'supervisor.periodic: the Manager cannot be a periodic role: every periodic reply goes to it. Name another role.' });
     else if (!needs.has(role)) needs.set(role, { inputs: { role, kanban_file: name, tasks: state.tasks, done_tasks: [] }, file: name, line, why: 'supervisor.periodic runs it' });
   });
 

@@ -10,6 +10,7 @@ import { parseFrontMatter } from './front-matter.js';
 import { runnable } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
 import { missingRoleHint, roleFilePath } from './role-names.js';
+import { plainSchemaMessage } from './words.js';
 
 /** How to run a role's agent: the front-matter of `roles/<name>.md` plus its body as the prompt. */
 export interface Role {
@@ -78,7 +79,7 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
   if (!validate(data)) {
     for (const error of validate.errors ?? []) {
       const problem = describeErrors([error], data)[0];
-      if (problem) problems.push({ file, line: lineOf(pointerOf(error)), message: `front-matter ${problem}. ${roleFix(problem, error.params, placeholderHint(text))}`.trim() });
+      if (problem) problems.push({ file, line: lineOf(pointerOf(error)), message: `front-matter ${plainSchemaMessage(problem)}. ${roleFix(problem, error.params, placeholderHint(text))}`.trim() });
     }
   }
   const durations: Record<string, number | undefined> = {};
@@ -86,7 +87,7 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
     const value = data[key];
     if (value === undefined || value === null) continue;
     durations[key] = parseDuration(value) ?? undefined;
-    if (durations[key] === undefined) problems.push({ file, line: lineOf(`/${key}`), message: `front-matter /${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).` });
+    if (durations[key] === undefined) problems.push({ file, line: lineOf(`/${key}`), message: `front-matter ${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).` });
   }
   const env: Record<string, string> = {};
   if (data.env && typeof data.env === 'object') for (const [key, value] of Object.entries(data.env)) env[key] = String(value);
@@ -105,7 +106,7 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
     ...(typeof data.schema === 'string' && { schema: data.schema }),
     ...(data.failures !== undefined && problems.length === 0 && { failures: data.failures as FailurePatterns }),
   };
-  if (role.failures) for (const problem of patternProblems(role.failures)) problems.push({ file, line: lineOf('/failures'), message: `front-matter /failures: ${problem}. Write each pattern as a JavaScript regular expression.` });
+  if (role.failures) for (const problem of patternProblems(role.failures)) problems.push({ file, line: lineOf('/failures'), message: `front-matter failures: ${problem}. Write each pattern as a JavaScript regular expression.` });
   return problems.length ? { draft: role, problems } : { role, problems };
 }
 

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { execa } from 'execa';
@@ -147,5 +147,25 @@ describe('Ctrl-C on an idle --watch', () => {
     const result = await child;
     expect(result.exitCode).toBe(130);
     expect(String(result.stderr).trim()).toBe('kanban-supervisor: Interrupted by SIGINT while waiting for an edit of the board: no agent was running. The board is unchanged; run again to resume at the current task.');
+  });
+});
+
+describe('plain words', () => {
+  it('names fields as the file writes them, list items counted from 1, never as JSON pointers', async () => {
+    const dir = boardWithTasks(2, { 'roles/implementor.md': '---\nstdin: none\n---\nx\n' }, 'phase: execute\nsupervisor:\n  timeout: soon\n');
+    rmSync(path.join(dir, 'tasks/002.md'));
+    const checked = await runCli(['validate'], { cwd: dir });
+    expect(checked.stdout).toContain('supervisor.timeout must be a duration like 90s, 20m or 1h30m (got "soon").');
+    expect(checked.stdout).toContain('tasks item 2 "tasks/002.md": no such file. Create it or remove it from tasks.');
+    expect(checked.stdout).toContain('roles/implementor.md:2: front-matter is missing the required field "command".');
+    expect(checked.stdout).not.toMatch(/ \/\w|front-matter \/ /);
+  });
+
+  it('the README’s exit-code table lists each code once', () => {
+    const readme = readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8');
+    const table = readme.split('## Exit codes')[1]?.split('\n## ')[0] ?? '';
+    const codes = [...table.matchAll(/^\| ([\d /]+) \|/gm)].map((m) => (m[1] as string).trim());
+    expect(codes.length).toBeGreaterThan(8);
+    expect(new Set(codes).size).toBe(codes.length);
   });
 });

@@ -65,3 +65,12 @@ describe('the error line of a crash', () => {
     expect(crashLine(['we are at home'])).toBeUndefined();
   });
 });
+
+describe('fields in plain words', () => {
+  it('names a field as the file writes it, counting list items from 1', async () => {
+    const { fieldWords, plainSchemaMessage } = await import('../../src/board/words.js');
+    expect(['/current', '/supervisor/timeout', '/tasks/1', '/supervisor/periodic/0/role', '', '/'].map(fieldWords)).toEqual(['current', 'supervisor.timeout', 'tasks item 2', 'supervisor.periodic item 1, role', '', '']);
+    expect(plainSchemaMessage('/ is missing the required field "command"')).toBe('is missing the required field "command"');
+    expect(plainSchemaMessage('/command/2 must be a string (got {})')).toBe('command item 3 must be a string (got {})');
+  });
+});
