@@ -23,6 +23,8 @@ export interface Validation {
   file: string;
   problems: Problem[];
   warnings: Problem[];
+  /** A hint that is neither problem nor warning: how to run a task on a finished board. */
+  note?: string;
   tasks: number;
   roles: string[];
 }
@@ -102,17 +104,12 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`).` });
     else problems.push({ file: need.file, ...(need.line !== undefined && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`) or change the role.` });
   }
-  // Only a current that is null as written: a board whose current is broken has that problem instead.
-  if ((yaml.value as { current?: unknown } | null)?.current === null) warnings.push(finishedHint(name, at));
   if (state.phase === 'complete' && state.current !== null) {
     warnings.push({ file: name, line: at('/phase'), message: `phase is complete, so a run stops at once and ${state.current} (current) is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.` });
   }
-  return { file, problems: ordered(dedupe(problems), [name, ...seen]), warnings, tasks: seen.size, roles: [...needs.keys()] };
-}
-
-/** The plain hint for a finished board: a task added to it runs only once `current` names it. */
-export function finishedHint(name: string, at: (pointer: string) => number): Problem {
-  return { file: name, line: at('/current'), message: `current is null, so a run stops at once. ${RUN_A_TASK}` };
+  // Only a current that is null as written: a board whose current is broken has that problem instead.
+  const finished = (yaml.value as { current?: unknown } | null)?.current === null;
+  return { file, problems: ordered(dedupe(problems), [name, ...seen]), warnings, ...(finished && { note: `current is null, so a run stops at once. ${RUN_A_TASK}` }), tasks: seen.size, roles: [...needs.keys()] };
 }
 
 // Each duration and size on its own, so that every malformed one is listed.
