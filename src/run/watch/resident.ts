@@ -47,7 +47,7 @@ export async function residentRun(ctx: RunContext, deps: ResidentDeps): Promise<
     try {
       await waitForEdit(ctx, deps, ended);
     } catch (error) {
-      idleStop(error, 'an edit of the board');
+      idleStop(error, ended.until ? "an edit of the board or the usage limit's reset" : 'an edit of the board');
       recordStop(ctx, error, 0);
       throw error;
     } finally {
