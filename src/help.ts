@@ -120,6 +120,10 @@ Checks kanban.yaml, every task file it lists and every role file it needs (each 
 and the Manager): YAML and front-matter syntax, the schemas, durations, unknown
 {{placeholders}}, agent commands that are not installed, extra reply schemas. Reports every
 problem at once as file:line: message, then exits 2; or prints one OK line and exits 0.
+Warnings do not fail it: a known agent CLI that would get no prompt (stdin: none and no
+"{{prompt}}" argument), a role timeout: shorter than supervisor.timeout (the role's wins), a task
+key that looks like role. --dry-run shows them. On a finished board (current: null) the OK line
+says how to run a task: set current: to it.
 Runs nothing and writes nothing. A run makes the same checks before its first agent starts.
 
 Examples:

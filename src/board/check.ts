@@ -12,12 +12,19 @@ import { roleFilePath } from './role.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
 import { runnable } from '../util/self-command.js';
+import { parseDuration } from '../util/duration.js';
+import { missingRoleHint, roleLookalikes, sameRole } from './role-names.js';
+import { roleWarnings } from './role-warnings.js';
+import { RUN_A_TASK } from './hints.js';
+import { fieldWords } from './words.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
   file: string;
   problems: Problem[];
   warnings: Problem[];
+  /** A hint that is neither problem nor warning: how to run a task on a finished board. */
+  note?: string;
   tasks: number;
   roles: string[];
 }
@@ -54,12 +61,13 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   const listed = state.tasks.map((task, i) => ({ task, pointer: `/tasks/${i}` }));
   if (state.current !== null && !state.tasks.includes(state.current)) listed.push({ task: state.current, pointer: '/current' });
   const seen = new Set<string>();
+  const warnings: Problem[] = [];
   for (const { task, pointer } of listed) {
     const where = resolveInBoard(dir, task);
     if (!where.ok || seen.has(task)) continue; // a bad path is parseBoard's problem, already listed
     seen.add(task);
     if (!existsSync(where.absolute)) {
-      problems.push({ file: name, line: at(pointer), message: `${pointer} "${task}": no such file. Create it or remove it from /tasks.` });
+      problems.push({ file: name, line: at(pointer), message: `${fieldWords(pointer)} "${task}": no such file. Create it or remove it from tasks.` });
       continue;
     }
     try {
@@ -68,31 +76,40 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       const fromTask = typeof meta.role === 'string' && meta.role.length > 0;
       const why = fromTask ? { file: task, line: taskLine('/role'), why: `its front-matter asks for role ${role}` } : { file: name, line: at('/phase'), why: `${task} runs as ${role} (phase ${JSON.stringify(state.phase ?? null)})` };
       if (!needs.has(role)) needs.set(role, { inputs: { role, kanban_file: name, task_file: task }, ...why });
+      for (const key of roleLookalikes(meta)) {
+        const runs = fromTask ? `its role: line asks for ${role}` : `it runs as ${role}, from the phase`;
+        warnings.push({ file: task, line: taskLine(`/${key}`), message: `front-matter key "${key}" looks like a misspelt role and is ignored (${runs}). If it names the role to run, rename it to role:.` });
+      }
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
       problems.push(problemFrom(error.message, task));
     }
   }
   const first = state.tasks.find((t) => typeof t === 'string') ?? '';
-  if (!needs.has('Manager')) needs.set('Manager', { inputs: { role: 'Manager', kanban_file: name, done_task: first, tasks: state.tasks }, file: roleFilePath('Manager'), why: 'every board needs a Manager to pick the next task' });
+  if (![...needs.keys()].some((role) => sameRole(role, 'Manager'))) needs.set('Manager', { inputs: { role: 'Manager', kanban_file: name, done_task: first, tasks: state.tasks }, file: roleFilePath('Manager'), why: 'every board needs a Manager to pick the next task' });
   periodicRoles(state.settings).forEach(({ role, index }) => {
     const line = at(`/supervisor/periodic/${index}/role`);
-    if (role === 'Manager') problems.push({ file: name, line, message: '/supervisor/periodic: the Manager cannot be a periodic role: every periodic reply goes to it. Name another role.' });
+    if (sameRole(role, 'Manager')) problems.push({ file: name, line, message: 'supervisor.periodic: the Manager cannot be a periodic role: every periodic reply goes to it. Name another role.' });
     else if (!needs.has(role)) needs.set(role, { inputs: { role, kanban_file: name, tasks: state.tasks, done_tasks: [] }, file: name, line, why: 'supervisor.periodic runs it' });
   });
 
   const compiler = createSchemaCompiler();
+  const boardTimeout = parseDuration(state.settings.timeout) ?? undefined;
   for (const [role, need] of needs) {
     const check = checkRole(dir, role, need.inputs, env, compiler);
+    const hint = check.missing ? missingRoleHint(dir, role) : '';
+    const readable = check.role ?? check.draft;
+    if (readable) warnings.push(...roleWarnings(readable, boardTimeout));
     if (!check.missing) problems.push(...check.problems);
-    else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}. Create it (see \`${runnable('init --help')}\`).` });
-    else problems.push({ file: need.file, ...(need.line !== undefined && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}. Create it (see \`${runnable('init --help')}\`) or change the role.` });
+    else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`).` });
+    else problems.push({ file: need.file, ...(need.line !== undefined && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`) or change the role.` });
   }
-  const warnings: Problem[] = [];
   if (state.phase === 'complete' && state.current !== null) {
     warnings.push({ file: name, line: at('/phase'), message: `phase is complete, so a run stops at once and ${state.current} (current) is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.` });
   }
-  return { file, problems: ordered(dedupe(problems), [name, ...seen]), warnings, tasks: seen.size, roles: [...needs.keys()] };
+  // Only a current that is null as written: a board whose current is broken has that problem instead.
+  const finished = (yaml.value as { current?: unknown } | null)?.current === null;
+  return { file, problems: ordered(dedupe(problems), [name, ...seen]), warnings, ...(finished && { note: `current is null, so a run stops at once. ${RUN_A_TASK}` }), tasks: seen.size, roles: [...needs.keys()] };
 }
 
 // Each duration and size on its own, so that every malformed one is listed.

@@ -13,7 +13,7 @@ export type BoardChange = Partial<Pick<BoardState, 'current' | 'tasks' | 'phase'
  * makes splicing unsafe, the yaml Document is edited and re-rendered instead.
  */
 export function editYamlFields(text: string, change: Record<string, unknown>): string {
-  return editYamlDocument(text, parseDocument(text), change).text;
+  return editYamlDocument(text, parseDocument(text, { logLevel: 'silent' }), change).text;
 }
 
 /**
@@ -28,7 +28,7 @@ export function editYamlDocument(text: string, doc: Document, change: Record<str
     const parsed = parseYaml(spliced);
     if (parsed.ok && isDeepStrictEqual(parsed.value, expected)) return { text: spliced, parsed };
   }
-  const fresh = parseDocument(text);
+  const fresh = parseDocument(text, { logLevel: 'silent' }); // the yaml library never prints (its warnings reached the console)
   for (const [key, value] of Object.entries(change)) fresh.set(key, value);
   return { text: String(fresh) };
 }

@@ -16,12 +16,13 @@ export type FrontMatter =
       /** The file line where `body` starts. */
       bodyLine: number;
     }
-  | { ok: false; line: number; message: string };
+  | { ok: false; line: number; message: string; fix?: string };
 
 class FrontMatterProblem extends Error {
   constructor(
     message: string,
     readonly line: number,
+    readonly fix?: string,
   ) {
     super(message);
   }
@@ -36,7 +37,7 @@ const refuse = (language: string) => () => {
 const ENGINES = {
   yaml: (text: string): object => {
     const parsed = parseYaml(text);
-    if (!parsed.ok) throw new FrontMatterProblem(parsed.message, parsed.line + 1);
+    if (!parsed.ok) throw new FrontMatterProblem(parsed.message, parsed.line, parsed.fix); // the text starts with the rest of the opening --- line: its lines are the file's
     return (parsed.value ?? {}) as object;
   },
   js: refuse('js'),
@@ -69,7 +70,7 @@ export function parseFrontMatter(text: string): FrontMatter {
     const head = text.slice(0, Math.max(0, text.lastIndexOf(file.content)));
     return { ok: true, data: data as Record<string, unknown>, body: file.content, present: language !== undefined, raw, lineOf: locator(raw), bodyLine: head.split('\n').length };
   } catch (error) {
-    if (error instanceof FrontMatterProblem) return { ok: false, line: error.line, message: error.message };
+    if (error instanceof FrontMatterProblem) return { ok: false, line: error.line, message: error.message, ...(error.fix !== undefined && { fix: error.fix }) };
     return { ok: false, line: 1, message: `front-matter cannot be read: ${(error as Error).message.split('\n')[0]}` };
   }
 }

@@ -7,6 +7,7 @@ import { runnable, shellWord } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
 import { normalPath, resolveAllInBoard, resolveInBoard } from './paths.js';
 import { lineOf, parseYaml, type ParsedYaml } from './yaml.js';
+import { fieldWords, plainSchemaMessage } from './words.js';
 
 /** Optional `supervisor:` settings in kanban.yaml (command-line flags override them). */
 export type BoardSettings = Record<string, unknown>;
@@ -50,7 +51,7 @@ export function formatProblem(problem: Problem): string {
  */
 export function parseBoard(file: string, text: string, parsed: ParsedYaml = parseYaml(text), options: { paths?: boolean } = {}): { board?: Board; problems: Problem[] } {
   const name = path.basename(file);
-  if (!parsed.ok) return { problems: [{ file: name, line: parsed.line, message: `${parsed.message}. Fix the YAML syntax.` }] };
+  if (!parsed.ok) return { problems: [{ file: name, line: parsed.line, message: `${parsed.message}. ${parsed.fix ?? 'Fix the YAML syntax.'}` }] };
   const data = parsed.value;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     return { problems: [{ file: name, line: 1, message: 'must be a YAML mapping with at least `current:` and `tasks:`.' }] };
@@ -58,7 +59,7 @@ export function parseBoard(file: string, text: string, parsed: ParsedYaml = pars
   const at = (pointer: string) => lineOf(parsed.doc, parsed.lines, pointer);
   const validate = validator('kanban');
   if (!validate(data)) {
-    const problems = (validate.errors ?? []).map((error) => ({ file: name, line: at(pointerOf(error)), message: `${describeErrors([error], data)[0] ?? 'is invalid'}. ${boardFix(error)}`.trim() }));
+    const problems = (validate.errors ?? []).map((error) => ({ file: name, line: at(pointerOf(error)), message: `${plainSchemaMessage(describeErrors([error], data)[0] ?? 'is invalid')}. ${boardFix(error)}`.trim() }));
     return { problems: dedupe(problems) };
   }
   const dir = path.dirname(file);
@@ -86,16 +87,16 @@ function pathProblems(dir: string, name: string, state: BoardState): Array<{ poi
   resolveAllInBoard(dir, state.tasks).forEach((where, i) => {
     const task = state.tasks[i] as string;
     const first = seen.get(normalPath(task));
-    if (!where.ok) found.push({ pointer: `/tasks/${i}`, message: `/tasks/${i} ${JSON.stringify(task)} ${where.reason}.` });
-    else if (first !== undefined) found.push({ pointer: `/tasks/${i}`, message: `/tasks/${i} ${JSON.stringify(task)} is already listed as /tasks/${first}. List each task once.` });
+    if (!where.ok) found.push({ pointer: `/tasks/${i}`, message: `${fieldWords(`/tasks/${i}`)} ${JSON.stringify(task)} ${where.reason}.` });
+    else if (first !== undefined) found.push({ pointer: `/tasks/${i}`, message: `${fieldWords(`/tasks/${i}`)} ${JSON.stringify(task)} is already listed as ${fieldWords(`/tasks/${first}`)}. List each task once.` });
     seen.set(normalPath(task), first ?? i);
   });
   if (state.current === null) return found;
   const where = resolveInBoard(dir, state.current);
   const notTask = notATaskFile(state.current, name);
-  if (!where.ok) found.push({ pointer: '/current', message: `/current ${JSON.stringify(state.current)} ${where.reason}. Set it to a task path from /tasks.` });
-  else if (notTask) found.push({ pointer: '/current', message: `/current ${JSON.stringify(state.current)} is ${notTask}, not a task file. Set it to a task path from /tasks.` });
-  else if (!state.tasks.includes(state.current)) found.push({ pointer: '/current', message: `/current ${JSON.stringify(state.current)} is not in /tasks. Add it to /tasks or set current to one of them.` });
+  if (!where.ok) found.push({ pointer: '/current', message: `current ${JSON.stringify(state.current)} ${where.reason}. Set it to a task path from tasks.` });
+  else if (notTask) found.push({ pointer: '/current', message: `current ${JSON.stringify(state.current)} is ${notTask}, not a task file. Set it to a task path from tasks.` });
+  else if (!state.tasks.includes(state.current)) found.push({ pointer: '/current', message: `current ${JSON.stringify(state.current)} is not in tasks. Add it to tasks or set current to one of them.` });
   return found;
 }
 
@@ -118,7 +119,7 @@ function boardFix(error: { instancePath: string; keyword: string; params: unknow
     const guess = closest(String(params.additionalProperty), Object.keys(known));
     return guess ? `Did you mean ${guess}?` : 'See the supervisor settings in the README.';
   }
-  if (error.instancePath === '/current') return 'Set it to a task path from /tasks.';
+  if (error.instancePath === '/current') return 'Set it to a task path from tasks.';
   if (error.instancePath.startsWith('/tasks')) return 'List task file paths, e.g. `- tasks/001-design.md`.';
   if (error.instancePath.startsWith('/supervisor')) return 'See the supervisor settings in the README.';
   return '';

@@ -6,6 +6,7 @@ import { loadReplyRules } from './reply-rules.js';
 import type { SchemaCompiler } from '../schemas.js';
 import { findProgram } from '../util/process.js';
 import { readRole, type RoleCheck } from './role.js';
+import { sameRole } from './role-names.js';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
 
@@ -30,7 +31,7 @@ export function checkRole(boardDir: string, name: string, sample: AgentInputs, e
   }
   if (role.schema !== undefined) {
     try {
-      loadReplyRules({ dir: boardDir, file: path.join(boardDir, 'kanban.yaml') }, role, name === 'Manager', compiler);
+      loadReplyRules({ dir: boardDir, file: path.join(boardDir, 'kanban.yaml') }, role, sameRole(name, 'Manager'), compiler);
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
       problems.push({ file: role.file, line: role.lineOf('/schema'), message: error.message.replace(`${role.file}: `, '') });

@@ -9,6 +9,8 @@ import { parseDuration } from '../util/duration.js';
 import { parseFrontMatter } from './front-matter.js';
 import { runnable } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
+import { missingRoleHint, roleFilePath } from './role-names.js';
+import { plainSchemaMessage } from './words.js';
 
 /** How to run a role's agent: the front-matter of `roles/<name>.md` plus its body as the prompt. */
 export interface Role {
@@ -46,10 +48,7 @@ export interface RoleCheck {
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const KEYS = ['command', 'stdin', 'output', 'timeout', 'idle_timeout', 'env', 'schema', 'failures'];
 
-/** `roles/<name>.md`, lower-cased, relative to the board folder. */
-export function roleFilePath(name: string): string {
-  return path.join('roles', `${name.toLowerCase()}.md`);
-}
+export { roleFilePath } from './role-names.js';
 
 /** Whether a string can name a role (letters, digits, - and _). */
 export function isRoleName(name: unknown): name is string {
@@ -72,7 +71,7 @@ export function readRole(boardDir: string, name: string): RoleCheck {
 /** Parse and check a role file's text (pure). */
 export function parseRole(file: string, name: string, text: string): RoleCheck {
   const parsed = parseFrontMatter(text);
-  if (!parsed.ok) return { problems: [{ file, line: parsed.line, message: `${parsed.message}. ${placeholderHint(text) ?? 'Fix the front-matter between the --- lines.'}` }] };
+  if (!parsed.ok) return { problems: [{ file, line: parsed.line, message: `${parsed.message}. ${placeholderHint(text) ?? parsed.fix ?? 'Fix the front-matter between the --- lines.'}` }] };
   if (!parsed.present) return { problems: [{ file, line: 1, message: 'has no front-matter. Start it with ---, a `command: [...]` line and --- (see the README).' }] };
   const { data, lineOf } = parsed;
   const problems: Problem[] = [];
@@ -80,7 +79,7 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
   if (!validate(data)) {
     for (const error of validate.errors ?? []) {
       const problem = describeErrors([error], data)[0];
-      if (problem) problems.push({ file, line: lineOf(pointerOf(error)), message: `front-matter ${problem}. ${roleFix(problem, error.params, placeholderHint(text))}`.trim() });
+      if (problem) problems.push({ file, line: lineOf(pointerOf(error)), message: `front-matter ${plainSchemaMessage(problem)}. ${roleFix(problem, error.params, placeholderHint(text))}`.trim() });
     }
   }
   const durations: Record<string, number | undefined> = {};
@@ -88,7 +87,7 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
     const value = data[key];
     if (value === undefined || value === null) continue;
     durations[key] = parseDuration(value) ?? undefined;
-    if (durations[key] === undefined) problems.push({ file, line: lineOf(`/${key}`), message: `front-matter /${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).` });
+    if (durations[key] === undefined) problems.push({ file, line: lineOf(`/${key}`), message: `front-matter ${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).` });
   }
   const env: Record<string, string> = {};
   if (data.env && typeof data.env === 'object') for (const [key, value] of Object.entries(data.env)) env[key] = String(value);
@@ -107,7 +106,7 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
     ...(typeof data.schema === 'string' && { schema: data.schema }),
     ...(data.failures !== undefined && problems.length === 0 && { failures: data.failures as FailurePatterns }),
   };
-  if (role.failures) for (const problem of patternProblems(role.failures)) problems.push({ file, line: lineOf('/failures'), message: `front-matter /failures: ${problem}. Write each pattern as a JavaScript regular expression.` });
+  if (role.failures) for (const problem of patternProblems(role.failures)) problems.push({ file, line: lineOf('/failures'), message: `front-matter failures: ${problem}. Write each pattern as a JavaScript regular expression.` });
   return problems.length ? { draft: role, problems } : { role, problems };
 }
 
@@ -117,7 +116,7 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
   const check = readRole(boardDir, name);
   if (check.missing) {
     const file = roleFilePath(name);
-    throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}. Create ${file} (see \`${runnable('init --help')}\`) or change the role.`);
+    throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}.${missingRoleHint(boardDir, name)} Create ${file} (see \`${runnable('init --help')}\`) or change the role.`);
   }
   if (!check.role) throw new InputError(problemsMessage(check.problems));
   return check.role;

@@ -104,6 +104,6 @@ export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Set
 function parsed(value: unknown, key: string, parse: (value: unknown) => number | null, what: string): number | undefined {
   if (value === undefined || value === null) return undefined;
   const result = parse(value);
-  if (result === null) throw new InputError(`kanban.yaml: /supervisor/${key} must be ${what} (got ${JSON.stringify(value)}).`);
+  if (result === null) throw new InputError(`kanban.yaml: supervisor.${key} must be ${what} (got ${JSON.stringify(value)}).`);
   return result;
 }

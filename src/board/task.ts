@@ -19,15 +19,15 @@ const HEAD_BYTES = 256 * 1024;
 /** A task's front-matter, and the line of each of its keys (for messages). */
 export function readTask(boardDir: string, task: string): { meta: TaskMeta; lineOf: (pointer: string) => number } {
   const where = resolveInBoard(boardDir, task);
-  if (!where.ok) throw new InputError(`${task}: the task path ${where.reason}. Fix /current in kanban.yaml.`);
+  if (!where.ok) throw new InputError(`${task}: the task path ${where.reason}. Fix current in kanban.yaml.`);
   let head: string;
   try {
     head = readHead(where.absolute);
   } catch (error) {
-    throw new InputError(readFailure(task, error, 'Create the task file or fix /current in kanban.yaml.'));
+    throw new InputError(readFailure(task, error, 'Create the task file or fix current in kanban.yaml.'));
   }
   const parsed = parseFrontMatter(head);
-  if (!parsed.ok) throw new InputError(`${task}:${parsed.line}: ${parsed.message}. Fix the front-matter between the --- lines.`);
+  if (!parsed.ok) throw new InputError(`${task}:${parsed.line}: ${parsed.message}. ${parsed.fix ? `${parsed.fix} ` : ''}Fix the front-matter between the --- lines.`);
   const role = parsed.data.role;
   if (role !== undefined && role !== null && !isRoleName(role)) {
     throw new InputError(`${task}:${parsed.lineOf('/role')}: front-matter role must be a role name like Implementor (got ${JSON.stringify(role)}). Fix or remove the role line.`);

@@ -1,30 +1,50 @@
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { isCollection, LineCounter, parseDocument, visit, type Document } from 'yaml';
+import { yamlProblem } from './yaml-words.js';
 
-/** A parsed YAML text, or the first syntax problem with its line. */
+/** A parsed YAML text, or the first syntax problem with its line and what to do about it. */
 export type ParsedYaml =
   | { ok: true; doc: Document; value: unknown; lines: LineCounter }
-  | { ok: false; line: number; message: string };
+  | { ok: false; line: number; message: string; fix?: string };
 
 // An alias bomb (`a: &a [*a, *a, ...]` nested) expands exponentially on toJS();
 // yaml refuses past maxAliasCount, which keeps a hostile board from eating memory.
 const MAX_ALIAS_COUNT = 100;
 
-/** Parse YAML safely: syntax errors and alias bombs become problems, never exceptions. */
+/**
+ * Parse YAML safely: syntax errors and alias bombs become problems, never exceptions, and the
+ * library never prints (its warnings went to the console): what it would warn about is a problem.
+ */
 export function parseYaml(text: string): ParsedYaml {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true, logLevel: 'silent' });
   const first = doc.errors[0];
-  if (first) {
-    const line = first.linePos?.[0]?.line ?? lines.linePos(first.pos[0]).line;
-    const message = first.message.split('\n')[0] ?? 'YAML syntax error';
-    // yaml reports nesting deeper than its parser's stack as a stack overflow; say what it means.
-    return { ok: false, line, message: /call stack/i.test(message) ? 'nests too deeply to read (thousands of levels of [ or {)' : message };
-  }
+  if (first) return { ok: false, ...yamlProblem(first, text, lines) };
+  const key = collectionKey(doc);
+  if (key !== undefined) return { ok: false, ...placeholderProblem(text, lines.linePos(key).line) };
   try {
     return { ok: true, doc, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), lines };
   } catch (error) {
     return { ok: false, line: 1, message: `cannot be read as YAML: ${(error as Error).message}` };
   }
+}
+
+// Where a mapping or list is used as a key: an unquoted `{{placeholder}}` is a mapping inside a mapping.
+function collectionKey(doc: Document): number | undefined {
+  let at: number | undefined;
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isCollection(pair.key)) return undefined;
+      at = pair.key.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return at;
+}
+
+function placeholderProblem(text: string, line: number): { line: number; message: string; fix: string } {
+  const placeholder = /\{\{[^{}]*\}\}/.exec(text.split('\n')[line - 1] ?? '')?.[0];
+  if (!placeholder) return { line, message: 'a mapping ({…}) is used as a key', fix: 'Quote the text if it is not meant as YAML, e.g. "{…}".' };
+  return { line, message: `${placeholder} is not in quotes, so YAML reads it as a mapping, not as text`, fix: `Quote it: "${placeholder}".` };
 }
 
 /** The 1-based line where the node at a JSON-pointer-like path starts (the nearest existing parent otherwise). */

@@ -3,7 +3,9 @@ import { checkCommand } from '../agent/command.js';
 import { describeCommand, type Invocation } from '../agent/invocation.js';
 import type { AgentInputs } from '../board/inputs.js';
 import { planAgent } from '../agent/prepare.js';
-import { readBoard, type Board } from '../board/read.js';
+import { formatProblem, readBoard, type Board } from '../board/read.js';
+import { checkBoard } from '../board/check.js';
+import { RUN_A_TASK } from '../board/hints.js';
 import { InputError } from '../errors.js';
 import type { Role } from '../board/role.js';
 import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../board/settings.js';
@@ -63,10 +65,11 @@ export function dryRun(options: SettingsFlags & { file: string; env?: NodeJS.Pro
   const env = options.env ?? process.env;
   const board = readBoard(file);
   if (board.current === null || board.phase === 'complete') {
-    return { file, warnings: [], nothing: board.current === null ? 'the board has no next task (current: null)' : `the board is complete (phase: complete), so ${board.current} (current) is not run; to run it, set phase to another value (e.g. execute)` };
+    return { file, warnings: [], nothing: board.current === null ? `the board has no next task (current: null). ${RUN_A_TASK.replace(/\.$/, '')}` : `the board is complete (phase: complete), so ${board.current} (current) is not run; to run it, set phase to another value (e.g. execute)` };
   }
   const settings = resolveSettings(board.settings, options);
-  const warnings: string[] = [];
+  // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
+  const warnings: string[] = checkBoard({ file, env }).warnings.map(formatProblem);
   const worker = plan(board, settings, workerInputs(board, board.current), env, warnings);
   // The Manager's argv depends on the worker's reply; planning it here still checks its role file and command.
   const manager = plan(board, settings, managerInputs(board, board.current, {}), env, warnings);

@@ -13,7 +13,8 @@ export function formatValidation(result: Validation, cwd: string): string {
   const shown = (problem: Problem) => formatProblem({ ...problem, file: path.join(dir, problem.file) });
   const name = path.join(dir, path.basename(result.file));
   const warnings = result.warnings.map((w) => `${shown(w)} (warning)\n`).join('');
-  if (result.problems.length === 0) return `${warnings}${name}: OK — ${result.tasks} task file(s) and ${result.roles.length} role file(s) (${result.roles.join(', ')}) checked.\n`;
+  const note = result.note ? ` ${result.note}` : '';
+  if (result.problems.length === 0) return `${warnings}${name}: OK — ${result.tasks} task file(s) and ${result.roles.length} role file(s) (${result.roles.join(', ')}) checked.${note}\n`;
   return `${result.problems.map(shown).join('\n')}\n${warnings}${result.problems.length} problem(s) found; nothing was run or changed.\n`;
 }
 

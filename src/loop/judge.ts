@@ -41,9 +41,28 @@ function truncatedNote(result: AttemptResult): string {
 }
 
 // Many CLIs say why they failed on stderr only (Gemini CLI with no key): the reason must show.
+// A crash's stack trace ends in frames (`at async ModuleLoader…`); its error line says why.
 function stderrNote(result: AttemptResult): string {
-  const last = result.stderrTail.split('\n').map(cleanLine).filter((line) => line !== '').slice(-3);
+  const lines = result.stderrTail.split('\n').map(cleanLine).filter((line) => line !== '');
+  const error = crashLine(lines);
+  if (error !== undefined) return `; stderr: ${shorten(error, 300)} (then a stack trace)`;
+  const last = lines.slice(-3);
   return last.length ? `; stderr: ${shorten(last.join(' / '), 300)}` : '';
+}
+
+/**
+ * The error line of a stack trace in an agent's stderr (pure), if it holds one: the line above the
+ * last run of JavaScript frames (`at …:3:5`), or the last line of a Python traceback.
+ */
+export function crashLine(lines: readonly string[]): string | undefined {
+  // Lines come trimmed: a frame is `at <function> (<file>:<line>:<col>)` or `at <file>:<line>:<col>`.
+  const frame = (line: string) => /^at\s.*(:\d+:\d+\)?|\(native\)|\(<anonymous>\))$/.test(line.trim());
+  for (let i = lines.length - 1; i > 0; i--) {
+    if (frame(lines[i] as string) && !frame(lines[i - 1] as string)) return (lines[i - 1] as string).trim();
+  }
+  const traceback = lines.findLastIndex((line) => line.startsWith('Traceback (most recent call last)'));
+  if (traceback < 0) return undefined;
+  return lines.slice(traceback + 1).findLast((line) => /^\S/.test(line));
 }
 
 function exitNote(result: AttemptResult): string {

@@ -2,6 +2,20 @@ import type { StopSignals } from '../loop/context.js';
 import { InterruptedError, OutputClosedError, type SupervisorError } from '../errors.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+// What a stop says it did, as the run's last line; said otherwise when no agent was running (idleStop).
+const AGENT_STOPPED = ': the running agent and everything it started were stopped';
+const UNCHANGED = 'The board is unchanged; run again to resume at the current task.';
+
+/**
+ * A stop that came while no agent was running (a resident run waiting for an edit): its message
+ * said otherwise when the stopper made it, before anyone knew. Corrected in place, since the
+ * run ends with this very error; an error of another kind is left as it is.
+ */
+export function idleStop(error: unknown, waitingFor: string): void {
+  if ((error instanceof InterruptedError || error instanceof OutputClosedError) && error.message.includes(AGENT_STOPPED)) {
+    error.message = error.message.replace(AGENT_STOPPED, ` while waiting for ${waitingFor}: no agent was running`);
+  }
+}
 
 /**
  * Where every reason to stop a run meets: a signal, a lost lock, closed output. The first
@@ -30,8 +44,7 @@ export class Stopper {
 
   /** Turn SIGINT, SIGTERM and SIGHUP of `source` into requests; returns how to stop listening. */
   listen(source: NodeJS.EventEmitter): () => void {
-    const onSignal = (signal: NodeJS.Signals) =>
-      this.request(new InterruptedError(`Interrupted by ${signal}: the running agent and everything it started were stopped. The board is unchanged; run again to resume at the current task.`, signal));
+    const onSignal = (signal: NodeJS.Signals) => this.request(new InterruptedError(`Interrupted by ${signal}${AGENT_STOPPED}. ${UNCHANGED}`, signal));
     for (const signal of SIGNALS) source.on(signal, onSignal);
     return () => {
       for (const signal of SIGNALS) source.off(signal, onSignal);
@@ -45,7 +58,7 @@ export class Stopper {
   watchOutput(streams: Record<'stdout' | 'stderr', NodeJS.EventEmitter>): () => void {
     const watchers = (['stdout', 'stderr'] as const).map((name) => {
       const onError = (error: NodeJS.ErrnoException) =>
-        this.request(new OutputClosedError(`${name} was closed under the run (${error.code ?? error.message}): the running agent and everything it started were stopped. The board is unchanged; run again to resume at the current task.`));
+        this.request(new OutputClosedError(`${name} was closed under the run (${error.code ?? error.message})${AGENT_STOPPED}. ${UNCHANGED}`));
       streams[name].on('error', onError);
       return () => streams[name].off('error', onError);
     });

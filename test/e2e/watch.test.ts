@@ -83,8 +83,8 @@ describe('a resident supervisor (--watch)', () => {
     await run.waiting();
     writeFileSync(path.join(dir, 'kanban.yaml'), 'phase: execute\ncurrent: tasks/002.md\ntasks:\n  - tasks/001.md\n  - tasks/002.md\n');
     const [invalid] = await run.eventually((e) => e.type === 'edit_invalid');
-    expect(invalid).toMatchObject({ files: ['kanban.yaml'], file: 'kanban.yaml', line: 5, problem: '/tasks/1 "tasks/002.md": no such file. Create it or remove it from /tasks.', problems: 1 });
-    expect(JSON.parse(read(dir, '.kanban-supervisor/waiting.json'))).toMatchObject({ invalid: 'kanban.yaml:5: /tasks/1 "tasks/002.md": no such file. Create it or remove it from /tasks.' });
+    expect(invalid).toMatchObject({ files: ['kanban.yaml'], file: 'kanban.yaml', line: 5, problem: 'tasks item 2 "tasks/002.md": no such file. Create it or remove it from tasks.', problems: 1 });
+    expect(JSON.parse(read(dir, '.kanban-supervisor/waiting.json'))).toMatchObject({ invalid: 'kanban.yaml:5: tasks item 2 "tasks/002.md": no such file. Create it or remove it from tasks.' });
     expect(events(dir).some((e) => e.type === 'step_started')).toBe(false);
 
     writeFileSync(path.join(dir, 'tasks/002.md'), '---\ntitle: task 2\n---\nNow it exists.\n');
@@ -95,7 +95,7 @@ describe('a resident supervisor (--watch)', () => {
     const result = await run.child;
     const lines = String(result.stdout).split('\n').filter((line) => line.includes('still waiting'));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/ ! kanban\.yaml:5: \/tasks\/1 "tasks\/002\.md": no such file\. Create it or remove it from \/tasks\.; still waiting for a change$/);
+    expect(lines[0]).toMatch(/ ! kanban\.yaml:5: tasks item 2 "tasks\/002\.md": no such file\. Create it or remove it from tasks\.; still waiting for a change$/);
   });
 
   it('is refused with --once, and a second supervisor is refused while it waits (exit 75)', async () => {

@@ -128,7 +128,7 @@ describe('--dry-run', () => {
     writeFileSync(path.join(done, 'kanban.yaml'), 'current: null\ntasks:\n  - tasks/001.md\n');
     const nothing = await runCli([path.join(done, 'kanban.yaml'), '--dry-run']);
     expect(nothing.exitCode).toBe(0);
-    expect(nothing.stdout).toBe('Dry run: nothing was run, locked or written. Nothing to run: the board has no next task (current: null).');
+    expect(nothing.stdout).toBe('Dry run: nothing was run, locked or written. Nothing to run: the board has no next task (current: null). To run a task, set `current:` in kanban.yaml to its path (one of tasks).');
   });
 
   it('shows the plan with a warning when the agent program is not installed, which a run refuses', async () => {

@@ -19,14 +19,14 @@ describe('validate', () => {
     expect(result.stderr).toBe('');
     const lines = result.stdout.split('\n');
     const expected = [
-      /^kanban\.yaml:6: \/tasks\/2 "tasks\/003\.md": no such file\. Create it or remove it from \/tasks\.$/,
-      /^kanban\.yaml:10: \/supervisor\/timeout must be a duration like 90s, 20m or 1h30m \(got "soon"\)\.$/,
+      /^kanban\.yaml:6: tasks item 3 "tasks\/003\.md": no such file\. Create it or remove it from tasks\.$/,
+      /^kanban\.yaml:10: supervisor\.timeout must be a duration like 90s, 20m or 1h30m \(got "soon"\)\.$/,
       /^tasks\/001\.md:3: roles\/tester\.md does not exist, but its front-matter asks for role Tester\. Create it/,
       /^tasks\/002\.md:\d: .*Fix the front-matter between the --- lines\.$/,
       /^tasks\/005\.md:3: front-matter role must be a role name like Implementor \(got 42\)\. Fix or remove the role line\.$/,
       /^roles\/implementor\.md:2: the Implementor command "no-such-agent-xyz" was not found on PATH\. Install it/,
-      /^roles\/implementor\.md:3: front-matter \/stdin must be one of prompt, json, none \(got "pipe"\)\./,
-      /^roles\/implementor\.md:4: front-matter \/timeout must be a duration like 90s, 20m or 1h30m \(got "forever"\)\.$/,
+      /^roles\/implementor\.md:3: front-matter stdin must be one of prompt, json, none \(got "pipe"\)\./,
+      /^roles\/implementor\.md:4: front-matter timeout must be a duration like 90s, 20m or 1h30m \(got "forever"\)\.$/,
       /^roles\/implementor\.md:7: unknown placeholder \{\{taskfile\}\}\. Use one of \{\{task_file\}\}/,
       /^roles\/manager\.md: no such role file, but every board needs a Manager to pick the next task\./,
       /^10 problem\(s\) found; nothing was run or changed\.$/,
@@ -47,9 +47,9 @@ describe('validate', () => {
     expect(result.exitCode).toBe(2);
     const name = path.basename(dir);
     expect(result.stdout.split('\n')).toEqual([
-      `${name}/kanban.yaml:2: /current must be a string or null (got 5). Set it to a task path from /tasks.`,
-      `${name}/kanban.yaml:6: /supervisor/max_retries must be >= 0 (got -1). See the supervisor settings in the README.`,
-      `${name}/roles/architect.md:4: front-matter /output must be one of auto, whole, fenced, last-line, claude, codex, gemini (got "sometimes"). Use \`output: auto\` unless you need a named strategy.`,
+      `${name}/kanban.yaml:2: current must be a string or null (got 5). Set it to a task path from tasks.`,
+      `${name}/kanban.yaml:6: supervisor.max_retries must be >= 0 (got -1). See the supervisor settings in the README.`,
+      `${name}/roles/architect.md:4: front-matter output must be one of auto, whole, fenced, last-line, claude, codex, gemini (got "sometimes"). Use \`output: auto\` unless you need a named strategy.`,
       `${name}/roles/architect.md:5: schema file "schemas/missing.json" cannot be read. Create it or remove the schema line.`,
       '4 problem(s) found; nothing was run or changed.',
     ]);

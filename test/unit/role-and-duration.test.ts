@@ -75,10 +75,10 @@ describe('role files and invocations', () => {
     const check = parseRole('roles/x.md', 'X', '---\ncommand: claude\nstdin: pipe\ntimout: 1s\nidle_timeout: soon\n---\nx\n');
     expect(check.role).toBeUndefined();
     expect(check.problems.map((p) => `${p.line}: ${p.message}`)).toEqual([
-      expect.stringMatching(/^4: front-matter \/ has an unknown key "timout"\. Did you mean timeout\?$/),
-      expect.stringMatching(/^2: front-matter \/command must be an array/),
-      expect.stringMatching(/^3: front-matter \/stdin must be one of prompt, json, none/),
-      expect.stringMatching(/^5: front-matter \/idle_timeout must be a duration/),
+      expect.stringMatching(/^4: front-matter has an unknown key "timout"\. Did you mean timeout\?$/),
+      expect.stringMatching(/^2: front-matter command must be an array/),
+      expect.stringMatching(/^3: front-matter stdin must be one of prompt, json, none/),
+      expect.stringMatching(/^5: front-matter idle_timeout must be a duration/),
     ]);
   });
 });

@@ -4,6 +4,7 @@ import { checkBoard } from '../../board/check.js';
 import type { RunContext } from '../../loop/context.js';
 import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../../errors.js';
 import { waitingFile } from '../../log/waiting.js';
+import { idleStop } from '../stop.js';
 import { recordStop, superviseBoard } from '../../loop/loop.js';
 import { resolveSettings, type Settings } from '../../board/settings.js';
 import { RunTally } from '../../loop/tally.js';
@@ -46,6 +47,7 @@ export async function residentRun(ctx: RunContext, deps: ResidentDeps): Promise<
     try {
       await waitForEdit(ctx, deps, ended);
     } catch (error) {
+      idleStop(error, ended.until ? "an edit of the board or the usage limit's reset" : 'an edit of the board');
       recordStop(ctx, error, 0);
       throw error;
     } finally {

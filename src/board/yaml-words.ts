@@ -1,0 +1,55 @@
+import { Lexer, type LineCounter, type YAMLError } from 'yaml';
+
+/** A YAML syntax problem in plain words: the line it starts on, what is wrong, and what to do. */
+export interface YamlProblem {
+  line: number;
+  message: string;
+  /** What to do, when more is known than "fix the syntax". */
+  fix?: string;
+}
+
+// The lexer's markers for structure it found; they are not characters of the text.
+const MARKERS = new Set(['\u0002', '\u0018', '\u001f', '\uFEFF']);
+
+/**
+ * A yaml library error as a person can act on it (pure): the line where the trouble starts (an
+ * unclosed quote is reported by the library at the end of the file, where it gave up looking),
+ * and the library's wording replaced, for the mistakes people make, by what to do.
+ */
+export function yamlProblem(error: YAMLError, text: string, lines: LineCounter): YamlProblem {
+  const at = lines.linePos(error.pos[0]).line;
+  const libraryWords = error.message.split('\n')[0] ?? 'YAML syntax error';
+  switch (error.code) {
+    case 'MISSING_CHAR': {
+      const quote = /closing (["'])/.exec(libraryWords)?.[1];
+      if (!quote) break;
+      const start = openingQuote(text, error.pos[0], quote);
+      const line = start === undefined ? at : lines.linePos(start).line;
+      return { line, message: `a ${quote === '"' ? 'double' : 'single'} quote opened here is never closed`, fix: `Close it with ${quote} at the end of the value, or remove it.` };
+    }
+    case 'BLOCK_AS_IMPLICIT_KEY':
+      return { line: at, message: 'a value holds ": " (a colon and a space), which YAML reads as another key', fix: 'Quote the value, e.g. title: "Fix: the login page".' };
+    case 'MULTILINE_IMPLICIT_KEY':
+      return { line: at, message: 'a key runs over more than one line (often a value with ": " in it, or a missing colon)', fix: 'Quote the value, or put the colon after the key.' };
+    case 'DUPLICATE_KEY':
+      return { line: at, message: 'this key is given twice in the same mapping', fix: 'Keep one of them.' };
+    case 'TAB_AS_INDENT':
+      return { line: at, message: 'a tab is used for indentation', fix: 'Indent with spaces.' };
+  }
+  // yaml reports nesting deeper than its parser's stack as a stack overflow; say what it means.
+  if (/call stack/i.test(libraryWords)) return { line: at, message: 'nests too deeply to read (thousands of levels of [ or {)' };
+  return { line: at, message: libraryWords.replace(/\.$/, '') };
+}
+
+// Where the quoted value that is still open at `end` starts: the last quoted token that runs up to it.
+function openingQuote(text: string, end: number, quote: string): number | undefined {
+  let offset = 0;
+  let found: number | undefined;
+  for (const token of new Lexer().lex(text)) {
+    if (MARKERS.has(token)) continue;
+    if (offset > end) break;
+    if (token.startsWith(quote) && offset + token.length >= end) found = offset;
+    offset += token.length;
+  }
+  return found;
+}
