@@ -140,7 +140,7 @@ describe('Ctrl-C on an idle --watch', () => {
     mkdirSync(path.join(dir, 'tasks'));
     const child = execa('node', [CLI, 'kanban.yaml', '--watch'], { cwd: dir, reject: false, env: { NO_COLOR: '1' }, stdin: 'ignore', timeout: 60_000 });
     for (let waited = 0; !existsSync(path.join(dir, '.kanban-supervisor/waiting.json')); waited += 100) {
-      if (waited > 30_000 || child.exitCode !== null) throw new Error(`never waited: ${String(child.stderr)}`);
+      if (waited > 30_000 || child.nodeChildProcess.exitCode !== null) throw new Error(`never waited: ${String(child.stderr)}`);
       await delay(100);
     }
     child.kill('SIGINT');
