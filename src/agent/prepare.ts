@@ -4,6 +4,7 @@ import type { OutputStrategy } from '../reply/extract.js';
 import type { FailurePatterns } from '../reply/failure-patterns.js';
 import { loadReplyRules } from '../board/reply-rules.js';
 import type { ReplyRules } from '../reply/validate.js';
+import { sameRole } from '../board/role-names.js';
 import { loadRole, type Role } from '../board/role.js';
 import type { SchemaCompiler } from '../schemas.js';
 import type { Settings } from '../board/settings.js';
@@ -35,7 +36,7 @@ export interface AgentRun {
 export function prepareAgent(ctx: AgentRun, board: Board, settings: Settings, inputs: AgentInputs, step: number): PreparedAgent {
   const { role, invocation } = planAgent(ctx, board, settings, inputs, step);
   checkCommand(invocation);
-  return { invocation, output: role.output, rules: loadReplyRules(board, role, inputs.role === 'Manager', ctx.schemas), ...(role.failures && { failures: role.failures }) };
+  return { invocation, output: role.output, rules: loadReplyRules(board, role, sameRole(inputs.role, 'Manager'), ctx.schemas), ...(role.failures && { failures: role.failures }) };
 }
 
 /** The role and the invocation an agent run would use, its command not yet checked (--dry-run shows a missing one as a warning). */

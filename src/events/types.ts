@@ -15,6 +15,7 @@ export type EventType =
   | 'waiting'
   | 'woke'
   | 'edit_invalid'
+  | 'warning'
   | 'halted'
   | 'interrupted';
 

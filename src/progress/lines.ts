@@ -56,6 +56,8 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
       return `${style.yellow('⏸')} ${waitingText(event)}`;
     case 'woke':
       return event.by === 'time' ? '▶ the usage limit has reset; carrying on from the board as it is' : `▶ ${filesText(event.files)} changed; carrying on from the board as it is`;
+    case 'warning':
+      return `${style.yellow('!')} ${cleanLine(String(event.file))}${event.line === undefined ? '' : `:${String(event.line)}`}: ${shorten(cleanLine(String(event.message)), MESSAGE_CHARS)} (warning)`;
     case 'edit_invalid':
       return `  ${style.yellow('!')} ${cleanLine(String(event.file))}${event.line === undefined ? '' : `:${String(event.line)}`}: ${shorten(cleanLine(String(event.problem)), MESSAGE_CHARS)}${Number(event.problems) > 1 ? ` (and ${Number(event.problems) - 1} more problem(s))` : ''}; still waiting for a change`;
     case 'backoff':

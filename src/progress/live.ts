@@ -120,6 +120,7 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
       case 'waiting':
       case 'woke':
       case 'edit_invalid':
+      case 'warning':
         if (event.type === 'waiting') resident = `waiting for an edit since ${localClock(event.time)}`;
         if (event.type === 'woke') resident = null;
         permanent(eventLine(event, PLAIN) as string, eventLine(event, style) as string);

@@ -4,7 +4,7 @@ import { stopLeftoverAgent } from '../agent/record.js';
 import { RUN_PLACE, TRY_PLACE } from '../attempt-output/places.js';
 import { checkBoard } from '../board/check.js';
 import { realBoardPath } from '../board/locate.js';
-import { boardOf, readBoardSeen, type Board, type WrittenText } from '../board/read.js';
+import { boardOf, readBoardSeen, type Board, type Problem, type WrittenText } from '../board/read.js';
 import { problemsMessage } from '../board/role.js';
 import { checkWritable, removeDeadTemps } from '../board/writable.js';
 import { systemClock, type RunContext } from '../loop/context.js';
@@ -47,12 +47,8 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
   const env = options.env ?? process.env;
   const seen = options.seen ?? readBoardSeen(file);
   const board = boardOf(file, seen.text, seen);
-  if (kind === 'run') {
-    // Every problem validate would find stops the run here, before an agent has run.
-    const check = checkBoard({ file, env, seen });
-    if (check.problems.length) throw new InputError(problemsMessage(check.problems));
-    checkWritable(file);
-  }
+  // Every problem validate would find stops a run here, before an agent has run; its warnings are told once the run starts.
+  const warnings = kind === 'run' ? preflight(file, env, seen) : [];
   const stopper = options.stopper ?? new Stopper();
   // Listening first: a signal while the lock is taken is an interrupt, not a kill that leaves the lock behind.
   const unlisten = stopper.listen(options.signals ?? process);
@@ -93,6 +89,7 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
       ...(history && { history }),
     };
     events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }), ...(options.trying && { try: options.trying }) });
+    for (const warning of warnings) events.emit('warning', { file: warning.file, ...(warning.line !== undefined && { line: warning.line }), message: warning.message });
     return await body({ ctx, board, seen, stopper }).catch((error: unknown) => {
       // Whatever was underway, a stop (a signal, a lost lock, closed output) is what the person must hear about.
       throw stopper.reason ?? error;
@@ -104,4 +101,12 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
     unlisten();
     await release();
   }
+}
+
+// validate's checks (board/check.ts): a problem stops the run; warnings are returned to be told.
+function preflight(file: string, env: NodeJS.ProcessEnv, seen: WrittenText): Problem[] {
+  const check = checkBoard({ file, env, seen });
+  if (check.problems.length) throw new InputError(problemsMessage(check.problems));
+  checkWritable(file);
+  return check.warnings;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { boardWithTasks, CLI, events, makeBoard, pathWithoutUs, role, runCli, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
+import { boardWithTasks, CLI, events, fixtureRole, makeBoard, pathWithoutUs, role, runCli, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
 
 // What a first-time user met (issue 19), each through the real CLI on a temp board.
 
@@ -63,6 +63,14 @@ describe('role names', () => {
     expect(checked.stdout).toContain(`tasks/001.md:2: front-matter key "${key}" looks like a misspelt role and is ignored (it runs as Implementor, from the phase). If it names the role to run, rename it to role:. (warning)`);
     const plan = await runCli(['kanban.yaml', '--dry-run'], { cwd: dir });
     expect(plan.stdout).toContain(`Warning: tasks/001.md:2: front-matter key "${key}" looks like a misspelt role`);
+  });
+
+  it('a run tells the pre-flight warnings once it starts: a line, and a warning event', async () => {
+    const dir = boardWithTasks(1, { 'tasks/001.md': '---\nrol: Architect\n---\nx\n', 'roles/implementor.md': fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n'), 'roles/manager.md': SEQUENTIAL_MANAGER });
+    const result = await runCli(['kanban.yaml'], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^\S+ ! tasks\/001\.md:2: front-matter key "rol" looks like a misspelt role and is ignored .* \(warning\)$/m);
+    expect(events(dir).filter((e) => e.type === 'warning')).toEqual([expect.objectContaining({ file: 'tasks/001.md', line: 2, message: expect.stringContaining('rename it to role:') })]);
   });
 
   it('role: Implementer gets "did you mean Implementor", in validate and in the run it stops', async () => {
