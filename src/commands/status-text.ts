@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { RUN_A_TASK } from '../board/hints.js';
 import type { LastRun, LockStatus, StatusReport } from './status.js';
 import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
 import type { HistoryWindow } from '../events/latest.js';
@@ -12,7 +13,7 @@ import { localStamp } from '../util/time.js';
 export function formatStatus(report: StatusReport, now: Date = new Date()): string {
   const name = path.basename(report.file);
   const phase = report.phase === null ? 'no phase' : `phase ${clean(report.phase)}${report.subPhase ? `/${clean(report.subPhase)}` : ''}`;
-  const lines = [`${name} · ${phase} · current ${report.current === null ? '(none: nothing left to run)' : clean(report.current)}`];
+  const lines = [`${name} · ${phase} · current ${report.current === null ? `(none: nothing left to run. ${RUN_A_TASK})` : clean(report.current)}`];
   if (report.completeWithCurrent) lines.push(`Note: phase is complete, so a run stops at once and ${clean(report.current ?? '')} is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`);
   lines.push(`Supervisor: ${lockText(report.lock, now)}`);
   const waiting = report.waiting && waitingText(report.waiting, now);

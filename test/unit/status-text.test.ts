@@ -44,6 +44,11 @@ describe('status as a person reads it', () => {
     expect(formatStatus(report({ waiting: { ...waiting, active: true } }), NOW)).toMatch(/^Waiting: resident \(--watch\) since \S+ \S+, for an edit of kanban\.yaml, a task or a role file; it would have ended: Done: the board has no next task\. Your last edit does not validate yet: kanban\.yaml:3:/m);
   });
 
+  it('says on a board with no current task how to run one (a task added to a finished board never runs by itself)', () => {
+    const text = formatStatus(report({ current: null }), NOW);
+    expect(text.split('\n')[0]).toBe('kanban.yaml · phase execute · current (none: nothing left to run. To run a task, set `current:` in kanban.yaml to its path (one of tasks).)');
+  });
+
   it('says plainly that phase complete keeps the current task from running, and the fix', () => {
     expect(formatStatus(report({ phase: 'complete', completeWithCurrent: true }), NOW)).toMatch(/^Note: phase is complete, so a run stops at once and tasks\/002\.md is not run\. To run it, set phase to another value/m);
   });
