@@ -44,7 +44,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
   const where = { step: run.step, role: invocation.role, task: run.task, ...(run.inputs.done_task !== undefined && { board: run.inputs.kanban_file, done_task: run.inputs.done_task }), ...(run.trigger !== undefined && { trigger: run.trigger }) };
   const logTask = logTaskOf(run);
   const place = { step: run.step, role: invocation.role, task: run.task };
-  const reading = { command: [invocation.file, ...invocation.args], patterns: failures, timeZone: invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone };
+  const reading = { command: [invocation.file, ...invocation.args], patterns: failures };
   let transient = 0;
   // Attempt N of `total` in events, files, the console and the log alike; a re-run of it after a
   // usage limit or a service error keeps N and is told apart by `rerun`.
@@ -57,7 +57,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, output, rules, invocation, AGENTS);
     // stdout's JSON objects, found once for the failure and the usage.
     const events = stdoutEvents(result.stdout);
-    const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode, events }, { ...reading, now: ctx.clock.now() })) : undefined;
+    const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode, events }, { ...reading, timeZone: agentTimeZone(invocation), now: ctx.clock.now() })) : undefined;
     // A figure that cannot be a spend (negative, infinite) is dropped with a note, never added.
     const { usage, ignored } = checkUsage(agentFor(reading.command).usage(events));
     ctx.spend.add(usage);
@@ -137,3 +137,8 @@ function logTaskOf(run: AgentRun): string {
   return `${run.inputs.kanban_file} (${run.inputs.done_task === null ? `trigger: ${run.trigger ?? '?'}` : `done_task: ${run.inputs.done_task}`})`;
 }
 
+// The time zone a CLI words its reset times in: the agent's TZ, else the system's. Asked only
+// when a failure is read: resolving it costs more than the rest of a valid attempt's judging.
+function agentTimeZone(invocation: { env: Readonly<Record<string, string>> }): string {
+  return invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
