@@ -23,7 +23,7 @@ const FIELDS = ['cli', 'account', 'until', 'board', 'since'] as const;
 
 /** The entry `text` holds, or why it is none (pure). */
 export function parseSharedLimit(text: string): SharedLimit | string {
-  const value = parse(text);
+  const value = parse(text.trim());
   if (!isObject(value)) return 'not a JSON object';
   const missing = FIELDS.find((field) => typeof value[field] !== 'string');
   if (missing) return `no string "${missing}"`;

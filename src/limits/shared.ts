@@ -42,7 +42,7 @@ export function lookForSharedLimit(shared: SharedAccount, now: number): SharedLo
   if (read === undefined) return {};
   const file = entryPath(shared.folder, shared.account);
   if (typeof read === 'string') return { ignored: read };
-  const decision = sharedDecision(parseSharedLimit(read.text.trim()), shared.account, now);
+  const decision = sharedDecision(parseSharedLimit(read.text), shared.account, now);
   if (decision.wait) return { limit: { until: decision.until, entry: decision.entry, file } };
   // A limit over is no use to anyone: removed, unless a fresh one replaced it meanwhile.
   if (decision.stale) removeEntry(shared.folder, shared.account, read);
