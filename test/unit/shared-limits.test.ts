@@ -150,6 +150,16 @@ describe('supervisors of one account', () => {
     expect(String(wait?.reason)).toMatch(/^not calling it: the supervisor of .* learnt at .* that this account \(fake-cli · .*\) is limited until then$/);
   });
 
+  it('supervisor.shared_limits names the folder instead of the user\'s state folder, relative to the board', async () => {
+    const pool = mkdtempSync(path.join(os.tmpdir(), 'ks-pool-'));
+    // Boards are made in the temp folder too (tempDir): the pool is their sibling.
+    const a = board(`  max_limit_wait: 1m\n  shared_limits: ../${path.basename(pool)}\n`);
+    const first = fakeClock();
+    await expect(supervise({ file: a.file, runAttempt: agents(first.clock, 'limit reached, resets in 90s').runAttempt, clock: first.clock, ...quiet })).rejects.toMatchObject({ exitCode: 69 });
+    expect(readdirSync(pool)).toEqual([expect.stringMatching(/^[0-9a-f]{32}\.json$/)]);
+    expect(existsSync(path.join(String(process.env.XDG_STATE_HOME), 'kanban-supervisor'))).toBe(false);
+  });
+
   it('a shared limit later than max_limit_wait ends the run at once with exit 69, no call made', async () => {
     const a = board('  max_limit_wait: 1h\n');
     const first = fakeClock();
