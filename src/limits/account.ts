@@ -19,8 +19,8 @@ export interface Account {
 // Enough to tell two keys apart, far too little to learn anything of the key.
 const FINGERPRINT_HEX = 12;
 
-/** The fingerprint of a secret that may be shown and stored: a sha256 prefix. */
-export function fingerprint(secret: string): string {
+// The fingerprint of a secret that may be shown and stored: a sha256 prefix.
+function fingerprint(secret: string): string {
   return `sha256:${createHash('sha256').update(secret).digest('hex').slice(0, FINGERPRINT_HEX)}`;
 }
 
