@@ -15,7 +15,7 @@ export interface SharedLimit {
 }
 
 /** What to do with an account's entry before calling its CLI: wait until `until`, or ignore it for a `reason`. */
-export type SharedDecision = { wait: true; until: number; entry: SharedLimit } | { wait: false; reason: string; stale: boolean };
+export type SharedDecision = { wait: true; until: number; entry: SharedLimit } | { wait: false; reason: string; stale: boolean; entry?: SharedLimit };
 
 // An entry further off than this is no reset a CLI means (a planted or mangled file).
 const ABSURD_MS = 366 * 86_400_000;
@@ -39,7 +39,7 @@ export function sharedDecision(parsed: SharedLimit | string, account: Account, n
   if (typeof parsed === 'string') return { wait: false, reason: `broken: ${parsed}`, stale: false };
   if (parsed.cli !== account.cli || parsed.account !== account.description) return { wait: false, reason: `broken: it names another account (${parsed.account})`, stale: false };
   const until = Date.parse(parsed.until);
-  if (until <= now) return { wait: false, reason: `stale: its limit ended at ${parsed.until}`, stale: true };
+  if (until <= now) return { wait: false, reason: `stale: its limit ended at ${parsed.until}`, stale: true, entry: parsed };
   if (until - now > ABSURD_MS) return { wait: false, reason: `broken: its limit ends more than a year ahead (${parsed.until})`, stale: false };
   return { wait: true, until, entry: parsed };
 }

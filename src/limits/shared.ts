@@ -36,8 +36,8 @@ export function recordSharedLimit(shared: SharedAccount, board: string, now: num
   return writeEntry(shared.folder, shared.account, sharedLimitText(shared.account, board, now, until));
 }
 
-/** Look at the account's entry before calling its CLI: a limit ahead to wait for, or a note on one ignored (a stale one is removed). */
-export function lookForSharedLimit(shared: SharedAccount, now: number): SharedLook {
+/** Look at the account's entry before calling its CLI: a limit ahead to wait for, or a note on one ignored (a stale one is removed; one `board` learnt itself, silently). */
+export function lookForSharedLimit(shared: SharedAccount, now: number, board: string): SharedLook {
   const read = readEntry(shared.folder, shared.account);
   if (read === undefined) return {};
   const file = entryPath(shared.folder, shared.account);
@@ -46,5 +46,7 @@ export function lookForSharedLimit(shared: SharedAccount, now: number): SharedLo
   if (decision.wait) return { limit: { until: decision.until, entry: decision.entry, file } };
   // A limit over is no use to anyone: removed, unless a fresh one replaced it meanwhile.
   if (decision.stale) removeEntry(shared.folder, shared.account, read);
+  // This board's own limit, just waited out: nothing a person needs to hear of.
+  if (decision.entry?.board === board) return {};
   return { ignored: `${file}: ${decision.reason}` };
 }

@@ -70,7 +70,7 @@ export async function waitForLimit(ctx: RunContext, settings: Settings, where: F
  */
 export async function waitForSharedLimit(ctx: RunContext, settings: Settings, where: FailedRun, shared: SharedAccount): Promise<string | undefined> {
   const now = ctx.clock.now().getTime();
-  const look = lookForSharedLimit(shared, now);
+  const look = lookForSharedLimit(shared, now, ctx.file);
   if (!look.limit) return look.ignored;
   const { entry, until, file } = look.limit;
   const reason = `not calling it: the supervisor of ${entry.board} learnt at ${entry.since} that this account (${entry.account}) is limited until then`;

@@ -76,15 +76,19 @@ describe('the shared folder', () => {
     expect(limitsFolder(null, '/b', { XDG_STATE_HOME: 'relative' }, HOME)).toEqual({ base: HOME, relative: '.local/state/kanban-supervisor/limits' });
   });
 
-  it('holds what one supervisor recorded for the next, privately; a stale entry is removed with a note', () => {
+  it('holds what one supervisor recorded for the next, privately; a stale entry is removed, with a note unless its own board learnt it', () => {
     const s = shared();
-    expect(lookForSharedLimit(s, START)).toEqual({});
+    expect(lookForSharedLimit(s, START, '/b/kanban.yaml')).toEqual({});
     expect(recordSharedLimit(s, '/a/kanban.yaml', START, START + 60_000)).toBeUndefined();
     expect(readdirSync(path.dirname(file(s)))).toEqual([account.file]); // no temp file left
     expect(JSON.parse(readFileSync(file(s), 'utf8'))).toEqual({ cli: 'fake', account: account.description, until: new Date(START + 60_000).toISOString(), board: '/a/kanban.yaml', since: new Date(START).toISOString() });
     expect(execFileSync('stat', ['-c', '%a', file(s)], { encoding: 'utf8' }).trim()).toBe('600');
-    expect(lookForSharedLimit(s, START + 1000).limit).toMatchObject({ until: START + 60_000, file: file(s) });
-    expect(lookForSharedLimit(s, START + 60_000).ignored).toMatch(/: stale: its limit ended at /);
+    expect(lookForSharedLimit(s, START + 1000, '/b/kanban.yaml').limit).toMatchObject({ until: START + 60_000, file: file(s) });
+    expect(lookForSharedLimit(s, START + 60_000, '/b/kanban.yaml').ignored).toMatch(/: stale: its limit ended at /);
+    expect(existsSync(file(s))).toBe(false);
+    // The board that learnt it removes its own stale entry without a note.
+    recordSharedLimit(s, '/a/kanban.yaml', START, START + 60_000);
+    expect(lookForSharedLimit(s, START + 60_000, '/a/kanban.yaml')).toEqual({});
     expect(existsSync(file(s))).toBe(false);
   });
 
@@ -94,13 +98,13 @@ describe('the shared folder', () => {
     const outside = path.join(mkdtempSync(path.join(os.tmpdir(), 'ks-outside-')), 'target.json');
     writeFileSync(outside, sharedLimitText(account, '/evil/kanban.yaml', START, START + 60_000));
     symlinkSync(outside, file(s));
-    expect(lookForSharedLimit(s, START)).toEqual({ ignored: `${file(s)} is a symlink; not followed` });
+    expect(lookForSharedLimit(s, START, '/b/kanban.yaml')).toEqual({ ignored: `${file(s)} is a symlink; not followed` });
     expect(recordSharedLimit(s, '/a/kanban.yaml', START, START + 90_000)).toMatch(/^could not record the limit in .* is a symlink/);
     expect(readFileSync(outside, 'utf8')).toContain('/evil/kanban.yaml'); // untouched
     const fifo = shared();
     mkdirSync(path.dirname(file(fifo)), { recursive: true });
     execFileSync('mkfifo', [file(fifo)]);
-    expect(lookForSharedLimit(fifo, START)).toEqual({ ignored: `${file(fifo)} is not a regular file` });
+    expect(lookForSharedLimit(fifo, START, '/b/kanban.yaml')).toEqual({ ignored: `${file(fifo)} is not a regular file` });
   });
 });
 
