@@ -57,12 +57,22 @@ export interface AgentCli extends Envelope {
   failure(attempt: FailedAttempt & { events: Record<string, unknown>[] }, context: FailureContext): Failure;
   /** A failure one line of its running output already shows: the attempt is stopped then, not at its timeout. */
   failureInLine?(line: string): Failure | undefined;
+  /** What its login is read from in the agent's environment: a usage limit belongs to that account (src/limits/account.ts). */
+  login: LoginInputs;
   /** How a person logs in to it (a known CLI's; the generic one has none). */
   loginHint?: string;
   /** Its folder under presets/, for `init --agent`. */
   preset?: string;
   /** How to get it ready to run unattended (installed, logged in), shown after `init`. */
   setup?: string;
+}
+
+/** Where a CLI keeps its login: its config folder and the variables that can hold a key or token. */
+export interface LoginInputs {
+  /** `[variable, under]` pairs tried in order: the first variable set gives the folder `$variable/under`. */
+  folder: ReadonlyArray<readonly [variable: string, under: string]>;
+  /** Variables holding an API key or token; only a fingerprint of each one set enters the account, never the secret. */
+  keys: readonly string[];
 }
 
 // The argument that says what a tool call does, by the names the CLIs give it.

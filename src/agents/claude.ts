@@ -24,6 +24,7 @@ export const claude: AgentCli = {
   name: 'claude',
   recognise: (program) => program === 'claude' || program === '@anthropic-ai/claude-code',
   silent: ['user', 'stream_event'],
+  login: { folder: [['CLAUDE_CONFIG_DIR', ''], ['HOME', '.claude']], keys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'] },
   loginHint: LOGIN_HINT,
   preset: 'claude',
   setup: 'Install Claude Code (npm install -g @anthropic-ai/claude-code) and log in once by running `claude`, or set ANTHROPIC_API_KEY.',

@@ -25,6 +25,7 @@ export const codex: AgentCli = {
   name: 'codex',
   recognise: (program) => program === 'codex' || program === '@openai/codex',
   silent: ['thread.started', 'turn.started', 'turn.completed'],
+  login: { folder: [['CODEX_HOME', ''], ['HOME', '.codex']], keys: ['OPENAI_API_KEY', 'CODEX_API_KEY'] },
   loginHint: LOGIN_HINT,
   preset: 'codex',
   setup: 'Install Codex (npm install -g @openai/codex) and run `codex login`, or set CODEX_API_KEY.',

@@ -28,6 +28,7 @@ export const gemini: AgentCli = {
   name: 'gemini',
   recognise: (program) => program === 'gemini' || program === '@google/gemini-cli',
   silent: ['init'],
+  login: { folder: [['GEMINI_CLI_HOME', '.gemini'], ['HOME', '.gemini']], keys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] },
   loginHint: LOGIN_HINT,
   preset: 'gemini',
   setup: 'Install Gemini CLI (npm install -g @google/gemini-cli) and log in once by running `gemini`, or set GEMINI_API_KEY.',

@@ -12,6 +12,8 @@ export function genericAgent(known: readonly AgentCli[]): AgentCli {
   return {
     name: 'generic',
     recognise: () => true,
+    // Its account is the program (see programOf) and the user's HOME: nothing more is known of it.
+    login: { folder: [['HOME', '']], keys: [] },
     silent: known.flatMap((agent) => agent.silent),
     unwrap: (out) => first((agent) => agent.unwrap(out)) ?? null,
     // null: not this CLI's event, so the next one reads it; undefined: its event, showing nothing.

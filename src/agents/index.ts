@@ -22,14 +22,23 @@ const LAUNCHERS: ReadonlySet<string> = new Set(['npx', 'bunx', 'pnpx', 'env', 'e
  * that decides which CLI ran; output is never sniffed for it.
  */
 export function agentFor(command: readonly string[]): AgentCli {
+  const program = programWord(command);
+  return (program && AGENTS.find((agent) => agent.recognise(program.base) || agent.recognise(program.name))) || GENERIC;
+}
+
+/** The name of the program a role's argv runs, behind any launcher (`node wrapper.mjs` → wrapper): the generic adapter's CLI in an account. */
+export function programOf(command: readonly string[]): string {
+  return programWord(command)?.base ?? path.basename(command[0] ?? 'agent');
+}
+
+// The first of the first four words that names a program: anything but a launcher, a flag or a VAR=value (no known CLI is one).
+function programWord(command: readonly string[]): { name: string; base: string } | undefined {
   for (const word of command.slice(0, 4)) {
     const name = word.replace(/@[^/@]*$/, '');
     const base = path.basename(name).replace(/\.(exe|cmd|js|mjs)$/, '');
-    const known = AGENTS.find((agent) => agent.recognise(base) || agent.recognise(name));
-    if (known) return known;
-    if (!LAUNCHERS.has(base) && !word.startsWith('-') && !word.includes('=')) return GENERIC;
+    if (!LAUNCHERS.has(base) && !word.startsWith('-') && !word.includes('=')) return { name, base };
   }
-  return GENERIC;
+  return undefined;
 }
 
 /**

@@ -42,6 +42,8 @@ export interface Settings {
   watchPollMs: number;
   /** A batch job's time budget: the run stops by then (exit 124); null: none. */
   maxTimeMs: number | null;
+  /** The folder of account limits shared with other supervisors (`supervisor.shared_limits`); null: the user's state folder. */
+  sharedLimits: string | null;
 }
 
 /** One entry of `supervisor.periodic`: run `role` after every `every` completed steps. */
@@ -69,6 +71,7 @@ export const DEFAULTS: Settings = {
   periodic: [],
   watchPollMs: 5_000,
   maxTimeMs: null,
+  sharedLimits: null,
 };
 
 /** Flags over board settings over defaults (pure). A malformed duration or size is an InputError naming the key. */
@@ -98,6 +101,7 @@ export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Set
     periodic: (board.periodic as PeriodicRole[] | undefined) ?? DEFAULTS.periodic,
     watchPollMs: duration('watch_poll') ?? DEFAULTS.watchPollMs,
     maxTimeMs: flags.maxTimeMs ?? duration('max_time') ?? DEFAULTS.maxTimeMs,
+    sharedLimits: (board.shared_limits as string | undefined) ?? DEFAULTS.sharedLimits,
   };
 }
 

@@ -7,6 +7,7 @@ import type { Settings } from '../board/settings.js';
 import { formatDuration } from '../util/duration.js';
 import { localStamp } from '../util/time.js';
 import { appendEntry } from '../log/supervisor-log.js';
+import { lookForSharedLimit, recordSharedLimit, type SharedAccount } from '../limits/shared.js';
 
 /**
  * Failed attempts that are not the agent's fault (SPEC §4b) and spend no format retry: a usage
@@ -50,25 +51,61 @@ export function limitWaitUntil(now: number, resetAt: Date | null, limitWaitMs: n
 }
 
 /** Wait for a usage limit to reset (or, without a usable reset time, a fallback that doubles), then let the same attempt run again. */
-export async function waitForLimit(ctx: RunContext, settings: Settings, where: FailedRun, failure: Extract<Failure, { kind: 'usage_limit' }>): Promise<void> {
+export async function waitForLimit(ctx: RunContext, settings: Settings, where: FailedRun, failure: Extract<Failure, { kind: 'usage_limit' }>, shared?: SharedAccount): Promise<void> {
   const now = ctx.clock.now().getTime();
   const { until, resetKnown } = limitWaitUntil(now, failure.resetAt, settings.limitWaitMs, ctx.limits.fallbacks);
   if (!resetKnown) ctx.limits.fallbacks++;
+  // Every supervisor of the account waits for a reset the CLI gave (a guess is this run's own);
+  // recorded before the cap, so that a run ending with exit 69 still tells the others.
+  const note = resetKnown && shared ? recordSharedLimit(shared, ctx.file, now, until) : undefined;
   // A reset given but not used is named, so a person sees why the wait is not until then.
   const given = !resetKnown && failure.resetAt && Number.isFinite(failure.resetAt.getTime()) ? { ignoredReset: failure.resetAt.toISOString() } : {};
-  const waiting = { for: 'usage_limit' as const, reason: failure.detail, since: new Date(now).toISOString(), until: new Date(until).toISOString(), role: where.role, task: where.task, cli: failure.cli, pid: process.pid };
+  await waitOut(ctx, settings, where, { now, until, resetKnown, cli: failure.cli, reason: failure.detail, said: `The CLI said: ${failure.detail}` }, { ...given, ...(note && { sharedLimitUnrecorded: note }) });
+}
+
+/**
+ * Before an attempt: wait, without calling the CLI, for a limit another supervisor of the same
+ * account learnt (src/limits/); the wait is capped like one learnt here. An entry that cannot be
+ * used is ignored and the note returned, for the attempt's event.
+ */
+export async function waitForSharedLimit(ctx: RunContext, settings: Settings, where: FailedRun, shared: SharedAccount): Promise<string | undefined> {
+  const now = ctx.clock.now().getTime();
+  const look = lookForSharedLimit(shared, now, ctx.file);
+  if (!look.limit) return look.ignored;
+  const { entry, until, file } = look.limit;
+  const reason = `not calling it: the supervisor of ${entry.board} learnt at ${entry.since} that this account (${entry.account}) is limited until then`;
+  const said = `Shared by another supervisor (${file}): ${reason}.`;
+  await waitOut(ctx, settings, where, { now, until, resetKnown: true, cli: entry.cli, reason, said }, { learntFrom: entry.board, learntAt: entry.since, sharedFile: file });
+  return undefined;
+}
+
+interface Wait {
+  now: number;
+  until: number;
+  resetKnown: boolean;
+  cli: string;
+  /** Why, for the event and the console: the CLI's words, or where the limit was learnt. */
+  reason: string;
+  /** Whose words those are, as the last sentence of an exit-69 message. */
+  said: string;
+}
+
+// Wait until `wait.until` (waiting.json says so meanwhile) unless that goes past a cap (exit 69); Ctrl-C ends it.
+async function waitOut(ctx: RunContext, settings: Settings, where: FailedRun, wait: Wait, fields: Record<string, unknown>): Promise<void> {
+  const { now, until, resetKnown, cli, reason, said } = wait;
+  const waiting = { for: 'usage_limit' as const, reason, since: new Date(now).toISOString(), until: new Date(until).toISOString(), role: where.role, task: where.task, cli, pid: process.pid };
   waitingFile.write(ctx.dir, waiting);
   const cap = limitCap(ctx, settings, now, until);
   if (cap) {
     const waited = ctx.limits.waitedMs > 0 ? ` after waiting ${formatDuration(ctx.limits.waitedMs)} already` : '';
-    appendEntry(ctx.dir, { time: new Date(now), kind: 'Halt', agent: where.role, task: where.task, issue: `Usage limit (${failure.cli}) until ${waiting.until}${waited}, past ${cap.name}: ${failure.detail}`, action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset' });
+    appendEntry(ctx.dir, { time: new Date(now), kind: 'Halt', agent: where.role, task: where.task, issue: `Usage limit (${cli}) until ${waiting.until}${waited}, past ${cap.name}: ${reason}`, action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset' });
     throw new LimitWaitError(
-      `${where.role}'s ${failure.cli} usage limit ${resetKnown ? 'resets' : 'gave no usable reset time; the next try would be'} at ${localStamp(until)} (in ${formatDuration(until - now)}), later than ${cap.words}${waited}. ` +
-        `The board is unchanged; run again after ${localStamp(until)} (status --json shows it as waiting.until)${cap.fix}. The CLI said: ${failure.detail}`,
+      `${where.role}'s ${cli} usage limit ${resetKnown ? 'resets' : 'gave no usable reset time; the next try would be'} at ${localStamp(until)} (in ${formatDuration(until - now)}), later than ${cap.words}${waited}. ` +
+        `The board is unchanged; run again after ${localStamp(until)} (status --json shows it as waiting.until)${cap.fix}. ${said}`,
       new Date(until),
     );
   }
-  ctx.events.emit('limit_wait', { ...where, until: waiting.until, waitMs: until - now, reason: failure.detail, cli: failure.cli, resetKnown, ...given });
+  ctx.events.emit('limit_wait', { ...where, until: waiting.until, waitMs: until - now, reason, cli, resetKnown, ...fields });
   await sleepUntil(ctx, until);
   throwIfStopped(ctx.stop); // Ctrl-C ends the wait at once
   ctx.limits.waitedMs += ctx.clock.now().getTime() - now;

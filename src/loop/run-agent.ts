@@ -13,7 +13,8 @@ import { expectedReply } from '../schemas.js';
 import type { Settings } from '../board/settings.js';
 import { checkUsage } from '../spend.js';
 import { shorten } from '../util/text.js';
-import { backOff, loginError, waitForLimit } from './not-format.js';
+import { backOff, loginError, waitForLimit, waitForSharedLimit } from './not-format.js';
+import { sharedAccountOf } from '../limits/shared.js';
 
 /** One agent run of a step: a role's agent on its inputs, retried until it replies in the right format. */
 export interface AgentRun {
@@ -45,14 +46,18 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
   const logTask = logTaskOf(run);
   const place = { step: run.step, role: invocation.role, task: run.task };
   const reading = { command: [invocation.file, ...invocation.args], patterns: failures };
+  // The account the CLI runs as, from the agent's own environment: its usage limits are shared (SPEC §4b).
+  const shared = sharedAccountOf(invocation, settings, ctx.dir, ctx.env);
   let transient = 0;
   // Attempt N of `total` in events, files, the console and the log alike; a re-run of it after a
   // usage limit or a service error keeps N and is told apart by `rerun`.
   for (let attempt = 1, rerun = 0; attempt <= total; ) {
     // A stop (Ctrl-C, a lost lock) after an invalid attempt ends the run instead of a retry.
     throwIfStopped(ctx.stop);
+    // A limit another supervisor of the account learnt is waited out here, without calling the CLI.
+    const sharedIgnored = await waitForSharedLimit(ctx, settings, place, shared);
     const files = ctx.output.open(run.step, invocation.role, attempt, run.task, rerun);
-    ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(rerun > 0 && { rerun }), command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs });
+    ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(rerun > 0 && { rerun }), command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs, ...(sharedIgnored && { sharedLimitIgnored: sharedIgnored }) });
     const result = await ctx.runAttempt(invocation, files, ctx);
     const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, output, rules, invocation, AGENTS);
     // stdout's JSON objects, found once for the failure and the usage.
@@ -95,7 +100,7 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
       throw loginError(invocation, failure);
     }
     if (failure?.kind === 'usage_limit') {
-      await waitForLimit(ctx, settings, place, failure);
+      await waitForLimit(ctx, settings, place, failure, shared);
       rerun++;
       continue; // the same attempt again, identical inputs; no retry spent
     }
