@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/clis/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/state-per-test.ts'],
     // Each test waits on real CLIs and, in the hang test, on real timeouts.
     testTimeout: 150_000,
     hookTimeout: 60_000,
