@@ -29,9 +29,12 @@ const FILE = '.kanban-supervisor/waiting.json';
 /**
  * `.kanban-supervisor/waiting.json`: written while a run waits, so that `status` can say what
  * for and until when, and a run started during a known usage-limit wait waits too instead of
- * hitting the limit again. Removed when the wait is over.
+ * hitting the limit again. Removed when the wait is over. A folder or a link planted in its
+ * place is refused by `write` (exit 73, naming it) and left alone by `clear`.
  */
 export const waitingFile = {
+  /** Its board-relative path. */
+  name: FILE,
   write(boardDir: string, waiting: Waiting): void {
     replaceFileAtomic(boardDir, FILE, `${JSON.stringify(waiting)}\n`, { mode: 0o600 });
   },
@@ -42,7 +45,12 @@ export const waitingFile = {
       return undefined;
     }
   },
+  /** Remove it if it is a file (or a link: removing a link never touches its target); never throws. */
   clear(boardDir: string): void {
-    rmSync(path.join(boardDir, FILE), { force: true });
+    try {
+      rmSync(path.join(boardDir, FILE), { force: true });
+    } catch {
+      // A folder (or something else the person put there) is theirs to remove; a run ending must not fail on it.
+    }
   },
 };
