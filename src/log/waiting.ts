@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { replaceFileAtomic } from '../fs/replace.js';
+import { maskDeep } from '../util/secrets.js';
 
 /** What a run waits for while no agent runs: a usage limit to reset, or (resident) a person's edit. */
 export interface Waiting {
@@ -36,7 +37,8 @@ export const waitingFile = {
   /** Its board-relative path. */
   name: FILE,
   write(boardDir: string, waiting: Waiting): void {
-    replaceFileAtomic(boardDir, FILE, `${JSON.stringify(waiting)}\n`, { mode: 0o600 });
+    // `reason` is a message the run would have ended with: a CLI's words, which may quote a key.
+    replaceFileAtomic(boardDir, FILE, `${JSON.stringify(maskDeep(waiting))}\n`, { mode: 0o600 });
   },
   read(boardDir: string): Waiting | undefined {
     try {

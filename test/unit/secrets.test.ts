@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { describeCommand } from '../../src/agent/invocation.js';
 import { formatEntry } from '../../src/log/supervisor-log.js';
+import { waitingFile } from '../../src/log/waiting.js';
+import { tempDir } from '../helpers.js';
 import { mask, maskArgv, maskDeep, maskText, secretValues } from '../../src/util/secrets.js';
 
 describe('the one rule for secrets', () => {
@@ -33,5 +35,11 @@ describe('the one rule for secrets', () => {
     const entry = formatEntry({ time: new Date(0), kind: 'Retry Event', agent: 'A', task: 't', issue: 'cmd --token=abcdefgh12', received: 'HTTP 401 for Authorization: Bearer sk-ant-abcdefghijklmnopqrstu', action: 'again' });
     expect(entry).not.toContain('abcdefgh12');
     expect(entry).not.toContain('sk-ant-abcdefghijklmnopqrstu');
+  });
+
+  it('waiting.json (read by status) masks a key quoted in the reason it waits for', () => {
+    const dir = tempDir();
+    waitingFile.write(dir, { for: 'board_change', reason: 'Login rejected: Invalid API key sk-ant-abcdefghijklmnopqrstu', since: new Date(0).toISOString(), pid: 1 });
+    expect(waitingFile.read(dir)?.reason).toBe(`Login rejected: Invalid API key ${mask('sk-ant-abcdefghijklmnopqrstu')}`);
   });
 });
