@@ -1,6 +1,7 @@
 import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from '../board/inputs.js';
 import type { Role } from '../board/role.js';
 import { TAG_VARIABLE } from './tag.js';
+import { maskArgv, secretValues } from '../util/secrets.js';
 
 /**
  * Everything that defines one run of an agent. Built once per agent run and reused
@@ -70,8 +71,8 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
   return { role: role.name, roleFile: role.file, file, args, stdin, env, cwd: place.boardDir, ...place.limits, tag: place.tag, task };
 }
 
-/** The command as a person would type it, for messages (`claude -p …`). */
-export function describeCommand(invocation: Pick<Invocation, 'file' | 'args'>, max = 60): string {
-  const text = [invocation.file, ...invocation.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+/** The command as a person would type it, for messages and events (`claude -p …`), secrets masked (util/secrets.ts). */
+export function describeCommand(invocation: Pick<Invocation, 'file' | 'args'> & { env?: Invocation['env'] }, max = 60): string {
+  const text = maskArgv([invocation.file, ...invocation.args], secretValues(invocation.env ?? {})).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -151,12 +151,23 @@ export function readBoard(file: string, written?: WrittenText): Board {
   return boardOf(file, readBoardText(file), written);
 }
 
-/** The one read of kanban.yaml's text; a file that cannot be read is an InputError saying why. */
+/** kanban.yaml could not be read (gone, a folder, no permission): exit 2, with the system's code, so a caller can tell a board moved away. */
+export class BoardReadError extends InputError {
+  constructor(
+    readonly file: string,
+    readonly code: string | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The one read of kanban.yaml's text; a file that cannot be read is a BoardReadError (exit 2) saying why. */
 export function readBoardText(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new InputError(readFailure(file, error));
+    throw new BoardReadError(file, (error as NodeJS.ErrnoException).code, readFailure(file, error));
   }
 }
 

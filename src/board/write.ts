@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { InternalError } from '../errors.js';
 import { replaceFileAtomic } from '../fs/replace.js';
 import { normalPath } from './paths.js';
 import path from 'node:path';
 import { editYamlDocument, type BoardChange } from './edit.js';
-import { parseBoard, type Board, type BoardState, type WrittenText } from './read.js';
+import { parseBoard, readBoardText, type Board, type BoardState, type WrittenText } from './read.js';
 
 /** The Manager's answer as a change to the board, its paths in normal form (`tasks/./a.md` is written `tasks/a.md`). */
 export function managerChange(reply: Record<string, unknown>): BoardChange {
@@ -27,10 +26,12 @@ const MAX_TRIES = 3;
  * file is read again first, and once more just before the rename: if a person changed
  * those fields during the step, their version is kept and the answer is not written.
  * Their other edits survive either way, because the change is spliced into the text on disk.
+ * A board moved away or deleted meanwhile is a BoardReadError (exit 2): nothing is written, and
+ * never a new kanban.yaml in its place.
  */
 export function writeManagerAnswer(before: Board, change: BoardChange): WriteOutcome {
   for (let tries = 0; tries < MAX_TRIES; tries++) {
-    const text = readFileSync(before.file, 'utf8');
+    const text = readBoardText(before.file);
     const now = text === before.text ? before : parseBoard(before.file, text).board;
     // A person broke the file mid-step: leave it for them; the next read reports the problem.
     if (!now) return { written: false, keptHumanEdit: true, fields: ['the whole file (it no longer validates)'] };
@@ -42,7 +43,14 @@ export function writeManagerAnswer(before: Board, change: BoardChange): WriteOut
     const check = parseBoard(before.file, next, parsed, { paths: false });
     if (!check.board) throw new InternalError(`writing the Manager's answer would make ${before.file} invalid: ${check.problems[0]?.message ?? ''}`);
     // The rename is atomic, but a person's save between our read and the rename would be lost.
-    const stillSame = () => readFileSync(before.file, 'utf8') === text;
+    // Gone since the read: no rename, which would make a board from nothing; the next read says why.
+    const stillSame = () => {
+      try {
+        return readBoardText(before.file) === text;
+      } catch {
+        return false;
+      }
+    };
     if (replaceFileAtomic(before.dir, path.basename(before.file), next, { stillSame })) return { written: true, keptHumanEdit: false, ...(parsed && { board: { text: next, parsed } }) };
   }
   return { written: false, keptHumanEdit: true, fields: ['the whole file (it kept changing while the answer was written)'] };

@@ -1,4 +1,5 @@
 import { TAG_VARIABLE } from '../agent/tag.js';
+import { isSecretName, mask } from '../util/secrets.js';
 
 /** One environment variable as the dry run shows it. */
 export interface ShownVariable {
@@ -8,14 +9,6 @@ export interface ShownVariable {
   /** An input of the run (KANBAN_*), the role file's `env:`, or inherited from the supervisor's environment. */
   from: 'input' | 'role' | 'inherited';
   masked: boolean;
-}
-
-// Names that usually hold a key, token or password (ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, …).
-const SECRET_NAME = /(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)(?:_|$)/i;
-
-/** A value's stand-in: it is set, and how long it is, never what it is (pure). */
-export function mask(value: string): string {
-  return `…(set, ${[...value].length} chars)`;
 }
 
 /**
@@ -29,7 +22,7 @@ export function maskedEnv(agentEnv: Readonly<Record<string, string>>, inherited:
     if (name === TAG_VARIABLE) continue; // names the run, which a dry run does not have
     if (name.startsWith('KANBAN_') && !Object.hasOwn(roleEnv, name)) shown.push({ name, value, from: 'input', masked: false });
     else if (Object.hasOwn(roleEnv, name) || inherited[name] !== value) shown.push({ name, value: mask(value), from: 'role', masked: true });
-    else if (SECRET_NAME.test(name)) shown.push({ name, value: mask(value), from: 'inherited', masked: true });
+    else if (isSecretName(name)) shown.push({ name, value: mask(value), from: 'inherited', masked: true });
   }
   const order = { input: 0, role: 1, inherited: 2 };
   return shown.sort((a, b) => order[a.from] - order[b.from] || (a.from === 'input' ? 0 : a.name.localeCompare(b.name)));

@@ -12,6 +12,7 @@ import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '..
 import { managerInputs, workerInputs } from '../loop/step.js';
 import { parseDuration } from '../util/duration.js';
 import { maskedEnv, type ShownVariable } from './dry-run-env.js';
+import { maskArgv, secretValues } from '../util/secrets.js';
 
 /** Where the agent's timeout comes from, in the order that decides it. */
 export type TimeoutSource = 'role' | 'flag' | 'board' | 'default';
@@ -82,7 +83,8 @@ export function dryRun(options: SettingsFlags & { file: string; env?: NodeJS.Pro
       task: board.current,
       role: invocation.role,
       roleFile: invocation.roleFile,
-      argv: [invocation.file, ...invocation.args],
+      // A key written into `command:` (`--api-key sk-…`, `Authorization: Bearer …`) or a role's env: value in it is masked like the env.
+      argv: maskArgv([invocation.file, ...invocation.args], secretValues(invocation.env, worker.role.env)),
       promptArgs: worker.role.command.flatMap((part, i) => (part.includes('{{prompt}}') ? [i] : [])),
       stdin: invocation.stdin === null ? null : invocation.stdin.toString('utf8'),
       env: Object.fromEntries(shown.map((v) => [v.name, v.value])),

@@ -2,6 +2,7 @@ import { lstatSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { LineLog } from '../fs/line-log.js';
 import { openRealDir } from '../fs/real-dir.js';
+import { maskDeep, maskText } from '../util/secrets.js';
 import { EVENTS, rotatedFile, type EventListener, type EventType, type SupervisorEvent } from './types.js';
 
 // events.jsonl is moved to events.1.jsonl (replacing the one before) past this size, so a
@@ -24,8 +25,14 @@ export class EventLog {
 
   /** Record an event: one JSON line, appended before anyone is told of it. */
   emit(type: EventType, fields: Omit<SupervisorEvent, 'time' | 'type' | 'run'> = {}): SupervisorEvent {
-    const event = { time: this.clock().toISOString(), type, run: this.run, ...fields } as SupervisorEvent;
-    const line = JSON.stringify(event);
+    let event = { time: this.clock().toISOString(), type, run: this.run, ...fields } as SupervisorEvent;
+    let line = JSON.stringify(event);
+    // Whatever an event carries (a command, a message, an issue), a secret in it is masked before
+    // the file, the console or the report sees it (util/secrets.ts); most lines hold none.
+    if (maskText(line) !== line) {
+      event = maskDeep(event);
+      line = JSON.stringify(event);
+    }
     // Sync on purpose: a handful of small lines a step, each on disk before a crash could make
     // it the last thing a person looks for. The file stays open: it is written every step.
     if (!this.log) {

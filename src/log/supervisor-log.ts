@@ -2,6 +2,7 @@ import { closeSync, fstatSync } from 'node:fs';
 import { openAppend } from '../fs/open.js';
 import { writeWhole } from '../fs/replace.js';
 import path from 'node:path';
+import { maskText } from '../util/secrets.js';
 
 /** `supervisor.log.md` beside kanban.yaml. */
 export function supervisorLogFile(boardDir: string): string {
@@ -22,14 +23,14 @@ export interface LogEntry {
   action: string;
 }
 
-/** Render an entry as Markdown (pure). */
+/** Render an entry as Markdown (pure); a secret in its Issue or Received (a command's key, an agent printing a token) is masked. */
 export function formatEntry(entry: LogEntry): string {
   const lines = [`### ${entry.time.toISOString()} ${entry.kind}`, '', `**Agent:** ${entry.agent}  `, `**Task:** ${entry.task}  `];
   if (entry.attempt) lines.push(`**Attempt:** ${entry.attempt}  `);
-  lines.push(`**Issue:** ${entry.issue}`, '');
+  lines.push(`**Issue:** ${maskText(entry.issue)}`, '');
   if (entry.expected) lines.push('**Expected:**', fence(JSON.stringify(entry.expected, null, 2), 'json'), '');
-  if (entry.received !== undefined) lines.push('**Received:**', fence(entry.received, ''), '');
-  lines.push(`**Action:** ${entry.action}`, '', '');
+  if (entry.received !== undefined) lines.push('**Received:**', fence(maskText(entry.received), ''), '');
+  lines.push(`**Action:** ${maskText(entry.action)}`, '', '');
   return lines.join('\n');
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { replaceFileAtomic } from '../fs/replace.js';
+import { maskDeep } from '../util/secrets.js';
 
 /** What a run waits for while no agent runs: a usage limit to reset, or (resident) a person's edit. */
 export interface Waiting {
@@ -29,11 +30,15 @@ const FILE = '.kanban-supervisor/waiting.json';
 /**
  * `.kanban-supervisor/waiting.json`: written while a run waits, so that `status` can say what
  * for and until when, and a run started during a known usage-limit wait waits too instead of
- * hitting the limit again. Removed when the wait is over.
+ * hitting the limit again. Removed when the wait is over. A folder or a link planted in its
+ * place is refused by `write` (exit 73, naming it) and left alone by `clear`.
  */
 export const waitingFile = {
+  /** Its board-relative path. */
+  name: FILE,
   write(boardDir: string, waiting: Waiting): void {
-    replaceFileAtomic(boardDir, FILE, `${JSON.stringify(waiting)}\n`, { mode: 0o600 });
+    // `reason` is a message the run would have ended with: a CLI's words, which may quote a key.
+    replaceFileAtomic(boardDir, FILE, `${JSON.stringify(maskDeep(waiting))}\n`, { mode: 0o600 });
   },
   read(boardDir: string): Waiting | undefined {
     try {
@@ -42,7 +47,12 @@ export const waitingFile = {
       return undefined;
     }
   },
+  /** Remove it if it is a file (or a link: removing a link never touches its target); never throws. */
   clear(boardDir: string): void {
-    rmSync(path.join(boardDir, FILE), { force: true });
+    try {
+      rmSync(path.join(boardDir, FILE), { force: true });
+    } catch {
+      // A folder (or something else the person put there) is theirs to remove; a run ending must not fail on it.
+    }
   },
 };

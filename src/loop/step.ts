@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type { AgentInputs } from '../board/inputs.js';
-import type { Board, WrittenText } from '../board/read.js';
+import { BoardReadError, type Board, type WrittenText } from '../board/read.js';
 import { readTaskMeta } from '../board/task.js';
 import { managerChange, writeManagerAnswer } from '../board/write.js';
 import type { RunContext } from './context.js';
+import { InputError } from '../errors.js';
 import { appendEntry } from '../log/supervisor-log.js';
 import { runAgent } from './run-agent.js';
 import { determineRole } from '../board/determine-role.js';
@@ -76,7 +77,7 @@ async function askManager(ctx: RunContext, board: Board, settings: Settings, hea
   const inputs = managerInputs(board, heard.doneTask, reply, { ...(trigger !== undefined && { trigger }), ...(ctx.history && { history: ctx.history.recent() }) });
   const answer = await runAgent(ctx, board, settings, { step, inputs, task, ...(trigger !== undefined && { trigger }) });
   const change = managerChange(answer);
-  const written = writeManagerAnswer(board, change);
+  const written = writeAnswer(ctx, board, heard, answer, change);
   if (written.keptHumanEdit) {
     const issue = `${path.basename(board.file)} was changed during the step (${written.fields.join(', ')}); the person's version is kept and the Manager's answer (next_task ${JSON.stringify(answer.next_task)}) is not written`;
     appendEntry(board.dir, { time: ctx.clock.now(), kind: 'Warning', agent: 'Manager', task, issue, action: 'Continuing from the board as it is on disk' });
@@ -85,4 +86,19 @@ async function askManager(ctx: RunContext, board: Board, settings: Settings, hea
     ctx.events.emit('board_written', { step, task, written: written.written, current: change.current, tasks: change.tasks?.length, status: answer.status, message: answer.message, ...(trigger !== undefined && { trigger }) });
   }
   return { reply, answer, next: change.current ?? null, ...(written.written && written.board && { written: written.board }) };
+}
+
+// The board moved away or deleted during the step: an orderly stop (exit 2, as for a board
+// missing at the start), one Halt entry, the answer in the message so it is not lost unread.
+function writeAnswer(ctx: RunContext, board: Board, heard: Heard, answer: Record<string, unknown>, change: ReturnType<typeof managerChange>): ReturnType<typeof writeManagerAnswer> {
+  try {
+    return writeManagerAnswer(board, change);
+  } catch (error) {
+    if (!(error instanceof BoardReadError)) throw error;
+    const name = path.basename(board.file);
+    const why = error.code === 'ENOENT' ? 'is gone: it was moved or deleted during the step' : error.message.replace(`${board.file}: `, '');
+    const issue = `${name} ${why}, so the Manager's answer (status ${String(answer.status)}, next_task ${JSON.stringify(answer.next_task)}) cannot be written; nothing was written in its place`;
+    appendEntry(board.dir, { time: ctx.clock.now(), kind: 'Halt', agent: 'kanban-supervisor', task: heard.task, issue, action: 'Stopping (exit 2); the agents have ended' });
+    throw new InputError(`${board.file}: ${issue}. Put it back (e.g. \`git checkout ${name}\`, or move it back) and run again: the run carries on from the board as it is then.`);
+  }
 }

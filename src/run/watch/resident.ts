@@ -1,9 +1,10 @@
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
-import { formatProblem, readBoard, type Problem } from '../../board/read.js';
+import { BoardReadError, formatProblem, readBoard, type Problem } from '../../board/read.js';
 import { checkBoard } from '../../board/check.js';
 import type { RunContext } from '../../loop/context.js';
 import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../../errors.js';
-import { waitingFile } from '../../log/waiting.js';
+import { waitingFile, type Waiting } from '../../log/waiting.js';
 import { idleStop } from '../stop.js';
 import { recordStop, superviseBoard } from '../../loop/loop.js';
 import { resolveSettings, type Settings } from '../../board/settings.js';
@@ -51,7 +52,7 @@ export async function residentRun(ctx: RunContext, deps: ResidentDeps): Promise<
       recordStop(ctx, error, 0);
       throw error;
     } finally {
-      waitingFile.clear(ctx.dir);
+      waitingFile.clear(ctx.dir); // never throws: a folder in its place is left for the person
     }
   }
 }
@@ -75,7 +76,8 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
   let set = watchSet(ctx.file);
   let baseline = snapshot(ctx.dir, set.files);
   const waiting = { for: 'board_change' as const, reason: ended.reason, outcome: ended.outcome, exitCode: ended.exitCode, since: since.toISOString(), ...(ended.until && { until: ended.until.toISOString() }), run: ctx.runId, pid: process.pid };
-  waitingFile.write(ctx.dir, waiting);
+  const tell = stateTeller(ctx);
+  tell(waiting);
   let told: WatchVia | undefined;
   for (;;) {
     const onWatching = (how: WatchVia) => {
@@ -90,7 +92,7 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
     const problem = wake.by === 'change' ? firstProblem(ctx) : undefined;
     if (problem) {
       // waiting.json first: whoever hears the event can read the state it announces.
-      waitingFile.write(ctx.dir, { ...waiting, invalid: formatProblem(problem.problem) });
+      tell({ ...waiting, invalid: formatProblem(problem.problem) });
       ctx.events.emit('edit_invalid', { files, file: problem.problem.file, ...(problem.problem.line !== undefined && { line: problem.problem.line }), problem: problem.problem.message, problems: problem.count });
       // The edit may list other tasks: watch what the board names now.
       set = watchSet(ctx.file);
@@ -102,8 +104,46 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
   }
 }
 
+// waiting.json written, or — a folder or a link in its place — said once as a warning, and the
+// wait goes on: a bad state file is a problem for the person, not a reason to stop waiting.
+function stateTeller(ctx: RunContext): (waiting: Waiting) => void {
+  let warned = false;
+  return (waiting) => {
+    try {
+      waitingFile.write(ctx.dir, waiting);
+    } catch (error) {
+      if (!(error instanceof SupervisorError) || warned) return;
+      warned = true;
+      ctx.events.emit('warning', { file: waitingFile.name, message: `${inPlace(path.join(ctx.dir, waitingFile.name)) ?? error.message.replace(/\s*\n\s*/g, ' ')}: remove it, so that \`status\` can tell what this run waits for. Still waiting` });
+    }
+  };
+}
+
+// What stands where a file should be, in words, if it is not a file.
+function inPlace(file: string): string | undefined {
+  try {
+    const stats = lstatSync(file);
+    if (stats.isDirectory()) return 'is a folder, not a file';
+    if (stats.isSymbolicLink()) return 'is a symlink, which is never written through';
+    return stats.isFile() ? undefined : 'is not a regular file';
+  } catch {
+    return undefined;
+  }
+}
+
 // What `validate` would say first, and how many problems it found; or the budget still reached.
+// A board moved away (an editor's save, a `git checkout`) is such a problem: put back, it is read again.
 function firstProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
+  try {
+    return boardProblem(ctx);
+  } catch (error) {
+    if (!(error instanceof BoardReadError)) throw error;
+    const why = error.code === 'ENOENT' ? 'no such file: it was moved or deleted. Put it back; the run carries on once it validates.' : error.message.replace(`${error.file}: `, '');
+    return { problem: { file: path.basename(ctx.file), message: why }, count: 1 };
+  }
+}
+
+function boardProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
   const { problems } = checkBoard({ file: ctx.file, env: ctx.env });
   if (problems.length) return { problem: problems[0] as Problem, count: problems.length };
   const budget = ctx.spend.reached(resolveSettings(readBoard(ctx.file).settings, ctx.flags));

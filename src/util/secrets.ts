@@ -1,0 +1,77 @@
+/**
+ * The one rule for secrets (SPEC §5c, issue 19): what looks like a key, a token or a password
+ * is shown as `…(set, N chars)` — that it is there and how long, never what it is — in every
+ * output: events, the Supervisor Log, the report, the console lines and --dry-run.
+ */
+
+// Names that usually hold a key, token or password (ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, …).
+const SECRET_NAME = /(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)(?:_|$)/i;
+// A command-line flag whose value is a secret: --api-key, --token, --auth-token, --password, -p is not (too common).
+const SECRET_FLAG = /^--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|auth)$/i;
+// The same as `--flag=value`.
+const SECRET_FLAG_VALUE = /^(--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|auth))=(.+)$/is;
+// In free text: an HTTP credential, `api_key=…` / `"token": "…"`, and keys by their well-known prefixes.
+const IN_TEXT: readonly RegExp[] = [
+  /((?:\bAuthorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token)\s+)?)|\bBearer\s+)([\w.~+/=-]{8,})/gi,
+  // A value with a digit in it: `secret: remember` in prose is not a secret, `token=abc123…` is.
+  /(?<![A-Za-z])((?:api[-_]?key|access[-_]?key|secret|token|password|passwd)["']?\s*[:=]\s*["']?)((?=[\w.~+/=-]*\d)[\w.~+/=-]{8,})/gi,
+  // A flag of a command quoted in text (`curl --token abc123…`, `--api-key=…`).
+  /(?<![\w-])(--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|auth)[= ]["']?)((?=[^\s"']*\d)[^\s"'\\]{6,})/gi,
+  /()\b((?:sk|rk|pk)-(?:ant-|proj-|live-|test-)?[\w-]{16,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|xox[abprs]-[\w-]{10,}|AKIA[0-9A-Z]{16}|AIza[\w-]{30,})/g,
+];
+// A cheap first look, so text with nothing like a secret is not scanned pattern by pattern.
+const MAYBE = /bearer|basic|token|key|secret|passw|sk-|rk-|pk-|gh[pousr]_|github_pat_|xox|AKIA|AIza/i;
+// Shorter values (`1`, `true`, `en`) would mask ordinary words everywhere.
+const MIN_VALUE_CHARS = 6;
+
+/** Whether an environment variable's name says it holds a secret (pure). */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+/** A value's stand-in: it is set, and how long it is, never what it is (pure). */
+export function mask(value: string): string {
+  return `…(set, ${[...value].length} chars)`;
+}
+
+/**
+ * The values never to show: those of `env`'s variables whose names look secret, and every value
+ * of `also` (a role's `env:`, which is where keys go), longest first so a longer one is masked whole (pure).
+ */
+export function secretValues(env: Readonly<Record<string, string | undefined>>, also: Readonly<Record<string, string>> = {}): string[] {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && isSecretName(name)) values.add(value);
+  for (const value of Object.values(also)) values.add(value);
+  return [...values].filter((value) => value.length >= MIN_VALUE_CHARS).sort((a, b) => b.length - a.length);
+}
+
+/** Text with every known secret value, HTTP credential, `key=value` secret and well-known key masked (pure). */
+export function maskText(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(mask(secret));
+  if (!MAYBE.test(out)) return out;
+  for (const pattern of IN_TEXT) out = out.replace(pattern, (_, lead: string, value: string) => `${lead}${mask(value)}`);
+  return out;
+}
+
+/** An argv with secrets masked: the value after a flag like `--api-key`, `--token=…`, and whatever maskText masks (pure). */
+export function maskArgv(argv: readonly string[], secrets: readonly string[] = []): string[] {
+  return argv.map((arg, i) => {
+    if (i > 0 && SECRET_FLAG.test(argv[i - 1] as string)) return mask(arg);
+    const flag = SECRET_FLAG_VALUE.exec(arg);
+    if (flag) return `${flag[1] as string}=${mask(flag[2] as string)}`;
+    return maskText(arg, secrets);
+  });
+}
+
+/** A JSON-like value with maskText applied to every string in it, keys kept (pure; returns the same object when nothing changed). */
+export function maskDeep<T>(value: T, secrets: readonly string[] = []): T {
+  if (typeof value === 'string') return maskText(value, secrets) as T;
+  if (Array.isArray(value)) {
+    const items = value.map((item: unknown) => maskDeep(item, secrets));
+    return (items.some((item, i) => item !== value[i]) ? items : value) as T;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value).map(([key, item]) => [key, maskDeep(item, secrets)] as const);
+  return (entries.some(([key, item]) => item !== (value as Record<string, unknown>)[key]) ? Object.fromEntries(entries) : value) as T;
+}
