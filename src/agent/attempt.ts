@@ -43,6 +43,8 @@ export interface AttemptContext {
   onLine?: (line: string) => void;
   /** The board folder. */
   dir: string;
+  /** The run's output store: a run whose output is kept apart (`try`) keeps its agent's record apart too. */
+  output?: { readonly apart: boolean };
 }
 
 /** Runs one attempt of an agent; the real one spawns a process, tests of the loop pass their own. */
@@ -58,7 +60,7 @@ export type RunAttempt = (invocation: Invocation, output: AttemptOutput, ctx: At
  */
 export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   const started = performance.now();
-  const record = recordAgent(ctx.dir, { tag: invocation.tag, role: invocation.role, task: invocation.task });
+  const record = recordAgent(ctx.dir, { tag: invocation.tag, role: invocation.role, task: invocation.task }, ctx.output?.apart === true ? 'try' : 'run');
   const subprocess = execa(invocation.file, invocation.args, {
     cwd: invocation.cwd,
     env: invocation.env,
