@@ -12,6 +12,7 @@ import type { Invocation } from './invocation.js';
 import { stopLeftovers } from './leftovers.js';
 import { collectOutput, type LineWatch } from './output.js';
 import { recordAgent } from './record.js';
+import { safeEnv } from './safe-env.js';
 import { wallTimeout } from './wall-timeout.js';
 
 /** How an attempt ended. Only `exited` can carry a reply; `gave-up`: its output showed a failure it would not recover from. */
@@ -63,7 +64,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   const record = recordAgent(ctx.dir, { tag: invocation.tag, role: invocation.role, task: invocation.task }, ctx.output?.apart === true ? 'try' : 'run');
   const subprocess = execa(invocation.file, invocation.args, {
     cwd: invocation.cwd,
-    env: invocation.env,
+    env: safeEnv(invocation.env),
     extendEnv: false,
     detached: true, // its own process group, so one kill reaches every grandchild
     // Stopped by the policies below, never left to an exit handler; not by execa's timeout,
