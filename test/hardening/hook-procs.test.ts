@@ -56,3 +56,19 @@ describe('hooks are run as agents are', () => {
     expect(readFileSync(path.join(dir, 'message.txt'), 'utf8')).toBe('The Manager said: stophere.');
   });
 });
+
+describe('a NUL in a Manager message, end to end', () => {
+  it('halts for a person with exit 4 and runs --on-halt with the message, the NUL removed', async () => {
+    const manager = `printf '%s\\n' '{"status":"blocked","message":"stop\\u0000here","next_task":null,"tasks":["tasks/001.md"]}'`;
+    const dir = makeBoard({
+      'kanban.yaml': 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n',
+      'tasks/001.md': '---\ntitle: one\n---\nDo it.\n',
+      'roles/implementor.md': `---\ncommand: ["sh", "-c", "echo '{\\"status\\":\\"ok\\",\\"message\\":\\"done\\"}'"]\nstdin: none\n---\nDo it.\n`,
+      'roles/manager.md': `---\ncommand: ["sh", "-c", ${JSON.stringify(manager)}]\nstdin: none\n---\nDecide.\n`,
+    });
+    const result = await execa('node', [CLI, 'kanban.yaml', '--on-halt', `sh -c 'printf %s "$KANBAN_MESSAGE" > halted.txt'`], { cwd: dir, reject: false, stdin: 'ignore', timeout: 30_000, env: { NO_COLOR: '1' } });
+    expect(result.stderr).not.toMatch(/a bug|internal error/i);
+    expect(result.exitCode).toBe(4);
+    expect(readFileSync(path.join(dir, 'halted.txt'), 'utf8')).toMatch(/stophere/);
+  }, 60_000);
+});
