@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCommand, type Options } from './args.js';
 import type { RunFlags } from './commands/run.js';
+import { guardOutput } from './run/stop.js';
 
 const COMMON: Options = { help: { type: 'boolean', short: 'h' }, 'no-color': { type: 'boolean' } };
 const SETTINGS: Options = { 'max-retries': { type: 'string' }, timeout: { type: 'string' } };
@@ -169,9 +170,8 @@ function version(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-// A reader that went away (`status | head -1`) or a lost terminal is no crash: what is left to
-// print is dropped and the exit code says so (74). `run` also stops its agent first (stop.ts).
-for (const stream of [process.stdout, process.stderr]) stream.on('error', () => (process.exitCode = 74));
+// A reader that went away (74) or a lost terminal (129) is no crash (stop.ts); `run` also stops its agent first.
+guardOutput(process);
 process.exitCode = supportedNode(process.versions.node) ? await main(process.argv.slice(2)) : tooOld(process.versions.node);
 
 // Whether this Node.js is one the package supports (package.json engines: 22 or later).

@@ -12,6 +12,7 @@ import type { Invocation } from './invocation.js';
 import { stopLeftovers } from './leftovers.js';
 import { collectOutput, type LineWatch } from './output.js';
 import { recordAgent } from './record.js';
+import { safeEnv } from './safe-env.js';
 import { wallTimeout } from './wall-timeout.js';
 
 /** How an attempt ended. Only `exited` can carry a reply; `gave-up`: its output showed a failure it would not recover from. */
@@ -43,6 +44,8 @@ export interface AttemptContext {
   onLine?: (line: string) => void;
   /** The board folder. */
   dir: string;
+  /** The run's output store: a run whose output is kept apart (`try`) keeps its agent's record apart too. */
+  output?: { readonly apart: boolean };
 }
 
 /** Runs one attempt of an agent; the real one spawns a process, tests of the loop pass their own. */
@@ -58,10 +61,10 @@ export type RunAttempt = (invocation: Invocation, output: AttemptOutput, ctx: At
  */
 export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   const started = performance.now();
-  const record = recordAgent(ctx.dir, { tag: invocation.tag, role: invocation.role, task: invocation.task });
+  const record = recordAgent(ctx.dir, { tag: invocation.tag, role: invocation.role, task: invocation.task }, ctx.output?.apart === true ? 'try' : 'run');
   const subprocess = execa(invocation.file, invocation.args, {
     cwd: invocation.cwd,
-    env: invocation.env,
+    env: safeEnv(invocation.env),
     extendEnv: false,
     detached: true, // its own process group, so one kill reaches every grandchild
     // Stopped by the policies below, never left to an exit handler; not by execa's timeout,

@@ -65,7 +65,7 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   if (ending.bug === undefined) printOutcome(ending.outcome, mode, style, io);
   const hook = ending.outcome.exitCode === 0 ? hooks.complete : hooks.halt;
   if (hook) {
-    const { runHook } = await import('../hooks/hook.js');
+    const { runHook } = await import('../hooks/run-hook.js');
     const warning = await runHook(hook, ending.outcome, ending.context, io.env);
     if (warning) writeIfOpen(io.stderr, `kanban-supervisor: warning: ${warning}\n`);
   }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
@@ -20,9 +19,6 @@ export interface HookContext {
   /** The task of the last step started, or '' if none started. */
   task: string;
 }
-
-// A notification that hangs must not keep the supervisor from exiting.
-const HOOK_TIMEOUT_MS = 60_000;
 
 /** Parse a hook's command line and check its program exists, so a typo fails before the run, not hours later. */
 export function parseHook(flag: Hook['flag'], text: string, cwd: string, env: NodeJS.ProcessEnv): Hook {
@@ -46,31 +42,6 @@ export function hookEnv(outcome: Outcome, context: HookContext, base: NodeJS.Pro
     KANBAN_STEPS: String(context.steps),
     KANBAN_TASK: context.task,
   };
-}
-
-/**
- * Run a hook with the outcome in its environment, its output on the supervisor's stderr (so
- * `--json` stdout stays clean). Resolves with a warning when it fails; never rejects, since a
- * failed notification must not change the run's exit code.
- */
-export function runHook(hook: Hook, outcome: Outcome, context: HookContext, base: NodeJS.ProcessEnv): Promise<string | null> {
-  const [file, ...args] = hook.argv;
-  const what = `${hook.flag} command (${hook.argv.join(' ')})`;
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd: path.dirname(context.file), env: hookEnv(outcome, context, base), stdio: ['ignore', 2, 2] });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve(`${what} was killed after ${HOOK_TIMEOUT_MS / 1000}s.`);
-    }, HOOK_TIMEOUT_MS);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve(`${what} could not start: ${error.message}.`);
-    });
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve(code === 0 ? null : `${what} failed (${signal ? `killed by ${signal}` : `exit ${String(code)}`}).`);
-    });
-  });
 }
 
 // Like a shell's lookup: a name with a slash is a path (from the board folder), else PATH is searched.

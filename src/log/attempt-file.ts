@@ -1,6 +1,6 @@
 import { closeSync } from 'node:fs';
 import path from 'node:path';
-import { UnsafePathError } from '../errors.js';
+import { UnsafePathError, UnwritableError } from '../errors.js';
 import { openFileIn } from '../fs/open.js';
 import type { RealDir } from '../fs/real-dir.js';
 import { writeWhole } from '../fs/replace.js';
@@ -9,7 +9,8 @@ import { writeWhole } from '../fs/replace.js';
  * One attempt's stdout or stderr on disk. The file is created at the first byte (an agent
  * that prints nothing leaves no empty file), exclusively and never through a planted symlink.
  * A file that cannot be written (disk full, a planted link) stops being written, never the
- * attempt: the reply is still judged from memory, and the reason is reported with it.
+ * attempt: the reply is still judged from memory, and the reason is reported with it — then
+ * the run stops (exit 73) rather than go on as if the agent's output had been kept.
  */
 export class AttemptFile {
   private fd: number | undefined;
@@ -17,8 +18,11 @@ export class AttemptFile {
   bytes = 0;
   /** Why the copy on disk stopped, if it did. */
   error: string | undefined;
-  /** Something planted at the file's name: the run must stop once the attempt is over. */
-  refusal: UnsafePathError | undefined;
+  /**
+   * Why the run must stop once the attempt is over: something planted at the file's name, or
+   * the log could not be written in full (a full disk), which the person must hear about.
+   */
+  refusal: UnwritableError | undefined;
 
   constructor(
     private readonly dir: RealDir,
@@ -45,7 +49,7 @@ export class AttemptFile {
       this.bytes += chunk.length;
     } catch (error) {
       this.error = (error as Error).message;
-      if (error instanceof UnsafePathError) this.refusal = error;
+      this.refusal = error instanceof UnsafePathError ? error : incompleteLog(this.path, this.bytes, error);
       this.close();
     }
   }
@@ -60,4 +64,13 @@ export class AttemptFile {
     }
     this.fd = undefined;
   }
+}
+
+// "Cannot write <file>: the disk is full (ENOSPC). Free some space and run again.", saying
+// that the attempt's log is incomplete and how much of it was kept.
+function incompleteLog(shown: string, kept: number, error: unknown): UnwritableError {
+  const message = (error as Error).message;
+  const prefix = `Cannot write ${shown}: `;
+  const cause = error instanceof UnwritableError && message.startsWith(prefix) ? message.slice(prefix.length) : `${message}. Check the disk and run again.`;
+  return new UnwritableError(`Cannot write ${shown} in full: this attempt's output log is incomplete (${kept} bytes kept, the rest lost), so the run stopped after it; ${cause}`);
 }

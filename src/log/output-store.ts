@@ -56,6 +56,11 @@ export class OutputStore {
     this.pruneRuns();
   }
 
+  /** Whether this output is kept apart from the board's runs (`try`'s). */
+  get apart(): boolean {
+    return this.folder !== RUNS;
+  }
+
   /** The files of a new attempt; nothing is created until the agent prints. */
   open(step: number, role: string, attempt: number, task: string, rerun = 0): AttemptOutput {
     this.dir ??= openRealDir(this.boardDir, `${this.folder}/${this.run}`, { create: true });

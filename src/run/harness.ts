@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { runAttempt as realRunAttempt } from '../agent/attempt.js';
-import { stopLeftoverAgent } from '../agent/record.js';
+import { stopLeftoverAgent, stopLeftoverTries } from '../agent/record.js';
 import { RUN_PLACE, TRY_PLACE } from '../attempt-output/places.js';
 import { checkBoard } from '../board/check.js';
 import { realBoardPath } from '../board/locate.js';
@@ -68,7 +68,8 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
     // A batch job's budget counts from here: the lock is held and the run is about to start.
     if (kind === 'run' && settings.maxTimeMs !== null) stopTimer = startTimeLimit(settings.maxTimeMs, clock, stopper);
     if (kind === 'run') removeDeadTemps(file);
-    const leftover = kind === 'run' ? await stopLeftoverAgent(board.dir, settings.killGraceMs) : undefined;
+    // Each takes over only its own records: a run never stops a live try's agent, nor a try a run's.
+    const leftover = kind === 'run' ? await stopLeftoverAgent(board.dir, settings.killGraceMs) : (await stopLeftoverTries(board.dir, settings.killGraceMs))[0];
     output = new OutputStore(board.dir, runId, settings.retention, place.runs);
     const ctx: RunContext = {
       file,

@@ -28,6 +28,8 @@ describe('--on-complete and --on-halt', () => {
       KANBAN_RUN: run,
       KANBAN_STEPS: '2',
       KANBAN_TASK: 'tasks/002.md',
+      // The hook is tagged like an agent, so whatever it starts is stopped with it.
+      KANBAN_SUPERVISOR_TAG: expect.stringMatching(/^ks1-[0-9a-f]{16}-0-hook$/),
     });
   });
 

@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { groupKiller } from '../agent/group-kill.js';
+import { stopLeftovers } from '../agent/leftovers.js';
+import { safeEnv } from '../agent/safe-env.js';
+import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
+import type { Outcome } from '../progress/outcome.js';
+import { readProcInfo } from '../util/proc-stat.js';
+import { hookEnv, type Hook, type HookContext } from './hook.js';
+
+/** How a hook is bounded; the defaults are the CLI's, tests pass shorter ones. */
+export interface HookLimits {
+  /** How long a hook may run before its group is stopped (default 60 s). */
+  timeoutMs?: number;
+  /** SIGTERM to SIGKILL (default 2 s). */
+  graceMs?: number;
+  /** Where SIGINT, SIGTERM and SIGHUP come from (default: process). */
+  signals?: NodeJS.EventEmitter;
+}
+
+// A notification that hangs must not keep the supervisor from exiting.
+const HOOK_TIMEOUT_MS = 60_000;
+const HOOK_GRACE_MS = 2_000;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Run a hook as an agent is run: in a process group of its own, tagged so that whatever it
+ * starts is found and stopped (agent/sweep.ts), stopped at its timeout and on a signal to the
+ * supervisor (a second signal kills it at once), its environment made safe to pass. Its output
+ * goes to the supervisor's stderr (so `--json` stdout stays clean). Resolves with a warning when
+ * it fails or was stopped; never rejects, since a notification never changes the run's exit code.
+ */
+export async function runHook(hook: Hook, outcome: Outcome, context: HookContext, base: NodeJS.ProcessEnv, limits: HookLimits = {}): Promise<string | null> {
+  const [file, ...args] = hook.argv;
+  const what = `${hook.flag} command (${hook.argv.join(' ')})`;
+  const timeoutMs = limits.timeoutMs ?? HOOK_TIMEOUT_MS;
+  const graceMs = limits.graceMs ?? HOOK_GRACE_MS;
+  const signals = limits.signals ?? process;
+  const tag = agentTag({ board: context.file, run: `${context.run}|${hook.flag}|${process.pid}`, step: 0, role: 'hook' }, base[TAG_VARIABLE]);
+  const env = safeEnv({ ...hookEnv(outcome, context, base), [TAG_VARIABLE]: tag });
+  let child;
+  try {
+    child = spawn(file, args, { cwd: path.dirname(context.file), env, stdio: ['ignore', 2, 2], detached: true });
+  } catch (error) {
+    return `${what} could not start: ${(error as Error).message}.`;
+  }
+  const pid = child.pid;
+  const started = await new Promise<Error | null>((resolve) => {
+    child.once('spawn', () => resolve(null));
+    child.once('error', resolve);
+  });
+  if (started || pid === undefined) return `${what} could not start: ${started?.message ?? 'no process'}.`;
+  const since = readProcInfo(pid)?.startTicks;
+  const killer = groupKiller(pid, graceMs);
+  let stoppedBy: string | null = null;
+  const timer = setTimeout(() => {
+    stoppedBy ??= `was stopped after ${timeoutMs / 1000}s`;
+    killer.terminate();
+  }, timeoutMs);
+  // A signal while a hook runs stops the hook, not the supervisor: the run's outcome stands.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stoppedBy !== null) return killer.kill();
+    stoppedBy = `was stopped by ${signal}`;
+    killer.terminate();
+  };
+  for (const signal of SIGNALS) signals.on(signal, onSignal);
+  try {
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve([child.exitCode, child.signalCode]);
+      else child.once('exit', (c, s) => resolve([c, s]));
+    });
+    clearTimeout(timer);
+    killer.dispose();
+    // Whatever the hook left running (holding the supervisor's stderr, say) is stopped too.
+    await stopLeftovers(pid, tag, graceMs, { force: killer.killedWith === 'SIGKILL', ...(since !== undefined && { since }) });
+    if (stoppedBy !== null) return `${what} ${stoppedBy}, with everything it started.`;
+    return code === 0 ? null : `${what} failed (${signal ? `killed by ${signal}` : `exit ${String(code)}`}).`;
+  } finally {
+    clearTimeout(timer);
+    for (const signal of SIGNALS) signals.off(signal, onSignal);
+  }
+}
