@@ -21,7 +21,7 @@ export function loadReplyRules(board: { dir: string; file: string }, role: Pick<
     text = readRegular(where.absolute, role.schema); // a FIFO in its place is refused, never waited on
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    throw new InputError(`${role.file}: schema file ${error.message.replace(/\.$/, '')}, or remove the schema line.`);
+    throw new InputError(`${role.file}: schema file ${error.message.replace(/\.$/, '').replace(': ', ' ')}, or remove the schema line.`);
   }
   if (text === undefined) throw new InputError(`${role.file}: schema file "${role.schema}" cannot be read. Create it or remove the schema line.`);
   let schema: unknown;

@@ -64,7 +64,7 @@ export function readRole(boardDir: string, name: string): RoleCheck {
     text = readRegular(path.join(boardDir, file), file);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    return { problems: [{ file, message: error.message.startsWith(`${file} `) ? error.message.slice(file.length + 1) : error.message.replace(`${file}: `, '') }] };
+    return { problems: [{ file, message: error.message.replace(`${file}: `, '') }] };
   }
   return text === undefined ? { problems: [], missing: true } : parseRole(file, name, text);
 }
