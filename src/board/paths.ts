@@ -2,7 +2,7 @@ import { readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** Where a board-relative path points, or why it may not be used. */
-export type BoardPath = { ok: true; absolute: string; /** Its real path, when it exists and was resolved. */ real?: string } | { ok: false; reason: string };
+export type BoardPath = { ok: true; absolute: string } | { ok: false; reason: string };
 
 /** A resolved board path, and whether it is an existing regular file (symlinks followed). */
 export type BoardFile = BoardPath & { file?: boolean };
@@ -56,7 +56,7 @@ function followInside(lexical: BoardPath, realBoardDir: () => string): BoardPath
   } catch {
     return lexical; // does not exist (yet): callers decide whether that matters
   }
-  return isInside(realBoardDir(), real) ? { ...lexical, real } : { ok: false, reason: 'is a symlink that leads outside the board folder' };
+  return isInside(realBoardDir(), real) ? lexical : { ok: false, reason: 'is a symlink that leads outside the board folder' };
 }
 
 // The names of a folder's regular files, or null when its real path is not inside the board (or it cannot be listed).

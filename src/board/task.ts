@@ -1,4 +1,5 @@
-import { closeSync } from 'node:fs';
+import { closeSync, realpathSync } from 'node:fs';
+import { procTarget } from '../fs/real-dir.js';
 import { BOARD_NAME } from './locate.js';
 import { InputError } from '../errors.js';
 import { openRegular, readFromStart } from '../fs/read.js';
@@ -43,7 +44,7 @@ const FIRST_READ = 8 * 1024;
 
 // Opened without blocking (a FIFO in its place is refused, never waited on) and known by its
 // real path and inode: a link to one of the board's own files is refused.
-function readHead(boardDir: string, boardName: string, task: string, where: { absolute: string; real?: string }): string {
+function readHead(boardDir: string, boardName: string, task: string, where: { absolute: string }): string {
   let opened;
   try {
     opened = openRegular(where.absolute, task);
@@ -53,7 +54,8 @@ function readHead(boardDir: string, boardName: string, task: string, where: { ab
   if (!opened) throw new InputError(`${task}: no such file. Create the task file or fix current in kanban.yaml.`);
   const { fd, stats } = opened;
   try {
-    const own = ownFileOf(boardDir, boardName, where.absolute, where.real ?? where.absolute, stats);
+    // The kernel's path of the open file (one readlink on Linux) is its real path: no realpath walk per task.
+    const own = ownFileOf(boardDir, boardName, where.absolute, procTarget(fd) ?? realpathSync.native(where.absolute), stats);
     if (own) throw new OwnFileError(task, own);
     const first = readFromStart(fd, FIRST_READ);
     const head = first.toString('utf8');
