@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import { openRegular } from '../fs/read.js';
 import path from 'node:path';
 import { attemptFileBase } from '../log/output-store.js';
 import { formatDuration } from '../util/duration.js';
@@ -54,16 +55,12 @@ export async function printAttempt(boardDir: string, a: AttemptRecord, place: Ou
 
 /** Open an attempt's output file for reading, never through a symlink; undefined when it is not there (yet, or any more). */
 export function openOutput(file: string): number | undefined {
-  let fd: number;
   try {
-    // O_NOFOLLOW: a symlink an agent left in place of its own output file is not read through.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    // follow: false — a symlink an agent left in place of its own output file is not read through.
+    return openRegular(file, file, { follow: false })?.fd;
   } catch {
     return undefined;
   }
-  if (fstatSync(fd).isFile()) return fd;
-  closeSync(fd);
-  return undefined;
 }
 
 /** Pass what `fd` holds from its current position on to `text`, in chunks, never all of it in memory; returns the bytes read. */

@@ -4,6 +4,7 @@ import type { AgentInputs } from './inputs.js';
 import { resolveInBoard } from './paths.js';
 import { formatProblem, parseBoard, readBoardText, type BoardState, type Problem, type WrittenText } from './read.js';
 import { readTask } from './task.js';
+import { OwnFileError } from './identity.js';
 import { lineOf, parseYaml } from './yaml.js';
 import { SupervisorError } from '../errors.js';
 import { checkRole } from './role-check.js';
@@ -71,7 +72,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       continue;
     }
     try {
-      const { meta, lineOf: taskLine } = readTask(dir, task);
+      const { meta, lineOf: taskLine } = readTask(dir, task, name);
       const role = determineRole(state, meta);
       const fromTask = typeof meta.role === 'string' && meta.role.length > 0;
       const why = fromTask ? { file: task, line: taskLine('/role'), why: `its front-matter asks for role ${role}` } : { file: name, line: at('/phase'), why: `${task} runs as ${role} (phase ${JSON.stringify(state.phase ?? null)})` };
@@ -81,8 +82,9 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
         warnings.push({ file: task, line: taskLine(`/${key}`), message: `front-matter key "${key}" looks like a misspelt role and is ignored (${runs}). If it names the role to run, rename it to role:.` });
       }
     } catch (error) {
-      if (!(error instanceof SupervisorError)) throw error;
-      problems.push(problemFrom(error.message, task));
+      if (error instanceof OwnFileError) problems.push({ file: name, line: at(pointer), message: `${fieldWords(pointer)} "${task}" ${error.reason}; an agent's work log would be written into it. List a task file of its own there.` });
+      else if (!(error instanceof SupervisorError)) throw error;
+      else problems.push(problemFrom(error.message, task));
     }
   }
   const first = state.tasks.find((t) => typeof t === 'string') ?? '';

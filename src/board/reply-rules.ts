@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
+import { readRegular } from '../fs/read.js';
 import { isObject } from '../reply/json.js';
 import type { ManagerAnswer, ReplyRules } from '../reply/validate.js';
 import type { SchemaCompiler } from '../schemas.js';
@@ -16,12 +16,14 @@ export function loadReplyRules(board: { dir: string; file: string }, role: Pick<
   if (!role.schema) return { manager, paths };
   const where = resolveInBoard(boardDir, role.schema);
   if (!where.ok) throw new InputError(`${role.file}: schema "${role.schema}" ${where.reason}.`);
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(where.absolute, 'utf8');
-  } catch {
-    throw new InputError(`${role.file}: schema file "${role.schema}" cannot be read. Create it or remove the schema line.`);
+    text = readRegular(where.absolute, role.schema); // a FIFO in its place is refused, never waited on
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    throw new InputError(`${role.file}: schema file ${error.message.replace(/\.$/, '').replace(': ', ' ')}, or remove the schema line.`);
   }
+  if (text === undefined) throw new InputError(`${role.file}: schema file "${role.schema}" cannot be read. Create it or remove the schema line.`);
   let schema: unknown;
   try {
     schema = JSON.parse(text);

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatProblem, type Problem } from './read.js';
 import { InputError } from '../errors.js';
+import { readRegular } from '../fs/read.js';
 import type { OutputStrategy } from '../reply/extract.js';
 import { patternProblems, type FailurePatterns } from '../reply/failure-patterns.js';
 import { describeErrors, pointerOf, validator } from '../schemas.js';
@@ -58,14 +58,15 @@ export function isRoleName(name: unknown): name is string {
 /** Read and check `roles/<name>.md`, returning every problem of its front-matter at once. */
 export function readRole(boardDir: string, name: string): RoleCheck {
   const file = roleFilePath(name);
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(path.join(boardDir, file), 'utf8');
+    // Without blocking: a FIFO planted in place of a role file is refused, never waited on.
+    text = readRegular(path.join(boardDir, file), file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { problems: [], missing: true };
-    return { problems: [{ file, message: `cannot be read (${(error as Error).message}).` }] };
+    if (!(error instanceof InputError)) throw error;
+    return { problems: [{ file, message: error.message.replace(`${file}: `, '') }] };
   }
-  return parseRole(file, name, text);
+  return text === undefined ? { problems: [], missing: true } : parseRole(file, name, text);
 }
 
 /** Parse and check a role file's text (pure). */

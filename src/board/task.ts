@@ -1,9 +1,12 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, realpathSync } from 'node:fs';
+import { procTarget } from '../fs/real-dir.js';
+import { BOARD_NAME } from './locate.js';
 import { InputError } from '../errors.js';
+import { openRegular, readFromStart } from '../fs/read.js';
+import { OwnFileError, ownFileOf } from './identity.js';
 import { isRoleName } from './role.js';
 import { parseFrontMatter } from './front-matter.js';
 import { resolveInBoard } from './paths.js';
-import { readFailure } from './read.js';
 
 /** What the supervisor reads from a task file: its front-matter only. */
 export interface TaskMeta {
@@ -17,15 +20,10 @@ export interface TaskMeta {
 const HEAD_BYTES = 256 * 1024;
 
 /** A task's front-matter, and the line of each of its keys (for messages). */
-export function readTask(boardDir: string, task: string): { meta: TaskMeta; lineOf: (pointer: string) => number } {
+export function readTask(boardDir: string, task: string, boardName = BOARD_NAME): { meta: TaskMeta; lineOf: (pointer: string) => number } {
   const where = resolveInBoard(boardDir, task);
   if (!where.ok) throw new InputError(`${task}: the task path ${where.reason}. Fix current in kanban.yaml.`);
-  let head: string;
-  try {
-    head = readHead(where.absolute);
-  } catch (error) {
-    throw new InputError(readFailure(task, error, 'Create the task file or fix current in kanban.yaml.'));
-  }
+  const head = readHead(boardDir, boardName, task, where);
   const parsed = parseFrontMatter(head);
   if (!parsed.ok) throw new InputError(`${task}:${parsed.line}: ${parsed.message}. ${parsed.fix ? `${parsed.fix} ` : ''}Fix the front-matter between the --- lines.`);
   const role = parsed.data.role;
@@ -44,16 +42,25 @@ export function readTaskMeta(boardDir: string, task: string): TaskMeta {
 // front-matter goes on is read further (up to HEAD_BYTES).
 const FIRST_READ = 8 * 1024;
 
-function readHead(file: string): string {
-  const fd = openSync(file, 'r');
+// Opened without blocking (a FIFO in its place is refused, never waited on) and known by its
+// real path and inode: a link to one of the board's own files is refused.
+function readHead(boardDir: string, boardName: string, task: string, where: { absolute: string }): string {
+  let opened;
   try {
-    let buffer = Buffer.allocUnsafe(FIRST_READ);
-    let size = readSync(fd, buffer, 0, FIRST_READ, 0);
-    const head = buffer.toString('utf8', 0, size);
-    if (size < FIRST_READ || !head.replace(/^\uFEFF/, '').startsWith('---') || /\n---[ \t]*(\r?\n|$)/.test(head.slice(3))) return head;
-    buffer = Buffer.allocUnsafe(HEAD_BYTES);
-    size = readSync(fd, buffer, 0, HEAD_BYTES, 0);
-    return buffer.toString('utf8', 0, size);
+    opened = openRegular(where.absolute, task);
+  } catch (error) {
+    throw new InputError(`${(error as Error).message.replace(/\.$/, '')}, or fix current in kanban.yaml.`);
+  }
+  if (!opened) throw new InputError(`${task}: no such file. Create the task file or fix current in kanban.yaml.`);
+  const { fd, stats } = opened;
+  try {
+    // The kernel's path of the open file (one readlink on Linux) is its real path: no realpath walk per task.
+    const own = ownFileOf(boardDir, boardName, where.absolute, procTarget(fd) ?? realpathSync.native(where.absolute), stats);
+    if (own) throw new OwnFileError(task, own);
+    const first = readFromStart(fd, FIRST_READ);
+    const head = first.toString('utf8');
+    if (first.length < FIRST_READ || !head.replace(/^\uFEFF/, '').startsWith('---') || /\n---[ \t]*(\r?\n|$)/.test(head.slice(3))) return head;
+    return readFromStart(fd, HEAD_BYTES).toString('utf8');
   } finally {
     closeSync(fd);
   }

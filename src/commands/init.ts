@@ -1,7 +1,12 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AGENTS } from '../agents/index.js';
 import { InputError } from '../errors.js';
+import { openAppend, openExclusive } from '../fs/open.js';
+import { readFromStart } from '../fs/read.js';
+import { ensureRealDir, isSymlink } from '../fs/real-dir.js';
+import { plantedSymlink } from '../fs/refuse.js';
+import { replaceFileAtomic, writeWhole } from '../fs/replace.js';
 import { runnable, shellWord } from '../util/self-command.js';
 
 /** The agents `init` has presets for: the shipped shell agent, then each known agent CLI's. */
@@ -41,14 +46,20 @@ export function init(options: InitOptions): InitResult {
     throw new InputError(`--agent must be one of ${PRESET_AGENTS.join(', ')} (got "${options.agent}").`);
   }
   const files = presetFiles(options.agent);
-  const existing = Object.keys(files).filter((name) => existsSync(path.join(options.dir, name)));
+  const existing = Object.keys(files).filter((name) => lexists(path.join(options.dir, name)));
   if (existing.length && !options.force) {
     throw new InputError(`${path.join(options.dir, existing[0] as string)} already exists${existing.length > 1 ? ` (and ${existing.length - 1} more board file(s))` : ''}; nothing was written. Use another folder, or pass --force to overwrite.`);
   }
+  // The folder the person named is theirs (a symlink they made included); inside it, nothing is
+  // written through a link: roles/, tasks/ and every file go through the safe-write path.
+  mkdirSync(options.dir, { recursive: true });
+  // Every refusal before the first write, so a refused init leaves no half board behind.
+  for (const folder of new Set(Object.keys(files).map((name) => path.posix.dirname(name)))) ensureRealDir(options.dir, folder, WALK);
+  const linked = [...Object.keys(files), '.gitignore'].find((name) => isSymlink(path.join(options.dir, name)));
+  if (linked !== undefined) throw plantedSymlink(path.join(options.dir, linked));
   for (const [name, content] of Object.entries(files)) {
-    const file = path.join(options.dir, name);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, content);
+    if (lexists(path.join(options.dir, name))) replaceFileAtomic(options.dir, name, content, WALK);
+    else writeNew(options.dir, name, content);
   }
   return { files: Object.keys(files), gitignore: ignoreRunOutput(options.dir) };
 }
@@ -64,19 +75,51 @@ const RUN_OUTPUT = ['.kanban-supervisor/', 'supervisor.log.md'];
  * to it. An existing file is never rewritten: its lines, order and comments are the person's.
  */
 export function ignoreRunOutput(dir: string): GitignoreChange {
-  const file = path.join(dir, '.gitignore');
   const header = '# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\n';
-  if (!existsSync(file)) {
-    writeFileSync(file, `${header}${RUN_OUTPUT.join('\n')}\n`);
+  if (!lexists(path.join(dir, '.gitignore'))) {
+    writeNew(dir, '.gitignore', `${header}${RUN_OUTPUT.join('\n')}\n`);
     return 'created';
   }
-  const text = readFileSync(file, 'utf8');
+  // Opened for appending the safe way: a symlink, a FIFO or a second hard link there is refused.
+  const fd = openAppend(dir, '.gitignore', { ...WALK, readable: true });
+  try {
+    return appendMissing(fd, path.join(dir, '.gitignore'), header);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function appendMissing(fd: number, shown: string, header: string): GitignoreChange {
+  const text = readFromStart(fd, fstatSync(fd).size).toString('utf8');
   // `/.kanban-supervisor`, `.kanban-supervisor` and `.kanban-supervisor/` all ignore the folder here.
   const has = new Set(text.split(/\r?\n/).map((line) => line.trim().replace(/^\//, '').replace(/\/$/, '')));
   const missing = RUN_OUTPUT.filter((line) => !has.has(line.replace(/\/$/, '')));
   if (missing.length === 0) return 'kept';
-  appendFileSync(file, `${text === '' || text.endsWith('\n') ? '' : '\n'}${header}${missing.join('\n')}\n`);
+  writeWhole(fd, Buffer.from(`${text === '' || text.endsWith('\n') ? '' : '\n'}${header}${missing.join('\n')}\n`), shown);
   return 'appended';
+}
+
+// Folders init makes are the person's board (0o777 less the umask), not the state's 0o700.
+const WALK = { dirMode: 0o777 };
+
+// A new file created O_EXCL|O_NOFOLLOW in real folders (fs/open.ts), mode 0o666 less the umask.
+function writeNew(dir: string, name: string, content: string): void {
+  const fd = openExclusive(dir, name, { ...WALK, mode: 0o666 });
+  try {
+    writeWhole(fd, Buffer.from(content), path.join(dir, name));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// Whether a name is taken, a dangling symlink included.
+function lexists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const IGNORED: Record<GitignoreChange, string> = {

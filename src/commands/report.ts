@@ -8,7 +8,7 @@ import { EVENTS } from '../events/types.js';
 import { renderReport } from '../report/html.js';
 import { readTaskMeta } from '../board/task.js';
 import type { RunRecord } from '../events/fold.js';
-import { writePage } from '../report/write-page.js';
+import { writePageInBoard, writePageThrough } from '../report/write-page.js';
 
 /** What `report` wrote. */
 export interface ReportResult {
@@ -58,9 +58,12 @@ function titlesOf(boardDir: string, runs: RunRecord[]): Map<string, string> {
   return titles;
 }
 
+// The default place of the page, board-relative: beside the event log it is made from.
+const REPORT_PAGE = '.kanban-supervisor/report.html';
+
 /** The default place of the page: beside the event log it is made from. */
 export function defaultReportFile(boardFile: string): string {
-  return path.join(path.dirname(path.resolve(boardFile)), '.kanban-supervisor', 'report.html');
+  return path.join(path.dirname(path.resolve(boardFile)), REPORT_PAGE);
 }
 
 /**
@@ -79,8 +82,13 @@ export function report(options: ReportOptions): ReportResult {
   const out = path.resolve(options.out ?? defaultReportFile(file));
   const context = { file, outDir: path.dirname(out), generated: options.now ?? new Date(), olderLeftOut: recent.olderLeftOut, titles: titlesOf(board.dir, recent.runs) };
   try {
-    mkdirSync(path.dirname(out), { recursive: true });
-    writePage(out, renderReport(recent.runs, context));
+    const page = renderReport(recent.runs, context);
+    if (options.out === undefined) {
+      writePageInBoard(board.dir, REPORT_PAGE, page, out);
+    } else {
+      mkdirSync(path.dirname(out), { recursive: true });
+      writePageThrough(out, page);
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof SupervisorError || typeof code !== 'string') throw error;

@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, SupervisorError } from '../errors.js';
+import { NotReadableError, openRegular } from '../fs/read.js';
 import { BackwardLines } from './read-backwards.js';
 import type { Line } from './line.js';
 import { EVENTS, rotatedFile } from './types.js';
@@ -41,19 +42,15 @@ export function withStore<T>(boardDir: string, read: (files: StoreFile[]) => T, 
   }
 }
 
+// Without blocking and never through a symlink: a FIFO or a link planted in its place is an unreadable history.
 function open(name: string): Omit<StoreFile, 'rotated'> | undefined {
-  let fd: number;
   try {
-    // O_NONBLOCK: a FIFO planted in its place must not hang the command at open.
-    fd = openSync(name, constants.O_RDONLY | constants.O_NONBLOCK);
+    const opened = openRegular(name, name, { follow: false });
+    return opened && { fd: opened.fd, size: opened.stats.size };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw unreadable(name, error);
+    if (!(error instanceof NotReadableError)) throw error;
+    throw unreadable(name, Object.assign(new Error(error.why), { code: error.code }));
   }
-  const stat = fstatSync(fd);
-  if (stat.isFile()) return { fd, size: stat.size };
-  closeSync(fd);
-  throw unreadable(name, new Error(stat.isDirectory() ? 'it is a folder, not a file' : 'it is not a regular file'));
 }
 
 /**

@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, readSync, statSync } from 'node:fs';
+import { openRegular } from '../fs/read.js';
 import { StringDecoder } from 'node:string_decoder';
 import { parseEvent } from './parse.js';
 import type { SupervisorEvent } from './types.js';
@@ -57,9 +58,10 @@ export class EventTail {
   }
 }
 
+// Without blocking and never through a symlink (fs/read.ts): a FIFO in its place is not there.
 function openIfThere(file: string): number | undefined {
   try {
-    return openSync(file, 'r');
+    return openRegular(file, file, { follow: false })?.fd;
   } catch {
     return undefined;
   }

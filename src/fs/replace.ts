@@ -26,9 +26,10 @@ export function tempName(name: string, random = randomBytes(6).toString('hex')):
  * it never follows one), then the folder fsynced so the rename itself is durable. A symlink or
  * a non-file at `relative` is refused; the temp file is removed on any failure. Keeps the mode.
  * `stillSame`, asked just before the rename, may call the write off (returns false): a person
- * saved the file meanwhile.
+ * saved the file meanwhile. `text` may be a function that writes the content to the temp file's
+ * fd itself (a page streamed out in pieces, never held whole).
  */
-export function replaceFileAtomic(boardDir: string, relative: string, text: string | Uint8Array, options: OpenOptions & { stillSame?: () => boolean } = {}): boolean {
+export function replaceFileAtomic(boardDir: string, relative: string, text: string | Uint8Array | ((fd: number) => void), options: OpenOptions & { stillSame?: () => boolean } = {}): boolean {
   const name = path.posix.basename(relative);
   const dir = openRealDir(boardDir, path.posix.dirname(relative), { ...options, create: true });
   const shown = path.join(dir.shown, name);
@@ -38,7 +39,8 @@ export function replaceFileAtomic(boardDir: string, relative: string, text: stri
     const fd = openFileIn(dir, temp, 'exclusive', { ...options, mode });
     try {
       fchmodSync(fd, mode); // the mode it had, whatever the umask
-      writeWhole(fd, typeof text === 'string' ? Buffer.from(text, 'utf8') : text, shown);
+      if (typeof text === 'function') text(fd);
+      else writeWhole(fd, typeof text === 'string' ? Buffer.from(text, 'utf8') : text, shown);
       fsyncSync(fd);
       // By path, the folders could have been swapped since the checks: look once more, just before.
       if (!dir.stillThere()) throw movedWhileOpening(shown, 'another place');
