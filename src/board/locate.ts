@@ -2,7 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import { runnable, shellWord } from '../util/self-command.js';
-import { readFailure } from './read.js';
+import { readFailure } from './board-file.js';
 
 /** The board file's usual name: a folder argument means the one inside it. */
 export const BOARD_NAME = 'kanban.yaml';

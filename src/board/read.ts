@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Document } from 'yaml';
 import { InputError } from '../errors.js';
+import { readBoardText } from './board-file.js';
 import { describeErrors, pointerOf, schemaText, validator } from '../schemas.js';
 import { runnable, shellWord } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
@@ -151,25 +151,6 @@ export function readBoard(file: string, written?: WrittenText): Board {
   return boardOf(file, readBoardText(file), written);
 }
 
-/** kanban.yaml could not be read (gone, a folder, no permission): exit 2, with the system's code, so a caller can tell a board moved away. */
-export class BoardReadError extends InputError {
-  constructor(
-    readonly file: string,
-    readonly code: string | undefined,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** The one read of kanban.yaml's text; a file that cannot be read is a BoardReadError (exit 2) saying why. */
-export function readBoardText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new BoardReadError(file, (error as NodeJS.ErrnoException).code, readFailure(file, error));
-  }
-}
 
 /** kanban.yaml's text and its parse, read once for callers that check and run the same read. */
 export function readBoardSeen(file: string): WrittenText {
@@ -186,13 +167,4 @@ export function boardOf(file: string, text: string, written?: WrittenText): Boar
     throw new InputError(`${formatProblem(problems[0] as Problem)}${more}`);
   }
   return board;
-}
-
-/** A one-line reason why a file could not be read; `missing` is the fix when it does not exist (by default: check the path or create a board). */
-export function readFailure(file: string, error: unknown, missing?: string): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return `${file}: no such file. ${missing ?? `Check the path, or create a board with \`${runnable('init')}\`.`}`;
-  if (code === 'EISDIR') return `${file}: is a folder, not a file. Pass the path of kanban.yaml.`;
-  if (code === 'EACCES') return `${file}: permission denied. Make it readable.`;
-  return `${file}: cannot be read (${(error as Error).message}).`;
 }

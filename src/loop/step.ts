@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AgentInputs } from '../board/inputs.js';
-import { BoardReadError, type Board, type WrittenText } from '../board/read.js';
+import { BoardReadError } from '../board/board-file.js';
+import type { Board, WrittenText } from '../board/read.js';
 import { readTaskMeta } from '../board/task.js';
 import { managerChange, writeManagerAnswer } from '../board/write.js';
 import type { RunContext } from './context.js';

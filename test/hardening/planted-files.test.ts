@@ -85,6 +85,19 @@ describe('a FIFO planted where an agent-touched file is read', () => {
     expect(() => readFileSync(marker)).toThrow();
   });
 
+  it('in place of kanban.yaml never blocks validate, status, a run or try', async () => {
+    const { dir, marker } = board();
+    rmSync(path.join(dir, 'kanban.yaml'));
+    fifo(path.join(dir, 'kanban.yaml'));
+    for (const args of [['validate'], ['status'], [], ['--dry-run'], ['try', 'Implementor', '--instruction', 'x']]) {
+      const result = await runCli(args, { cwd: dir, ...QUICK });
+      expect(result.timedOut).toBe(false);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(/kanban\.yaml: is a FIFO, not a regular file; refusing to read it/);
+    }
+    expect(() => readFileSync(marker)).toThrow();
+  });
+
   it('in place of events.jsonl never blocks logs or status: the history is unreadable', async () => {
     const { dir } = board();
     fifo(path.join(dir, '.kanban-supervisor/events.jsonl'));

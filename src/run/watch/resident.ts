@@ -1,6 +1,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
-import { BoardReadError, formatProblem, readBoard, type Problem } from '../../board/read.js';
+import { BoardReadError } from '../../board/board-file.js';
+import { formatProblem, readBoard, type Problem } from '../../board/read.js';
 import { checkBoard } from '../../board/check.js';
 import type { RunContext } from '../../loop/context.js';
 import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../../errors.js';
