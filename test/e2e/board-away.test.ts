@@ -1,24 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { boardWithTasks, CLI, events, fixtureRole, read, role } from '../helpers.js';
+import { resident } from './resident.js';
 
-/** A resident supervisor (--watch) on the board in `dir`, and a way to wait for its events. */
-function resident(dir: string) {
-  const child = execa('node', [CLI, 'kanban.yaml', '--watch'], { cwd: dir, reject: false, env: { NO_COLOR: '1' }, stdin: 'ignore', timeout: 60_000 });
-  const eventually = async (match: (event: Record<string, unknown>) => boolean, count = 1): Promise<Record<string, unknown>[]> => {
-    for (let waited = 0; waited < 30_000; waited += 100) {
-      const found = existsSync(path.join(dir, '.kanban-supervisor/events.jsonl')) ? events(dir).filter(match) : [];
-      if (found.length >= count) return found;
-      if (child.nodeChildProcess.exitCode !== null) throw new Error(`the supervisor ended (${String(child.nodeChildProcess.exitCode)}): ${String(child.stderr)}`);
-      await delay(100);
-    }
-    throw new Error(`no such event; events so far: ${JSON.stringify(events(dir).map((e) => e.type))}`);
-  };
-  return { child, eventually };
-}
 
 const DONE_BOARD = 'phase: execute\ncurrent: null\ntasks:\n  - tasks/001.md\n';
 const WITH_TASK_2 = 'phase: execute\ncurrent: tasks/002.md\ntasks:\n  - tasks/001.md\n  - tasks/002.md\n';
