@@ -9,8 +9,8 @@ import { agentEnv, editBoard, HELLO, initBoard, installedVersion, scriptedModel,
 const PROCESSES: Record<AgentCli, RegExp[]> = {
   // A native binary, run directly.
   claude: [/^claude -p /],
-  // A Node shim that starts the native musl binary as its child.
-  codex: [/^node \S+\/\.bin\/codex exec /, /vendor\/x86_64-unknown-linux-musl\/bin\/codex exec /],
+  // A Node shim that becomes the native musl binary (process.execve, Node 22.15 and later).
+  codex: [/vendor\/x86_64-unknown-linux-musl\/bin\/codex exec /],
   // Node, which re-launches itself with a bigger heap as its child.
   gemini: [/^node \S+\/\.bin\/gemini --prompt=/, /node --max-old-space-size=\d+ \S+\/\.bin\/gemini --prompt=/],
 };
