@@ -46,7 +46,8 @@ export const codex: AgentCli = {
   },
 
   activity: (event, cwd) => shown(event, cwd, firstLine),
-  transcript: (event, cwd) => shown(event, cwd, wholeText),
+  // A file change shows once, when done (the status line shows it as it starts, too).
+  transcript: (event, cwd) => (event.type === 'item.started' && stringField(event.item, 'type') === 'file_change' ? undefined : shown(event, cwd, wholeText)),
 
   // turn.completed.usage holds the thread's running total (cumulative since the thread started,
   // all model requests of the turn included), so the last one is the attempt's.
