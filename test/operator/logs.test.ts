@@ -3,7 +3,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENTS, boardWithTasks, CLI, events, fixtureRole, read, role, runCli } from '../helpers.js';
+import { AGENTS, boardWithTasks, CLI, events, fixtureRole, read, role, ROOT, runCli, tempDir } from '../helpers.js';
 import { snapshot } from './snapshot.js';
 
 // Prints colour, a window title and a bare carriage return on both streams, then its reply.
@@ -165,6 +165,25 @@ describe('logs', () => {
     expect(follow.stdout).toBe(read(dir, file.stdoutFile).trimEnd());
     expect(follow.stdout.split('\n').length).toBeGreaterThan(8);
     expect((await run).exitCode).toBe(0);
+  });
+
+  it('shows a Claude attempt\'s stdout as the model\'s text, and as the JSON lines it printed with --raw, on a pipe and a terminal alike', async () => {
+    const recorded = path.join(ROOT, 'test/fixtures/recorded/claude-tool.stream.jsonl');
+    // Named claude.js, so `node claude.js` is recognised as Claude Code (agents/index.ts).
+    const claude = path.join(tempDir(), 'claude.js');
+    writeFileSync(claude, `process.stdout.write(require('fs').readFileSync(${JSON.stringify(recorded)}));\n`);
+    const dir = boardWithTasks(1, { 'roles/implementor.md': role(['node', claude, '-p', '--output-format', 'stream-json'], 'stdin: none\n') });
+    expect((await runCli(['--quiet'], { cwd: dir })).exitCode).toBe(0);
+    expect(events(dir).find((e) => e.type === 'attempt_started' && e.role === 'Implementor')).toMatchObject({ cli: 'claude' });
+    const file = (finished(dir).find((e) => e.role === 'Implementor') as { stdoutFile: string }).stdoutFile;
+    const text = 'Write: hello.txt\nWrote hello.txt.\n\n```json\n{"status":"ok","message":"wrote hello.txt"}\n```';
+    const shown = await runCli(['logs', '--task', 'tasks/001.md'], { cwd: dir });
+    expect(shown.stdout.split('\n').slice(1).join('\n')).toBe(`==> stdout: ${file} (${Buffer.byteLength(read(dir, file))} bytes) · claude's text (--raw: as written) <==\n${text}\n==> stderr: empty (the agent printed nothing there, so there is no file) <==`);
+    expect((await runCli(['logs', '--task', 'tasks/001.md', '--stdout'], { cwd: dir })).stdout).toBe(text);
+    expect(await underTerminal(['logs', '--task', 'tasks/001.md', '--stdout'], dir)).toBe(text);
+    const raw = await runCli(['logs', '--task', 'tasks/001.md', '--raw'], { cwd: dir });
+    expect(raw.stdout).toContain(`(${Buffer.byteLength(read(dir, file))} bytes) · as written (without --raw: claude's text) <==\n${read(dir, file)}==> stderr`);
+    expect((await runCli(['logs', '--task', 'tasks/001.md', '--raw', '--stdout'], { cwd: dir })).stdout).toBe(read(dir, file).trimEnd());
   });
 
   it('--follow stops when the supervisor dies during the attempt, and logs then says the attempt is unfinished', async () => {
