@@ -186,6 +186,25 @@ describe('logs', () => {
     expect((await runCli(['logs', '--task', 'tasks/001.md', '--raw', '--stdout'], { cwd: dir })).stdout).toBe(read(dir, file).trimEnd());
   });
 
+  it('--follow shows a running Claude attempt\'s text as it comes', async () => {
+    const go = path.join(tempDir(), 'go');
+    const lines = read(ROOT, 'test/fixtures/recorded/claude-tool.stream.jsonl').split(/(?<=\n)/);
+    // The tool call first; the rest once the test has seen it followed.
+    const claude = path.join(tempDir(), 'claude.js');
+    writeFileSync(claude, `const [first, rest] = ${JSON.stringify([lines.slice(0, 2).join(''), lines.slice(2).join('')])}; process.stdout.write(first); const t = setInterval(() => { if (!require('fs').existsSync(${JSON.stringify(go)})) return; clearInterval(t); process.stdout.write(rest); }, 100);\n`);
+    const dir = boardWithTasks(1, { 'roles/implementor.md': role(['node', claude, '-p'], 'stdin: none\n') });
+    const run = execa('node', [CLI, '--quiet'], { cwd: dir, reject: false, stdin: 'ignore' });
+    started.push(run);
+    await until(() => existsSync(path.join(dir, '.kanban-supervisor/events.jsonl')) && events(dir).some((e) => e.type === 'attempt_started'));
+    const following = runCli(['logs', '--follow'], { cwd: dir });
+    await Promise.race([printed(following, (seen) => seen.includes('Write: hello.txt')), following]);
+    writeFileSync(go, '');
+    const follow = await following;
+    expect(follow.stderr.split('\n')[0]).toMatch(/^Following Implementor on tasks\/001\.md · .* · running now · claude's text \(--raw: as written\)\. Ctrl-C stops following, not the run\.$/);
+    expect(follow.stdout).toBe('Write: hello.txt\nWrote hello.txt.\n\n```json\n{"status":"ok","message":"wrote hello.txt"}\n```');
+    expect((await run).exitCode).toBe(0);
+  });
+
   it('--follow stops when the supervisor dies during the attempt, and logs then says the attempt is unfinished', async () => {
     const pids = path.join(boardWithTasks(1, {}), 'pids.jsonl');
     const dir = boardWithTasks(1, { 'roles/implementor.md': role(['node', path.join(AGENTS, 'silent-after-hello.mjs'), pids], 'stdin: none\n') });
