@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { boardWithTasks, CLI, events, read, role, ROOT, runCli, tempDir } from '../helpers.js';
@@ -42,7 +43,8 @@ describe('logs of a known CLI', () => {
     started.push(run);
     await until(() => existsSync(path.join(dir, '.kanban-supervisor/events.jsonl')) && events(dir).some((e) => e.type === 'attempt_started'));
     const following = runCli(['logs', '--follow'], { cwd: dir });
-    await Promise.race([printed(following, (seen) => seen.includes('Write: hello.txt')), following]);
+    // At most 20 s: a follow that never shows the text fails below, with the agent let go.
+    await Promise.race([printed(following, (seen) => seen.includes('Write: hello.txt')), following, sleep(20_000)]);
     writeFileSync(go, '');
     const follow = await following;
     expect(follow.stderr.split('\n')[0]).toMatch(/^Following Implementor on tasks\/001\.md · .* · running now · claude's text \(--raw: as written\)\. Ctrl-C stops following, not the run\.$/);
