@@ -36,6 +36,7 @@ const FLAGS: Record<string, Options> = {
     stderr: { type: 'boolean' },
     follow: { type: 'boolean', short: 'f' },
     try: { type: 'boolean' },
+    raw: { type: 'boolean' },
   },
   try: { ...SETTINGS, instruction: { type: 'string' }, task: { type: 'string' }, result: { type: 'string' }, quiet: { type: 'boolean', short: 'q' } },
   version: {},

@@ -1,7 +1,7 @@
 /** `--help` of the commands about one agent's attempts, `{ks}` standing for the program (see help.ts). */
 export const AGENT_HELP: Record<string, string> = {
   logs: `Usage: {ks} logs [board] [--task FILE] [--step N] [--run ID] [--role NAME] [--attempt N]
-                      [--stdout | --stderr] [--follow] [--try]
+                      [--stdout | --stderr] [--raw] [--follow] [--try]
 
 Prints what an agent printed: the stdout and stderr of one attempt, from its files under
 .kanban-supervisor/runs/. Without options, the board's last attempt. The event log
@@ -9,9 +9,15 @@ Prints what an agent printed: the stdout and stderr of one attempt, from its fil
 comes under a heading naming its file; an empty stream has no file, and a file the retention
 limits (supervisor.keep_runs, keep_bytes, keep_attempts) removed is said to be gone.
 
+The stdout of a CLI it knows (Claude Code, Codex, Gemini CLI: the role's command names it)
+is shown as a transcript: each JSON event line replaced by the model's text in full, or a tool
+call as one line ("Bash: npm test"); Gemini's streamed pieces are joined into one text; other
+lines are printed as they are. --raw prints the JSON lines as the CLI wrote them. The stdout
+heading says which you see. Other commands' output, and stderr, are always printed as written.
+
 On a terminal, control sequences in the agent's output (colours, cursor moves, window titles)
 are removed and other control characters shown as �. To a pipe or a file the bytes are
-printed exactly as the agent wrote them.
+printed exactly as the agent wrote them (a known CLI's with --raw).
 
 Options:
   --task FILE     the last attempt on this task (its worker's; add --role Manager for the
@@ -23,6 +29,7 @@ Options:
                   retry), e.g. the failed one before a valid retry
   --stdout        print only the stdout, with no heading (for jq, grep, less)
   --stderr        print only the stderr, with no heading
+  --raw           a known CLI's stdout as written (its JSON events), not as its transcript
   --follow, -f    when the attempt is still running, keep printing its output as it comes
                   (stderr to stderr) until it ends; Ctrl-C stops following, not the run
   --try           the attempts of \`try\`, kept in .kanban-supervisor/try/
@@ -35,7 +42,7 @@ Examples:
   {ks} logs --step 3 --role Manager
   {ks} logs --task tasks/002-api.md --attempt 1
   {ks} logs --follow
-  {ks} logs --stdout | jq .
+  {ks} logs --stdout --raw | jq .
 `,
   try: `Usage: {ks} try <role> [board] (--instruction TEXT | --task FILE) [--result JSON] [--max-retries N] [--timeout DUR] [--quiet]
 

@@ -51,6 +51,8 @@ export interface AgentCli extends Envelope {
   silent: readonly string[];
   /** What one of its stdout events shows a person (file paths under `cwd` relative to it); undefined: nothing; null: not its event. */
   activity(event: Record<string, unknown>, cwd?: string): string | undefined | null;
+  /** What `logs` shows of one of its stdout events: the model's text in full, a tool call as `activity` words it; undefined: nothing; null: not its event. */
+  transcript?(event: Record<string, unknown>, cwd?: string): Shown | undefined | null;
   /** The attempt's spend from its final totals, never a stream's running figures; undefined when none. */
   usage(events: Record<string, unknown>[]): Usage | undefined;
   /** Classify a failed attempt (its stdout's JSON objects found once) from its envelope and stderr, never from the agent's transcript. */
@@ -65,6 +67,17 @@ export interface AgentCli extends Envelope {
   preset?: string;
   /** How to get it ready to run unattended (installed, logged in), shown after `init`. */
   setup?: string;
+}
+
+/** A transcript's text for one event: whole lines, or a `piece` of a message that the next piece continues on the same line (Gemini's `delta`). */
+export type Shown = string | { piece: string };
+
+/** How an adapter renders the model's text: one line for a status line, all of it for a transcript. */
+export type TextRendering = (text: string | undefined) => string;
+
+/** The model's text in full, without the blank end (a transcript's rendering). */
+export function wholeText(text: string | undefined): string {
+  return (text ?? '').trimEnd();
 }
 
 /** Where a CLI keeps its login: its config folder and the variables that can hold a key or token. */

@@ -1,7 +1,7 @@
 import { firstLine, isObject, numberField, stringField } from '../reply/json.js';
 import { fromEpoch, parseResetText } from '../reply/reset-time.js';
 import { sumKnown, usageFigures } from '../reply/usage.js';
-import { reported, toolCall, type AgentCli, type FailureContext } from './adapter.js';
+import { reported, toolCall, wholeText, type AgentCli, type FailureContext, type TextRendering } from './adapter.js';
 
 // Claude Code (`-p --output-format json`, or `stream-json --verbose`) reports a failed run in its
 // final `result` object: `is_error: true`, `api_error_status` (429, 401, 529…; null when no request
@@ -46,17 +46,8 @@ export const claude: AgentCli = {
     return { error: `printed a Claude Code result without result text (subtype ${String(result.subtype)})` };
   },
 
-  activity(event, cwd) {
-    if (event.type === 'assistant' && isObject(event.message) && Array.isArray(event.message.content)) {
-      const block = event.message.content.filter(isObject).findLast((b) => b.type === 'text' || b.type === 'tool_use');
-      if (block?.type === 'tool_use') return toolCall(stringField(block, 'name') ?? 'tool', block.input, cwd);
-      return firstLine(stringField(block, 'text'));
-    }
-    if (event.type === 'result' && 'is_error' in event) return event.is_error === true ? firstLine(stringField(event, 'result')) : undefined;
-    if (event.type === 'rate_limit_event') return stringField(event.rate_limit_info, 'status') === 'rejected' ? 'Usage limit reached' : undefined;
-    if (event.type === 'system') return event.subtype === 'api_retry' ? retryLine(event) : undefined;
-    return null;
-  },
+  activity: (event, cwd) => shown(event, cwd, firstLine, false),
+  transcript: (event, cwd) => shown(event, cwd, wholeText, true),
 
   // The final result object's total_cost_usd and usage (its assistant messages carry per-request
   // figures taken before the request ended, so they are not added up).
@@ -104,6 +95,20 @@ export const claude: AgentCli = {
     return { kind: 'invalid' };
   },
 };
+
+// What an event shows: the status line takes the message's last text or tool call, a transcript
+// (`every`) all of them, one after the other.
+function shown(event: Record<string, unknown>, cwd: string | undefined, text: TextRendering, every: boolean): string | undefined | null {
+  if (event.type === 'assistant' && isObject(event.message) && Array.isArray(event.message.content)) {
+    const blocks = event.message.content.filter(isObject).filter((b) => b.type === 'text' || b.type === 'tool_use');
+    const render = (block: Record<string, unknown> | undefined) => (block?.type === 'tool_use' ? toolCall(stringField(block, 'name') ?? 'tool', block.input, cwd) : text(stringField(block, 'text')));
+    return every ? blocks.map(render).filter(Boolean).join('\n') : render(blocks.at(-1));
+  }
+  if (event.type === 'result' && 'is_error' in event) return event.is_error === true ? text(stringField(event, 'result')) : undefined;
+  if (event.type === 'rate_limit_event') return stringField(event.rate_limit_info, 'status') === 'rejected' ? 'Usage limit reached' : undefined;
+  if (event.type === 'system') return event.subtype === 'api_retry' ? retryLine(event) : undefined;
+  return null;
+}
 
 // {"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":5000,"error_status":429,"error":"rate_limit"}
 function retryLine(event: Record<string, unknown>): string {

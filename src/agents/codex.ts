@@ -1,7 +1,7 @@
 import { firstLine, isObject, numberField, parse, stringField } from '../reply/json.js';
 import { parseResetText } from '../reply/reset-time.js';
 import { usageFigures } from '../reply/usage.js';
-import { relativeTo, reported, type AgentCli, type Failure, type FailureContext } from './adapter.js';
+import { relativeTo, reported, wholeText, type AgentCli, type Failure, type FailureContext, type TextRendering } from './adapter.js';
 
 // Codex `exec --json` reports a failed turn as a top-level `error` event followed by `turn.failed`
 // (`error.message`); while it retries, it prints `error` events "Reconnecting... n/5 (<why>)".
@@ -45,30 +45,9 @@ export const codex: AgentCli = {
     return { error: 'finished its Codex event stream without an agent message' };
   },
 
-  activity(event, cwd) {
-    const type = stringField(event, 'type') ?? '';
-    if (type === 'error') return firstLine(stringField(event, 'message'));
-    if (type === 'turn.failed') return firstLine(stringField(event.error, 'message'));
-    if (!OWN_EVENT.test(type)) return null;
-    if ((type !== 'item.started' && type !== 'item.completed') || !isObject(event.item)) return undefined;
-    const item = event.item;
-    switch (item.type) {
-      case 'agent_message':
-        return firstLine(stringField(item, 'text'));
-      case 'command_execution':
-        return type === 'item.started' ? `Shell: ${firstLine(stringField(item, 'command'))}` : undefined;
-      case 'file_change':
-        return Array.isArray(item.changes) ? `Edit: ${item.changes.map((c) => relativeTo(stringField(c, 'path') ?? '?', cwd)).join(', ')}` : undefined;
-      case 'mcp_tool_call':
-        return type === 'item.started' ? `${stringField(item, 'server') ?? 'mcp'}.${stringField(item, 'tool') ?? 'tool'}` : undefined;
-      case 'web_search':
-        return `Search: ${stringField(item, 'query') ?? ''}`;
-      case 'error':
-        return firstLine(stringField(item, 'message'));
-      default:
-        return undefined;
-    }
-  },
+  activity: (event, cwd) => shown(event, cwd, firstLine),
+  // A file change shows once, when done (the status line shows it as it starts, too).
+  transcript: (event, cwd) => (event.type === 'item.started' && stringField(event.item, 'type') === 'file_change' ? undefined : shown(event, cwd, wholeText)),
 
   // turn.completed.usage holds the thread's running total (cumulative since the thread started,
   // all model requests of the turn included), so the last one is the attempt's.
@@ -119,4 +98,30 @@ function fromMessage(message: string, time: Pick<FailureContext, 'now' | 'timeZo
 function resetIn(message: string, time: Pick<FailureContext, 'now' | 'timeZone'>): Date | null {
   const shown = /try again (at|in) (.+?)\.?\s*$/i.exec(message);
   return shown ? parseResetText(`${shown[1] === 'in' ? 'in ' : ''}${shown[2] as string}`, time.timeZone, time.now) : null;
+}
+
+// What one event shows, the agent's messages rendered by `text` (a line, or all of it).
+function shown(event: Record<string, unknown>, cwd: string | undefined, text: TextRendering): string | undefined | null {
+  const type = stringField(event, 'type') ?? '';
+  if (type === 'error') return text(stringField(event, 'message'));
+  if (type === 'turn.failed') return text(stringField(event.error, 'message'));
+  if (!OWN_EVENT.test(type)) return null;
+  if ((type !== 'item.started' && type !== 'item.completed') || !isObject(event.item)) return undefined;
+  const item = event.item;
+  switch (item.type) {
+    case 'agent_message':
+      return text(stringField(item, 'text'));
+    case 'command_execution':
+      return type === 'item.started' ? `Shell: ${firstLine(stringField(item, 'command'))}` : undefined;
+    case 'file_change':
+      return Array.isArray(item.changes) ? `Edit: ${item.changes.map((c) => relativeTo(stringField(c, 'path') ?? '?', cwd)).join(', ')}` : undefined;
+    case 'mcp_tool_call':
+      return type === 'item.started' ? `${stringField(item, 'server') ?? 'mcp'}.${stringField(item, 'tool') ?? 'tool'}` : undefined;
+    case 'web_search':
+      return `Search: ${stringField(item, 'query') ?? ''}`;
+    case 'error':
+      return text(stringField(item, 'message'));
+    default:
+      return undefined;
+  }
 }

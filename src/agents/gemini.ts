@@ -2,7 +2,7 @@ import type { Unwrapped } from '../reply/extract.js';
 import { firstLine, isObject, numberField, parse, stringField } from '../reply/json.js';
 import { parseResetText } from '../reply/reset-time.js';
 import { sumKnown, usageFigures } from '../reply/usage.js';
-import { reported, toolCall, type AgentCli, type FailureContext } from './adapter.js';
+import { reported, toolCall, wholeText, type AgentCli, type FailureContext, type Shown, type TextRendering } from './adapter.js';
 
 // Gemini CLI reports a failed run on stdout only with `-o stream-json` (a final
 // {"type":"result","status":"error","error":{"type","message"}}). With `-o json` and always before
@@ -43,12 +43,11 @@ export const gemini: AgentCli = {
     return null;
   },
 
-  activity(event, cwd) {
-    if (event.type === 'message') return event.role === 'assistant' ? firstLine(stringField(event, 'content')) : undefined;
-    if (event.type === 'tool_use') return toolCall(stringField(event, 'tool_name') ?? 'tool', event.parameters, cwd);
-    if (event.type === 'tool_result') return event.status === 'error' ? `${stringField(event, 'tool_id') ?? 'tool'} failed` : undefined;
-    if (event.type === 'result') return event.status === 'error' ? firstLine(stringField(event.error, 'message')) : undefined;
-    return undefined;
+  activity: (event, cwd) => shown(event, cwd, firstLine) ?? undefined,
+  // A `delta` message is a piece of the model's text, joined to the pieces around it as it came.
+  transcript: (event, cwd): Shown | undefined | null => {
+    if (event.type === 'message' && event.delta === true && event.role === 'assistant') return { piece: stringField(event, 'content') ?? '' };
+    return shown(event, cwd, wholeText);
   },
 
   // -o json `stats.models.<model>.tokens` (prompt includes cached; candidates and thoughts are
@@ -132,4 +131,13 @@ function stderrMessage(stderr: string): string {
 function resetIn(message: string, context: FailureContext): Date | null {
   const wording = /(?:reset after|retry in|retry after)\s+(\d[\d.]*\s*[a-z]+(?:\s*\d[\d.]*\s*[a-z]+)*)/i.exec(message);
   return wording ? parseResetText(`in ${wording[1] as string}`, context.timeZone, context.now) : null;
+}
+
+// What one event shows, the model's text rendered by `text` (a line, or all of it); null: not Gemini's.
+function shown(event: Record<string, unknown>, cwd: string | undefined, text: TextRendering): string | undefined | null {
+  if (event.type === 'message') return event.role === 'assistant' ? text(stringField(event, 'content')) : undefined;
+  if (event.type === 'tool_use') return toolCall(stringField(event, 'tool_name') ?? 'tool', event.parameters, cwd);
+  if (event.type === 'tool_result') return event.status === 'error' ? `${stringField(event, 'tool_id') ?? 'tool'} failed` : undefined;
+  if (event.type === 'result') return event.status === 'error' ? text(stringField(event.error, 'message')) : undefined;
+  return event.type === 'init' ? undefined : null;
 }

@@ -4,6 +4,7 @@ import { isAttemptOf } from '../events/fold.js';
 import { attemptEnd, type AttemptEnd, type AttemptRecord } from '../events/records.js';
 import { EventTail } from '../events/tail.js';
 import { AgentText, type Output } from './output.js';
+import { stdoutSink, transcriptCli } from './transcript.js';
 import type { OutputPlace } from './places.js';
 import { attemptFiles, copyNew, openOutput } from './print.js';
 
@@ -16,10 +17,12 @@ export interface FollowIO {
   alive: () => boolean;
   sleep: (ms: number) => Promise<void>;
   pollMs?: number;
+  /** Its stdout as the agent wrote it, not as its known CLI's transcript. */
+  raw?: boolean;
 }
 
 /**
- * Tail a running attempt: its stdout to our stdout and its stderr to our stderr as the agent
+ * Tail a running attempt: its stdout (a known CLI's as its transcript, unless `raw`) to our stdout and its stderr to our stderr as the agent
  * writes them, until the event log records the attempt's end (returned, as the fold has it), or its supervisor is
  * gone without recording one (undefined). `from` is the size of the event log when the attempt
  * was found unfinished: its end can only come after. Each file is held open once found, so the
@@ -27,9 +30,10 @@ export interface FollowIO {
  */
 export async function followAttempt(boardDir: string, a: AttemptRecord, place: OutputPlace, from: number, io: FollowIO): Promise<AttemptEnd | undefined> {
   const files = attemptFiles(a, place);
+  const cli = transcriptCli(a, io.raw === true);
   const streams = (['stdout', 'stderr'] as const).flatMap((which) => {
     const out = io[which];
-    return out ? [{ file: files[which] as string, fd: undefined as number | undefined, out, text: new AgentText(out) }] : [];
+    return out ? [{ file: files[which] as string, fd: undefined as number | undefined, out, text: which === 'stdout' ? stdoutSink(out, cli) : new AgentText(out) }] : [];
   });
   const events = new EventTail(path.join(boardDir, place.events), from);
   try {

@@ -36,12 +36,18 @@ export class Output {
   }
 }
 
+/** Where an agent's output stream is passed, chunk by chunk, to one of our outputs. */
+export interface TextSink {
+  push(chunk: Buffer): Promise<void>;
+  end(ownLine: boolean): Promise<void>;
+}
+
 /**
  * An agent's output stream as it goes to one of our outputs: the bytes as they are for a pipe
  * or a file; for a terminal, whole lines decoded and cleaned (util/text.ts), so an escape
  * sequence split between two reads is still removed.
  */
-export class AgentText {
+export class AgentText implements TextSink {
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
   /** The last character passed on, to end the stream on a line of its own. */

@@ -6,7 +6,8 @@ import { formatDuration } from '../util/duration.js';
 import { cleanLine } from '../util/text.js';
 import { localStamp } from '../util/time.js';
 import type { AttemptRecord } from '../events/records.js';
-import { AgentText, type Output } from './output.js';
+import { AgentText, type Output, type TextSink } from './output.js';
+import { stdoutSink, transcriptCli } from './transcript.js';
 import type { OutputPlace } from './places.js';
 
 const CHUNK = 64 * 1024;
@@ -36,17 +37,18 @@ export function attemptFiles(a: AttemptRecord, place: OutputPlace): { stdout?: s
   return { stdout: `${base}.out`, stderr: `${base}.err` };
 }
 
-/** Print an attempt's stdout and stderr as its files hold them now. */
-export async function printAttempt(boardDir: string, a: AttemptRecord, place: OutputPlace, streams: Streams, unfinished: Unfinished, out: Output): Promise<void> {
+/** Print an attempt's stdout and stderr as its files hold them now: a known CLI's stdout as its transcript, unless `raw`. */
+export async function printAttempt(boardDir: string, a: AttemptRecord, place: OutputPlace, streams: Streams, unfinished: Unfinished, out: Output, raw: boolean): Promise<void> {
   const files = attemptFiles(a, place);
+  const cli = transcriptCli(a, raw);
   if (streams === 'both') await out.write(`${describeAttempt(a, unfinished)}\n`);
   for (const which of ['stdout', 'stderr'] as const) {
     if (streams !== 'both' && streams !== which) continue;
     const file = files[which];
     const fd = file === undefined ? undefined : openOutput(path.join(boardDir, file));
     try {
-      if (streams === 'both') await out.write(`${heading(which, file, fd, a.finished !== undefined)}\n`);
-      if (fd !== undefined) await copy(fd, new AgentText(out), streams === 'both');
+      if (streams === 'both') await out.write(`${heading(which, file, fd, a.finished !== undefined, which === 'stdout' ? shownAs(a.cli, raw) : '')}\n`);
+      if (fd !== undefined) await copy(fd, which === 'stdout' ? stdoutSink(out, cli) : new AgentText(out), streams === 'both');
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
@@ -64,7 +66,7 @@ export function openOutput(file: string): number | undefined {
 }
 
 /** Pass what `fd` holds from its current position on to `text`, in chunks, never all of it in memory; returns the bytes read. */
-export async function copyNew(fd: number, text: AgentText): Promise<number> {
+export async function copyNew(fd: number, text: TextSink): Promise<number> {
   const chunk = Buffer.allocUnsafe(CHUNK);
   let total = 0;
   for (let got = readSync(fd, chunk, 0, CHUNK, null); got > 0; got = readSync(fd, chunk, 0, CHUNK, null)) {
@@ -74,15 +76,21 @@ export async function copyNew(fd: number, text: AgentText): Promise<number> {
   return total;
 }
 
-async function copy(fd: number, text: AgentText, ownLine: boolean): Promise<void> {
+async function copy(fd: number, text: TextSink, ownLine: boolean): Promise<void> {
   await copyNew(fd, text);
   await text.end(ownLine);
 }
 
-function heading(which: string, file: string | undefined, fd: number | undefined, finished: boolean): string {
+function heading(which: string, file: string | undefined, fd: number | undefined, finished: boolean, shown: string): string {
   if (file === undefined) return `==> ${which}: empty (the agent printed nothing there, so there is no file) <==`;
   if (fd === undefined) return `==> ${which}: ${file} is not there ${finished ? '(removed by the retention limits: supervisor.keep_runs, keep_bytes, keep_attempts)' : '(nothing printed yet)'} <==`;
-  return `==> ${which}: ${file} (${fstatSync(fd).size} bytes) <==`;
+  return `==> ${which}: ${file} (${fstatSync(fd).size} bytes)${shown} <==`;
+}
+
+/** What a known CLI's stdout is shown as, and how to see the other ('' for any other command). */
+export function shownAs(cli: string | undefined, raw: boolean): string {
+  if (transcriptCli({ cli }, false) === undefined) return '';
+  return raw ? ` · as written (without --raw: ${cli}'s text)` : ` · ${cli}'s text (--raw: as written)`;
 }
 
 /** How an attempt ended, from its attempt_finished event, or why it has no end (pure). */

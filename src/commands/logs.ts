@@ -4,7 +4,7 @@ import { findAttempt, type AttemptFilter, type Search } from '../attempt-output/
 import { followAttempt } from '../attempt-output/follow.js';
 import { Output } from '../attempt-output/output.js';
 import { RUN_PLACE, TRY_PLACE, type OutputPlace } from '../attempt-output/places.js';
-import { describeAttempt, describeEnd, printAttempt, type Streams } from '../attempt-output/print.js';
+import { describeAttempt, describeEnd, printAttempt, shownAs, type Streams } from '../attempt-output/print.js';
 import { realBoardPath } from '../board/locate.js';
 import { InputError } from '../errors.js';
 import type { AttemptRecord } from '../events/records.js';
@@ -24,6 +24,7 @@ export interface LogsFlags {
   stderr?: string | boolean;
   follow?: string | boolean;
   try?: string | boolean;
+  raw?: string | boolean;
 }
 
 /** Where `logs` writes: the process's streams by default. */
@@ -52,16 +53,17 @@ export async function logsCommand(options: { file: string; flags: LogsFlags }, i
   const out = new Output(io.stdout, io.stdout.isTTY === true);
   if (!flags.follow || !running) {
     if (flags.follow) io.stderr.write(`No attempt is running now${found.finished ? '' : ' (its supervisor stopped during the last one)'}; here is the last one${Object.keys(filter).length ? ' that matches' : ''}.\n`);
-    await printAttempt(dir, found, place, streams, running ? 'running' : 'stopped', out);
+    await printAttempt(dir, found, place, streams, running ? 'running' : 'stopped', out, flags.raw === true);
     return 0;
   }
-  io.stderr.write(`Following ${describeAttempt(found, 'running')}. Ctrl-C stops following, not the run.\n`);
+  io.stderr.write(`Following ${describeAttempt(found, 'running')}${streams === 'stderr' ? '' : shownAs(found.cli, flags.raw === true)}. Ctrl-C stops following, not the run.\n`);
   const err = new Output(io.stderr, io.stderr.isTTY === true);
   const ended = await followAttempt(dir, found, place, search.size, {
     ...(streams !== 'stderr' && { stdout: out }),
     ...(streams !== 'stdout' && { stderr: err }),
     alive,
     sleep: (ms) => sleep(ms),
+    raw: flags.raw === true,
   });
   io.stderr.write(`The attempt ended: ${describeEnd({ ...found, ...(ended && { finished: ended }) }, 'stopped')}.\n`);
   return 0;

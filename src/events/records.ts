@@ -16,6 +16,8 @@ export interface AttemptRecord {
   rerun?: number;
   of: number;
   start: string;
+  /** The known agent CLI that ran it (attempt_started's `cli`); absent for any other command, and in older logs. */
+  cli?: string;
   /** Absent while running, or when the supervisor died mid-attempt. */
   finished?: AttemptEnd;
 }
@@ -63,7 +65,8 @@ export function isRunEnd(event: SupervisorEvent): event is SupervisorEvent & { t
 /** An attempt as its attempt_started event tells it (pure); `task` is its step's task. */
 export function attemptFrom(started: SupervisorEvent, task: string): AttemptRecord {
   const trigger = typeof started.trigger === 'string' ? { trigger: started.trigger } : {};
-  return { run: started.run, step: Number(started.step), task, role: String(started.role), manager: isManagerTurn(started) || started.task !== task, ...trigger, attempt: Number(started.attempt), ...(Number(started.rerun) > 0 && { rerun: Number(started.rerun) }), of: Number(started.of), start: started.time };
+  const cli = typeof started.cli === 'string' ? { cli: started.cli } : {};
+  return { run: started.run, step: Number(started.step), task, role: String(started.role), manager: isManagerTurn(started) || started.task !== task, ...trigger, attempt: Number(started.attempt), ...(Number(started.rerun) > 0 && { rerun: Number(started.rerun) }), of: Number(started.of), start: started.time, ...cli };
 }
 
 /** An attempt's end as its attempt_finished event tells it (pure). */

@@ -57,7 +57,8 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     // A limit another supervisor of the account learnt is waited out here, without calling the CLI.
     const sharedIgnored = await waitForSharedLimit(ctx, settings, place, shared);
     const files = ctx.output.open(run.step, invocation.role, attempt, run.task, rerun);
-    ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(rerun > 0 && { rerun }), command: describeCommand(invocation, 200), timeoutMs: invocation.timeoutMs, ...(sharedIgnored && { sharedLimitIgnored: sharedIgnored }) });
+    const agent = agentFor(reading.command);
+    ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(rerun > 0 && { rerun }), command: describeCommand(invocation, 200), ...(AGENTS.includes(agent) && { cli: agent.name }), timeoutMs: invocation.timeoutMs, ...(sharedIgnored && { sharedLimitIgnored: sharedIgnored }) });
     const result = await ctx.runAttempt(invocation, files, ctx);
     const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, output, rules, invocation, AGENTS);
     // stdout's JSON objects, found once for the failure and the usage.

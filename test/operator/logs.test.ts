@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENTS, boardWithTasks, CLI, events, fixtureRole, read, role, runCli } from '../helpers.js';
+import { finished, printed, underTerminal, until } from './logs-helpers.js';
 import { snapshot } from './snapshot.js';
 
 // Prints colour, a window title and a bare carriage return on both streams, then its reply.
@@ -23,37 +24,6 @@ async function ranBoard(): Promise<string> {
   const dir = boardWithTasks(2, { 'roles/implementor.md': role(['node', '-e', NOISY], 'stdin: none\n') });
   expect((await runCli(['--quiet'], { cwd: dir })).exitCode).toBe(0);
   return dir;
-}
-
-/** The attempts' events of a board, as written. */
-function finished(dir: string): Array<Record<string, unknown>> {
-  return events(dir).filter((e) => e.type === 'attempt_finished');
-}
-
-/** Run the CLI under a real pseudo-terminal (util-linux `script`). */
-async function underTerminal(args: string[], cwd: string): Promise<string> {
-  const result = await execa('script', ['-qfec', `exec node ${CLI} ${args.join(' ')}`, '/dev/null'], { cwd, reject: false, stdin: 'ignore', env: { ...process.env, TERM: 'xterm-256color' } });
-  return String(result.stdout).replace(/\r\n/g, '\n');
-}
-
-/** Resolves once what `child` has printed on its stdout so far satisfies `enough`. */
-function printed(child: { stdout: NodeJS.ReadableStream | null }, enough: (seen: string) => boolean): Promise<void> {
-  let seen = '';
-  return new Promise((resolve) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += String(chunk);
-      if (enough(seen)) resolve();
-    });
-  });
-}
-
-/** Wait until `check` holds, polling. */
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await sleep(50);
-  }
 }
 
 describe('logs', () => {
