@@ -3,18 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { role, runCli, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
+import { mountable } from './places.js';
 
-// Mounting a tmpfs needs root (CAP_SYS_ADMIN), as CI has; elsewhere this test is skipped.
-function mountable(): boolean {
-  const at = tempDir('ks-mount-probe-');
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', at], { stdio: 'ignore' });
-    execFileSync('umount', [at], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // An agent that fills the disk, prints 200 KB (its log cannot be written), frees the space and
 // replies: everything the supervisor writes after the attempt succeeds, only the log is cut.

@@ -3,21 +3,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AGENTS, role, runCli, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
+import { mountable } from './places.js';
 
-/**
- * A small tmpfs of its own, so a test can fill it or make it read-only. Mounting needs root
- * (CAP_SYS_ADMIN), as CI has; elsewhere these tests are skipped, and say why.
- */
-function mountable(): boolean {
-  const at = tempDir('ks-mount-probe-');
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', at], { stdio: 'ignore' });
-    execFileSync('umount', [at], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 const CAN_MOUNT = mountable();
 
 /** A one-task board on a fresh tmpfs of `size`; returns its folder and how to change or undo the mount. */

@@ -1,17 +1,9 @@
-import { existsSync, mkdirSync, rmSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
+import { outside } from './places.js';
 
-/** A file and a folder outside the board, which init may not write to. */
-function outside() {
-  const root = tempDir('ks-outside-');
-  const file = path.join(root, 'authorized_keys');
-  const dir = path.join(root, 'folder');
-  writeFileSync(file, 'ssh-ed25519 AAAA... the owner\n');
-  mkdirSync(dir);
-  return { file, dir, untouched: () => ({ text: readFileSync(file, 'utf8'), entries: readdirSync(dir) }) };
-}
 
 describe('init never writes through a symlink in the folder it fills', () => {
   it.each([

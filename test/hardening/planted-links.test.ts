@@ -1,17 +1,9 @@
-import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { boardWithTasks, fixtureRole, runCli, tempDir } from '../helpers.js';
+import { outside } from './places.js';
 
-/** A file and a folder outside the board, which nothing may write to. */
-function outside() {
-  const root = tempDir('ks-outside-');
-  const file = path.join(root, 'authorized_keys');
-  const dir = path.join(root, 'folder');
-  writeFileSync(file, 'ssh-ed25519 AAAA... the owner\n');
-  mkdirSync(dir);
-  return { file, dir, untouched: () => ({ text: readFileSync(file, 'utf8'), mtime: statSync(file).mtimeMs, entries: readdirSync(dir) }) };
-}
 
 describe('symlinks an agent plants where the supervisor writes', () => {
   it.each([
