@@ -46,6 +46,9 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
   const logTask = logTaskOf(run);
   const place = { step: run.step, role: invocation.role, task: run.task };
   const reading = { command: [invocation.file, ...invocation.args], patterns: failures };
+  // Which CLI this is, decided once for every attempt of the agent run (its argv never changes).
+  const agent = agentFor(reading.command);
+  const cli = AGENTS.includes(agent) ? { cli: agent.name } : {};
   // The account the CLI runs as, from the agent's own environment: its usage limits are shared (SPEC §4b).
   const shared = sharedAccountOf(invocation, settings, ctx.dir, ctx.env);
   let transient = 0;
@@ -57,15 +60,14 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     // A limit another supervisor of the account learnt is waited out here, without calling the CLI.
     const sharedIgnored = await waitForSharedLimit(ctx, settings, place, shared);
     const files = ctx.output.open(run.step, invocation.role, attempt, run.task, rerun);
-    const agent = agentFor(reading.command);
-    ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(rerun > 0 && { rerun }), command: describeCommand(invocation, 200), ...(AGENTS.includes(agent) && { cli: agent.name }), timeoutMs: invocation.timeoutMs, ...(sharedIgnored && { sharedLimitIgnored: sharedIgnored }) });
+    ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(rerun > 0 && { rerun }), command: describeCommand(invocation, 200), ...cli, timeoutMs: invocation.timeoutMs, ...(sharedIgnored && { sharedLimitIgnored: sharedIgnored }) });
     const result = await ctx.runAttempt(invocation, files, ctx);
     const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, output, rules, invocation, AGENTS);
     // stdout's JSON objects, found once for the failure and the usage.
     const events = stdoutEvents(result.stdout);
     const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode, events }, { ...reading, timeZone: agentTimeZone(invocation), now: ctx.clock.now() })) : undefined;
     // A figure that cannot be a spend (negative, infinite) is dropped with a note, never added.
-    const { usage, ignored } = checkUsage(agentFor(reading.command).usage(events));
+    const { usage, ignored } = checkUsage(agent.usage(events));
     ctx.spend.add(usage);
     const written = ctx.output.close(files, judgement?.valid !== true);
     ctx.events.emit('attempt_finished', {

@@ -66,7 +66,8 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
     events = new EventLog(board.dir, runId, [...(history ? [history.record] : []), ...(options.listeners ?? [])], () => clock.now(), place.events);
     const settings = resolveSettings(board.settings, options);
     // A batch job's budget counts from here: the lock is held and the run is about to start.
-    if (kind === 'run' && settings.maxTimeMs !== null) stopTimer = startTimeLimit(settings.maxTimeMs, clock, stopper);
+    const deadline = kind === 'run' && settings.maxTimeMs !== null ? new Date(clock.now().getTime() + settings.maxTimeMs) : undefined;
+    if (deadline) stopTimer = startTimeLimit(deadline, settings.maxTimeMs as number, clock, stopper);
     if (kind === 'run') removeDeadTemps(file);
     // Each takes over only its own records: a run never stops a live try's agent, nor a try a run's.
     const leftover = kind === 'run' ? await stopLeftoverAgent(board.dir, settings.killGraceMs) : (await stopLeftoverTries(board.dir, settings.killGraceMs))[0];
@@ -85,7 +86,7 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
       clock,
       spend: options.spend ?? new Spend(),
       limits: { waitedMs: 0, fallbacks: 0 },
-      ...(settings.maxTimeMs !== null && { deadline: new Date(clock.now().getTime() + settings.maxTimeMs) }),
+      ...(deadline && { deadline }),
       ...(options.onLine && { onLine: options.onLine }),
       ...(history && { history }),
     };

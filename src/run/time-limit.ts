@@ -4,13 +4,13 @@ import { formatDuration } from '../util/duration.js';
 import type { Stopper } from './stop.js';
 
 /**
- * A batch job's time budget (--max-time, supervisor.max_time; SPEC §5c): once `ms` have passed
- * on `clock`, the run is asked to stop like an interrupt — the running agent's group stopped,
+ * A batch job's time budget of `ms` (--max-time, supervisor.max_time; SPEC §5c): once `clock`
+ * reaches `until`, the run is asked to stop like an interrupt — the running agent's group stopped,
  * the board unchanged, the lock released — and ends with exit 124. Returns how to cancel it.
  */
-export function startTimeLimit(ms: number, clock: Clock, stopper: Stopper): () => void {
+export function startTimeLimit(until: Date, ms: number, clock: Clock, stopper: Stopper): () => void {
   const cancel = new AbortController();
-  const deadline = clock.now().getTime() + ms;
+  const deadline = until.getTime();
   void (async () => {
     // The clock's sleeps are cut at about 24 days (Node's longest timer): sleep again until the deadline.
     while (!cancel.signal.aborted && clock.now().getTime() < deadline) await clock.sleep(deadline - clock.now().getTime(), cancel.signal);
