@@ -3,7 +3,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { ownerState, type ProcessIdentity } from '../../src/lock/identity.js';
-import { CLI, boardWithTasks, events, fixtureRole, read } from '../helpers.js';
+import { CLI, boardWithTasks, events, fixtureRole, read, role } from '../helpers.js';
 import { recordedPids, waitFor } from './procs.js';
 
 // A real pid reuse needs pid namespaces (unshare, as root): a supervisor is pid 1 in a new one, as
@@ -12,10 +12,12 @@ const asRoot = process.getuid?.() === 0;
 const LOCKED = /locked by another kanban-supervisor/;
 const FOREVER = fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n');
 const QUICK = fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n');
+// The same in sh: no Node threads (each takes a pid) are still being created when a dead pid is handed on.
+const FOREVER_SH = role(['sh', '-c', 'sleep 300 & printf \'{"leader":%s,"grandchild":%s}\\n\' $$ $! >> pids.jsonl; echo working on it; wait'], 'stdin: none\n');
 
 /** A one-task board whose worker never ends (until it is swapped for one that replies at once). */
-function foreverBoard(): string {
-  return boardWithTasks(1, { 'roles/implementor.md': FOREVER }, 'phase: execute\nsupervisor:\n  kill_grace: 1s\n');
+function foreverBoard(worker = FOREVER): string {
+  return boardWithTasks(1, { 'roles/implementor.md': worker }, 'phase: execute\nsupervisor:\n  kill_grace: 1s\n');
 }
 
 /** The run's pid as the lock recorded it. */
@@ -69,7 +71,7 @@ describe.skipIf(!asRoot)('the run lock after a kill -9 whose pid is used again',
   });
 
   it('takes over at once when the dead supervisor\'s pid now belongs to another process of the same namespace', async () => {
-    const dir = foreverBoard();
+    const dir = foreverBoard(FOREVER_SH);
     // In one namespace: run, kill -9 the supervisor, give its pid to a bystander, run again.
     const script = [
       'node "$CLI" kanban.yaml 2>first.err & sup=$!',
