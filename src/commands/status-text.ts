@@ -91,7 +91,7 @@ function lockText(lock: LockStatus, now: Date): string {
     default:
       return lock.pid === undefined
         ? 'the board is locked but the owner is not recorded'
-        : `locked by pid ${lock.pid} on ${String(lock.host)} since ${localStamp(String(lock.since))} (another host: cannot check that it still runs)`;
+        : `locked by pid ${lock.pid} on ${String(lock.host)} since ${localStamp(String(lock.since))} (another host or container: cannot check that it still runs; its lock is taken over once it is no longer refreshed)`;
   }
 }
 

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
 import path from 'node:path';
 import { realBoardPath } from '../board/locate.js';
 import { readBoard, type Board } from '../board/read.js';
 import { SupervisorError } from '../errors.js';
+import { ownerState, probePid, selfIdentity } from '../lock/identity.js';
 import { lockPath, readLockOwner } from '../lock/lock.js';
 import { isAlive } from '../util/process.js';
 import { readLatest, type HistoryWindow, type LatestRun } from '../events/latest.js';
@@ -116,6 +116,8 @@ export function lockStatus(file: string): LockStatus {
   if (!existsSync(lockPath(stateDir))) return { state: 'free' };
   if (!owner) return { state: 'unknown' };
   const who = { pid: owner.pid, host: owner.host, since: owner.since };
-  if (owner.host !== hostname()) return { state: 'unknown', ...who };
-  return isAlive(owner.pid) ? { state: 'running', ...who } : { state: 'stale', ...who };
+  // Judged as the next run's lock would judge it: by process identity, not by pid alone (lock/identity.ts).
+  const state = ownerState(owner, selfIdentity(), probePid);
+  if (state === 'alive') return { state: 'running', ...who };
+  return state === 'dead' ? { state: 'stale', ...who } : { state: 'unknown', ...who };
 }

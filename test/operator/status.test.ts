@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -79,5 +79,17 @@ describe('status', () => {
     const result = await runCli(['status', path.join(dir, 'kanban.yaml')]);
     expect(result.stdout).toMatch(new RegExp(`^Supervisor: none running: pid ${gone.pid} \\(since 2026-01-02 \\d\\d:\\d\\d:05\\) is gone and left its lock; the next run takes it over$`, 'm'));
     expect(result.stdout).toMatch(/^Last run: none recorded/m);
+  });
+
+  it('tells a lock whose pid now belongs to another process as left, as the next run judges it (by start time)', async () => {
+    const dir = boardWithTasks(1, {});
+    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const pidNs = readlinkSync('/proc/self/ns/pid');
+    // This test's own pid: alive, but started long after the recorded start time.
+    const owner = { pid: process.pid, host: hostname(), bootId, pidNs, startTicks: 1, since: '2026-01-02T03:04:05.000Z', board: 'kanban.yaml' };
+    mkdirSync(path.join(dir, '.kanban-supervisor', 'run.lock'), { recursive: true });
+    writeFileSync(path.join(dir, '.kanban-supervisor', 'run.lock', 'owner.json'), JSON.stringify(owner));
+    const result = await runCli(['status', path.join(dir, 'kanban.yaml')]);
+    expect(result.stdout).toMatch(new RegExp(`^Supervisor: none running: pid ${process.pid} \\(since 2026-01-02 \\d\\d:\\d\\d:05\\) is gone and left its lock`, 'm'));
   });
 });
