@@ -147,6 +147,21 @@ describe('supervisor.git_commit: one commit per step', () => {
   });
 });
 
+describe('--dry-run with supervisor.git_commit', () => {
+  it('says whether the step would be a commit, and in which repository, or why not', async () => {
+    const { dir, env, file } = repoBoard(1);
+    const inRepo = await runCli([file, '--dry-run'], { env });
+    expect(inRepo.exitCode).toBe(0);
+    expect(inRepo.stdout).toContain(`Commits: the step, once the Manager's answer is written, would be one commit in ${dir} (supervisor.git_commit; never pushed).`);
+    const json = await runCli([file, '--dry-run', '--json'], { env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ git: { commits: true, repository: dir } });
+    const outside = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('writes-file.mjs') }, 'phase: execute\nsupervisor:\n  git_commit: true\n');
+    const off = await runCli([path.join(outside, 'kanban.yaml'), '--dry-run'], { env: { ...env, GIT_CEILING_DIRECTORIES: path.dirname(outside) } });
+    expect(off.stdout).toContain(`Commits: none (supervisor.git_commit is on, but ${outside} is not inside a git repository).`);
+    expect(git(dir, env, 'rev-list', '--count', 'HEAD').trim()).toBe('1');
+  });
+});
+
 function hook(dir: string, name: string, script: string): void {
   const file = path.join(dir, '.git', 'hooks', name);
   writeFileSync(file, script);
