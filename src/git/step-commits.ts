@@ -5,6 +5,7 @@ import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
 import { CommitFailedError } from '../errors.js';
 import type { EventLog } from '../events/log.js';
 import { appendEntry } from '../log/supervisor-log.js';
+import { formatDuration } from '../util/duration.js';
 import { commitMessage, type CommitAbout } from './message.js';
 import type { GitRepo } from './open.js';
 import { gitEnv, gitSaid, isRunOutput, parseStatus, pathList, shownPath } from './porcelain.js';
@@ -95,14 +96,16 @@ export class StepCommits {
   }
 
   // A run told to stop stops with its own reason; else one Halt entry and exit 6 with git's words.
+  // `about` null: the work tree was being noted as a step started, before its agent ran.
   private failed(about: CommitAbout | null, what: string, result: GitResult, paths: number): never {
     if (result.stopped === 'interrupted' && this.run.stop.interrupt.aborted) throw this.run.stop.interrupt.reason as Error;
-    const why = result.stopped === 'timeout' ? `ran longer than supervisor.git_timeout (${this.run.timeoutMs / 1000}s) and was stopped with everything it started (a hook that hangs?)` : result.startError !== undefined ? `could not start (${result.startError})` : `failed (exit ${String(result.code)}): ${gitSaid(result.stderr, result.stdout)}`;
-    const step = about ? `step ${about.step}'s commit (${about.task}: ${about.role}, ${paths} path(s))` : 'the step';
-    const issue = `${what} for ${step} ${why}`;
-    const action = `Stopping (exit 6); ${path.basename(this.run.file)} is as the step wrote it, its changes are uncommitted in the work tree`;
-    appendEntry(path.dirname(this.run.file), { time: this.run.now(), kind: 'Halt', agent: 'kanban-supervisor', task: about?.task ?? path.basename(this.run.file), issue, action });
-    throw new CommitFailedError(`${issue}. ${path.basename(this.run.file)} is as the step wrote it and the step's changes are left uncommitted in the work tree: fix what git says and commit them yourself (git add, then git commit, which runs the hooks again), then run again.`);
+    const board = path.basename(this.run.file);
+    const why = result.stopped === 'timeout' ? `${what} ran longer than supervisor.git_timeout (${formatDuration(this.run.timeoutMs)}) and was stopped with everything it started (a hook that hangs?)` : result.startError !== undefined ? `${what} could not start (${result.startError})` : `${what} exited ${String(result.code)}: ${gitSaid(result.stderr, result.stdout)}`;
+    const issue = about ? `The commit of step ${about.step} (${about.task}: ${about.role}, ${paths} path(s)) failed: ${why}` : `Noting the work tree as a step started failed: ${why}`;
+    const after = about ? `${board} is as the step wrote it and the step's changes are left uncommitted in the work tree` : 'no agent of the step has run';
+    appendEntry(path.dirname(this.run.file), { time: this.run.now(), kind: 'Halt', agent: 'kanban-supervisor', task: about?.task ?? board, issue, action: `Stopping (exit 6); ${after}` });
+    const fix = about ? 'fix what git says and commit them yourself (git add, then git commit, which runs the hooks again)' : 'fix what git says';
+    throw new CommitFailedError(`${issue}. ${after.charAt(0).toUpperCase()}${after.slice(1)}: ${fix}, then run again.`);
   }
 
   private warnDirty(about: CommitAbout, id: string, files: string[]): void {

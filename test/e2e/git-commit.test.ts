@@ -121,7 +121,7 @@ describe('supervisor.git_commit: one commit per step', () => {
     const result = await runCli([file], { env });
     expect(result.exitCode).toBe(6);
     expect(result.stderr).toContain('lint: work/001.txt has trailing spaces');
-    expect(result.stderr).toContain('git commit for step 1');
+    expect(result.stderr).toContain('The commit of step 1 (tasks/001.md: Implementor, 3 path(s)) failed: git commit exited 1: lint: work/001.txt has trailing spaces');
     expect(commits(dir, env)).toHaveLength(0);
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: tasks\/002\.md$/m);
     expect(read(dir, 'work/001.txt')).toContain('Implementor did tasks/001.md');
@@ -139,7 +139,7 @@ describe('supervisor.git_commit: one commit per step', () => {
     const result = await runCli([file], { env });
     expect(result.exitCode).toBe(6);
     expect(performance.now() - started).toBeLessThan(20_000);
-    expect(result.stderr).toMatch(/ran longer than supervisor\.git_timeout \(2s\) and was stopped/);
+    expect(result.stderr).toMatch(/git commit ran longer than supervisor\.git_timeout \(2\.0s\) and was stopped with everything it started/);
     const hookPids = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
     expect(hookPids).toHaveLength(2);
     for (const pid of hookPids) expect(alive(pid)).toBe(false);
