@@ -95,6 +95,20 @@ describe('supervisor.git_commit: one commit per step', () => {
     expect(read(dir, 'supervisor.log.md')).toMatch(/ Warning\n[\s\S]*shared\.txt had uncommitted changes before step 1/);
   });
 
+  it('takes an agent’s file names literally: `*`, `:(exclude)…` and `--…` commit only themselves; what the person staged stays staged, uncommitted', async () => {
+    const odd = ['*', ':(exclude)work', '--force'];
+    const { dir, env, file } = repoBoard(1, { files: { 'roles/implementor.md': fixtureRole('writes-file.mjs', odd) } });
+    writeFileSync(path.join(dir, 'keep.txt'), 'the person’s, not to be committed\n');
+    writeFileSync(path.join(dir, 'notes.txt'), 'staged by the person\n');
+    git(dir, env, 'add', 'notes.txt');
+    const result = await runCli([file], { env });
+    expect(result.exitCode).toBe(0);
+    const [made] = commits(dir, env);
+    expect(made?.files).toEqual([...odd, 'kanban.yaml', 'tasks/001.md', 'work/001.txt'].sort());
+    expect(git(dir, env, 'diff', '--cached', '--name-only')).toBe('notes.txt\n');
+    expect(git(dir, env, 'status', '--porcelain', '--', 'keep.txt')).toBe('?? keep.txt\n');
+  });
+
   it('goes on without commits, saying so in one line, on a board outside any repository (exit 0)', async () => {
     const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('writes-file.mjs') }, 'phase: execute\nsupervisor:\n  git_commit: true\n');
     const result = await runCli([path.join(dir, 'kanban.yaml')], { env: { ...gitEnv(), GIT_CEILING_DIRECTORIES: path.dirname(dir) } });
