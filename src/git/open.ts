@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import { gitEnv, gitSaid } from './porcelain.js';
@@ -37,5 +38,18 @@ export async function findRepo(file: string, call: GitCall): Promise<FoundRepo> 
         `Set one: git -C ${JSON.stringify(topDir)} config user.name "Your Name" && git -C ${JSON.stringify(topDir)} config user.email "you@example.com" (add --global for every repository), or set supervisor.git_commit to false.`,
     );
   }
+  await refuseHalfDone(file, topDir, plain);
   return { repo: { top: topDir, board: Buffer.from(path.relative(topDir, dir).split(path.sep).join('/')).toString('latin1') } };
+}
+
+// What git keeps while a merge, cherry-pick, revert or rebase waits for a person: a commit then would finish it.
+const HALF_DONE = { MERGE_HEAD: 'a merge', CHERRY_PICK_HEAD: 'a cherry-pick', REVERT_HEAD: 'a revert', 'rebase-merge': 'a rebase', 'rebase-apply': 'a rebase (or git am)' };
+
+// A step's commit in the middle of a person's merge would become that merge's commit: refused at the start (exit 2).
+async function refuseHalfDone(file: string, top: string, call: GitCall): Promise<void> {
+  const gitDir = await runGit(['rev-parse', '--absolute-git-dir'], { ...call, cwd: top });
+  if (gitDir.code !== 0) throw new InputError(`${file}: supervisor.git_commit is on, but git cannot tell where the repository of ${top} is: ${gitSaid(gitDir.stderr)}.`);
+  const dir = Buffer.from(gitDir.stdout.replace(/\n$/, ''), 'latin1').toString('utf8');
+  const found = Object.entries(HALF_DONE).find(([name]) => existsSync(path.join(dir, name)));
+  if (found) throw new InputError(`${file}: supervisor.git_commit is on, but ${found[1]} is in progress in ${top}: a step's commit would become part of it. Finish it (git commit, git rebase --continue) or abort it (git merge --abort, git rebase --abort), then run again.`);
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { boardWithTasks, events, fixtureRole, read, runCli, tempDir } from '../helpers.js';
@@ -129,6 +129,15 @@ describe('supervisor.git_commit: one commit per step', () => {
     expect(() => read(dir, 'work/001.txt')).toThrow();
   });
 
+  it('refuses to start (exit 2) in the middle of a merge, which a step’s commit would finish', async () => {
+    const { dir, env, file } = repoBoard(1);
+    writeFileSync(path.join(dir, '.git', 'MERGE_HEAD'), git(dir, env, 'rev-parse', 'HEAD'));
+    const result = await runCli([file], { env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`a merge is in progress in ${dir}`);
+    expect(result.stderr).toContain('git merge --abort');
+  });
+
   it("stops with exit 6 and git's words when a pre-commit hook refuses the commit; the board stays as written, a Halt is logged", async () => {
     const { dir, env, file } = repoBoard(2);
     hook(dir, 'pre-commit', '#!/bin/sh\necho "lint: work/001.txt has trailing spaces" >&2\nexit 1\n');
@@ -177,9 +186,7 @@ describe('--dry-run with supervisor.git_commit', () => {
 });
 
 function hook(dir: string, name: string, script: string): void {
-  const file = path.join(dir, '.git', 'hooks', name);
-  writeFileSync(file, script);
-  chmodSync(file, 0o755);
+  writeFileSync(path.join(dir, '.git', 'hooks', name), script, { mode: 0o755 });
 }
 
 function alive(pid: number): boolean {
