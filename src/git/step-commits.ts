@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { StopSignals } from '../agent/interrupt.js';
@@ -56,11 +57,11 @@ export class StepCommits {
     const paths = [...now].filter(([file, state]) => note.states.get(file) !== state).map(([file]) => file);
     if (paths.length === 0) return null;
     const dirtyBefore = paths.filter((file) => note.states.has(file));
-    const index = path.join(path.dirname(this.run.file), '.kanban-supervisor', 'git-index');
+    // A name nothing could have planted in advance; git writes it through its own lock file and rename.
+    const index = path.join(path.dirname(this.run.file), '.kanban-supervisor', `git-index-${randomBytes(8).toString('hex')}`);
     const staged: GitCall = { ...call, env: { ...call.env, GIT_INDEX_FILE: index } };
     const fail = (what: string, result: GitResult) => this.failed(about, what, result, paths.length);
     try {
-      for (const leftover of [index, `${index}.lock`]) rmSync(leftover, { force: true });
       const born = (await runGit(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], call)).code === 0;
       const read = await runGit(['read-tree', born ? 'HEAD' : '--empty'], staged);
       if (read.code !== 0) fail('git read-tree', read);
