@@ -3,7 +3,7 @@
  * them and exits, so every command stays callable (and testable) without argv.
  */
 
-/** Exit codes of SPEC §6, with the outcomes it leaves to us (69, 73, 74). */
+/** Exit codes of SPEC §6, with the outcomes it leaves to us (6, 69, 73, 74). */
 export const ExitCode = {
   done: 0,
   internal: 1,
@@ -11,6 +11,8 @@ export const ExitCode = {
   retriesExhausted: 3,
   haltedForHuman: 4,
   guard: 5,
+  /** The commit of a step failed (supervisor.git_commit): a hook refused it, or git did. */
+  commitFailed: 6,
   /** A usage limit whose reset is further off than supervisor.max_limit_wait (sysexits EX_UNAVAILABLE). */
   limitWait: 69,
   /** The run reached its time limit (--max-time, supervisor.max_time), as `timeout(1)` reports it. */
@@ -61,6 +63,13 @@ export class HaltedForHumanError extends SupervisorError {
 export class GuardError extends SupervisorError {
   constructor(message: string) {
     super(message, ExitCode.guard);
+  }
+}
+
+/** A step's commit failed (exit 6): a pre-commit or commit-msg hook refused it, or git failed; the board stays as written. */
+export class CommitFailedError extends SupervisorError {
+  constructor(message: string) {
+    super(message, ExitCode.commitFailed);
   }
 }
 
@@ -130,6 +139,7 @@ export type OutcomeKind =
   | 'halted_for_human'
   | 'retries_exhausted'
   | 'guard_stop'
+  | 'commit_failed'
   | 'limit_wait'
   | 'time_limit'
   | 'unwritable'
@@ -149,6 +159,7 @@ export const OUTCOME_WORDS: Record<OutcomeKind, { short: string; long: string }>
   halted_for_human: { short: 'halted for a person', long: 'halted for a person: the Manager asked for one. Answer it (edit the task file or kanban.yaml), then run again' },
   retries_exhausted: { short: 'retries exhausted', long: 'stopped: an agent gave no valid reply after every retry. Fix the agent or its role file, then run again' },
   guard_stop: { short: 'stopped by a guard', long: 'stopped by a loop guard or a budget' },
+  commit_failed: { short: 'commit failed', long: "stopped: the step's commit failed (a git hook refused it, or git failed); the board is as the step wrote it. Fix what git says, commit the step's changes yourself, then run again" },
   limit_wait: { short: 'usage limit', long: "stopped: an agent's usage limit resets later than max_limit_wait allows. Run again after the reset" },
   bad_input: { short: 'stopped by a problem', long: "stopped: a board, task or role file (or an agent's login) needs fixing. See `validate`, then run again" },
   time_limit: { short: 'time limit', long: 'stopped at its time limit (--max-time or supervisor.max_time). Run again to resume at the current task' },
@@ -165,6 +176,7 @@ const KIND_BY_CODE: Record<number, OutcomeKind> = {
   [ExitCode.retriesExhausted]: 'retries_exhausted',
   [ExitCode.haltedForHuman]: 'halted_for_human',
   [ExitCode.guard]: 'guard_stop',
+  [ExitCode.commitFailed]: 'commit_failed',
   [ExitCode.limitWait]: 'limit_wait',
   [ExitCode.timeLimit]: 'time_limit',
   [ExitCode.unwritable]: 'unwritable',
@@ -182,14 +194,6 @@ export function outcomeKind(exitCode: number): OutcomeKind {
 
 /** 128 + the signal's number, as shells report it. */
 export function signalExitCode(signal: NodeJS.Signals): number {
-  switch (signal) {
-    case 'SIGHUP':
-      return ExitCode.sighup;
-    case 'SIGINT':
-      return ExitCode.sigint;
-    case 'SIGTERM':
-      return ExitCode.sigterm;
-    default:
-      return ExitCode.internal;
-  }
+  const codes: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: ExitCode.sighup, SIGINT: ExitCode.sigint, SIGTERM: ExitCode.sigterm };
+  return codes[signal] ?? ExitCode.internal;
 }

@@ -32,6 +32,7 @@ Quick start:
 
 Exit codes: 0 done · 1 internal error · 2 bad board/role/CLI input or no login · 3 retries
 exhausted · 4 halted for a human (Manager status not ok) · 5 a loop guard or budget ·
+6 a step's commit failed (supervisor.git_commit: a git hook refused it) ·
 69 usage limit resets after max_limit_wait or --max-time · 73 board folder not writable · 74 output closed ·
 75 board locked · 124 --max-time reached · 129 / 130 / 143 interrupted (SIGHUP / SIGINT / SIGTERM).
 `;
@@ -95,8 +96,8 @@ Options:
                       but run as argv, never through a shell: no $VARS, pipes or globs. It runs
                       in the board folder, its output goes to stderr, and it gets
                       KANBAN_OUTCOME (done, once, halted_for_human, retries_exhausted, guard_stop,
-                      limit_wait, unwritable, output_closed, locked, interrupted, bad_input,
-                      internal_error), KANBAN_EXIT_CODE,
+                      commit_failed, limit_wait, time_limit, unwritable, output_closed, locked,
+                      interrupted, bad_input, internal_error), KANBAN_EXIT_CODE,
                       KANBAN_MESSAGE (the outcome line), KANBAN_FILE (kanban.yaml, absolute),
                       KANBAN_RUN, KANBAN_STEPS and KANBAN_TASK (the last step's task).
 

@@ -44,6 +44,9 @@ export interface Settings {
   maxTimeMs: number | null;
   /** The folder of account limits shared with other supervisors (`supervisor.shared_limits`); null: the user's state folder. */
   sharedLimits: string | null;
+  /** One commit per applied step (`supervisor.git_commit`), and how long one git command may run. */
+  gitCommit: boolean;
+  gitTimeoutMs: number;
 }
 
 /** One entry of `supervisor.periodic`: run `role` after every `every` completed steps. */
@@ -72,6 +75,8 @@ export const DEFAULTS: Settings = {
   watchPollMs: 5_000,
   maxTimeMs: null,
   sharedLimits: null,
+  gitCommit: false,
+  gitTimeoutMs: 5 * 60_000,
 };
 
 /** Flags over board settings over defaults (pure). A malformed duration or size is an InputError naming the key. */
@@ -102,6 +107,8 @@ export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Set
     watchPollMs: duration('watch_poll') ?? DEFAULTS.watchPollMs,
     maxTimeMs: flags.maxTimeMs ?? duration('max_time') ?? DEFAULTS.maxTimeMs,
     sharedLimits: (board.shared_limits as string | undefined) ?? DEFAULTS.sharedLimits,
+    gitCommit: (board.git_commit as boolean | undefined) ?? DEFAULTS.gitCommit,
+    gitTimeoutMs: duration('git_timeout') ?? DEFAULTS.gitTimeoutMs,
   };
 }
 

@@ -35,6 +35,7 @@ export function formatDryRun(plan: DryRunPlan): string {
   for (const { label, text } of below) lines.push(...block(label, text));
   if (n.stdin !== null) lines.push(...block('stdin', n.stdin));
   lines.push(`Then: the Manager (${n.manager.roleFile}: ${n.manager.command}) gets the reply as {{result}} and picks the next task.`);
+  if (plan.git) lines.push(plan.git.commits ? `Commits: the step, once the Manager's answer is written, would be one commit in ${plan.git.repository ?? ''} (supervisor.git_commit; never pushed).` : `Commits: none (supervisor.git_commit is on, but ${plan.git.why ?? 'there is no repository'}).`);
   return `${lines.join('\n')}\n`;
 }
 

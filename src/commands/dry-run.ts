@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { checkCommand } from '../agent/command.js';
+import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
+import { findRepo } from '../git/open.js';
 import { describeCommand, type Invocation } from '../agent/invocation.js';
 import type { AgentInputs } from '../board/inputs.js';
 import { planAgent } from '../agent/prepare.js';
@@ -54,14 +56,17 @@ export interface DryRunPlan {
   };
   /** What a real run would refuse (exit 2) that the dry run shows anyway, e.g. an agent program not installed. */
   warnings: string[];
+  /** With supervisor.git_commit: whether each step would be a commit, and in which repository (null: none, `why` says). */
+  git?: { commits: boolean; repository: string | null; why?: string };
 }
 
 /**
  * `--dry-run`: build the next step's invocation with the loop's own functions and return it.
- * Reads only: runs nothing, takes no lock, writes nothing. An agent program that is not
+ * Reads only: runs no agent (only git's read-only look-ups, with supervisor.git_commit), takes no
+ * lock, writes nothing. An agent program that is not
  * installed is a warning, not a refusal: the plan is worth seeing before installing it.
  */
-export function dryRun(options: SettingsFlags & { file: string; env?: NodeJS.ProcessEnv }): DryRunPlan {
+export async function dryRun(options: SettingsFlags & { file: string; env?: NodeJS.ProcessEnv }): Promise<DryRunPlan> {
   const file = path.resolve(options.file);
   const env = options.env ?? process.env;
   const board = readBoard(file);
@@ -76,9 +81,11 @@ export function dryRun(options: SettingsFlags & { file: string; env?: NodeJS.Pro
   const manager = plan(board, settings, managerInputs(board, board.current, {}), env, warnings);
   const shown = maskedEnv(worker.invocation.env, env, worker.role.env);
   const { invocation } = worker;
+  const git = settings.gitCommit ? await gitPlan(file, env, settings, warnings) : undefined;
   return {
     file,
     warnings,
+    ...(git && { git }),
     next: {
       task: board.current,
       role: invocation.role,
@@ -109,6 +116,19 @@ export function timeoutChoice(role: Pick<Role, 'timeoutMs'>, flags: SettingsFlag
   asked.push({ from: 'default', ms: DEFAULTS.timeoutMs });
   const winner = asked[0] as TimeoutChoice['asked'][number];
   return { ms: winner.ms, from: winner.from, asked };
+}
+
+// As a run's start finds the repository (git/open.ts); a missing identity is a warning here, as a missing command is.
+async function gitPlan(file: string, env: NodeJS.ProcessEnv, settings: Settings, warnings: string[]): Promise<NonNullable<DryRunPlan['git']>> {
+  const call = { cwd: path.dirname(file), env, timeoutMs: settings.gitTimeoutMs, graceMs: settings.killGraceMs, tag: agentTag({ board: file, run: '<dry-run>', step: 0, role: 'git' }, env[TAG_VARIABLE]) };
+  try {
+    const found = await findRepo(file, call);
+    return 'off' in found ? { commits: false, repository: null, why: found.off } : { commits: true, repository: found.repo.top };
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    warnings.push(`${error.message} A run would stop here with exit 2.`);
+    return { commits: false, repository: null, why: 'git has no identity to commit with' };
+  }
 }
 
 // As a run prepares the agent (the tag shown as its run would set it: a dry run has no run),

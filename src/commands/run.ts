@@ -37,7 +37,7 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   const settings = settingsFlags(flags);
   if (flags['dry-run']) {
     const [{ dryRun }, { formatDryRun }] = await Promise.all([import('./dry-run.js'), import('./dry-run-text.js')]);
-    const plan = dryRun({ file, ...settings, env: io.env });
+    const plan = await dryRun({ file, ...settings, env: io.env });
     io.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : formatDryRun(plan));
     return 0;
   }

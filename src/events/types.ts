@@ -9,6 +9,7 @@ export type EventType =
   | 'limit_resumed'
   | 'backoff'
   | 'board_written'
+  | 'git_committed'
   | 'human_edit_kept'
   | 'handed_to_manager'
   | 'done'

@@ -1,6 +1,7 @@
 import type { RunAttempt } from '../agent/attempt.js';
 import type { StopSignals } from '../agent/interrupt.js';
 import type { EventLog } from '../events/log.js';
+import type { StepCommits } from '../git/step-commits.js';
 import type { StepHistory } from '../events/step-history.js';
 import type { OutputStore } from '../log/output-store.js';
 import type { SchemaCompiler } from '../schemas.js';
@@ -47,6 +48,8 @@ export interface RunContext {
   deadline?: Date;
   /** The board's recent steps, given to the Manager as `history` (none when absent). */
   history?: StepHistory;
+  /** One commit per applied step (supervisor.git_commit), when the board is in a git repository. */
+  git?: StepCommits;
 }
 
 /** The real clock. */

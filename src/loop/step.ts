@@ -10,6 +10,7 @@ import { appendEntry } from '../log/supervisor-log.js';
 import { runAgent } from './run-agent.js';
 import { determineRole } from '../board/determine-role.js';
 import type { Settings } from '../board/settings.js';
+import type { TreeNote } from '../git/step-commits.js';
 
 /** What a step ended with: the worker's reply and the Manager's answer, already written to the board. */
 export interface StepResult {
@@ -48,8 +49,9 @@ export async function runStep(ctx: RunContext, board: Board, settings: Settings,
   const task = board.current as string;
   const inputs = workerInputs(board, task);
   ctx.events.emit('step_started', { step, role: inputs.role, task, phase: board.phase ?? null });
+  const note = settings.gitCommit ? await ctx.git?.note(step) : undefined;
   const reply = await runAgent(ctx, board, settings, { step, inputs, task, handOver: settings.onExhausted === 'manager' });
-  return askManager(ctx, board, settings, { step, task, doneTask: task, reply });
+  return askManager(ctx, board, settings, { step, task, doneTask: task, role: inputs.role, reply, note });
 }
 
 /**
@@ -59,17 +61,20 @@ export async function runStep(ctx: RunContext, board: Board, settings: Settings,
 export async function runPeriodicStep(ctx: RunContext, board: Board, settings: Settings, step: number, role: string, doneTasks: string[]): Promise<StepResult> {
   const name = path.basename(board.file);
   ctx.events.emit('step_started', { step, role, task: name, trigger: role, done_tasks: doneTasks.length, phase: board.phase ?? null });
+  const note = settings.gitCommit ? await ctx.git?.note(step) : undefined;
   const reply = await runAgent(ctx, board, settings, { step, inputs: periodicInputs(board, role, doneTasks), task: name, trigger: role, handOver: settings.onExhausted === 'manager' });
-  return askManager(ctx, board, settings, { step, task: name, doneTask: null, trigger: role, reply });
+  return askManager(ctx, board, settings, { step, task: name, doneTask: null, trigger: role, role, reply, note });
 }
 
-/** What the Manager hears about: the step's task (kanban.yaml for a periodic role), the done task or null, and the reply. */
+/** What the Manager hears about: the step's task (kanban.yaml for a periodic role), the done task or null, the role and its reply; the work tree as the step started, when steps are committed. */
 interface Heard {
   step: number;
   task: string;
   doneTask: string | null;
   trigger?: string;
+  role: string;
   reply: Record<string, unknown>;
+  note: TreeNote | undefined;
 }
 
 // The Manager's inputs are built once here, so every retry of it gets the same history.
@@ -85,6 +90,8 @@ async function askManager(ctx: RunContext, board: Board, settings: Settings, hea
     ctx.events.emit('human_edit_kept', { step, task, fields: written.fields, issue });
   } else {
     ctx.events.emit('board_written', { step, task, written: written.written, current: change.current, tasks: change.tasks?.length, status: answer.status, message: answer.message, ...(trigger !== undefined && { trigger }) });
+    // The answer is applied: the step's work and the board become one commit (a failure stops the run, exit 6).
+    if (heard.note) await ctx.git?.commit(heard.note, { step, runId: ctx.runId, task, role: heard.role, reply, answer, next: change.current ?? null });
   }
   return { reply, answer, next: change.current ?? null, ...(written.written && written.board && { written: written.board }) };
 }

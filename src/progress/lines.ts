@@ -44,6 +44,8 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
       return `  ${style.yellow('↻')} retry ${String(event.retry)}/${String(event.maxRetries)} with the exact same inputs`;
     case 'board_written':
       return `  → next task: ${event.current === null ? '(none)' : cleanLine(String(event.current))}`;
+    case 'git_committed':
+      return `  ${style.dim(`committed ${String(event.commit).slice(0, 12)} (${Number(event.paths)} path${event.paths === 1 ? '' : 's'})`)}`;
     case 'human_edit_kept':
       return `  ${style.yellow('!')} ${cleanLine(String(event.issue))}`;
     case 'limit_wait':

@@ -1,20 +1,23 @@
 import path from 'node:path';
 import { runAttempt as realRunAttempt } from '../agent/attempt.js';
 import { stopLeftoverAgent, stopLeftoverTries } from '../agent/record.js';
+import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
 import { RUN_PLACE, TRY_PLACE } from '../attempt-output/places.js';
 import { checkBoard } from '../board/check.js';
 import { realBoardPath } from '../board/locate.js';
 import { boardOf, readBoardSeen, type Board, type Problem, type WrittenText } from '../board/read.js';
 import { problemsMessage } from '../board/role.js';
 import { checkWritable, removeDeadTemps } from '../board/writable.js';
-import { systemClock, type RunContext } from '../loop/context.js';
+import { systemClock, type Clock, type RunContext } from '../loop/context.js';
 import { InputError } from '../errors.js';
 import { EventLog } from '../events/log.js';
+import { findRepo } from '../git/open.js';
+import { StepCommits } from '../git/step-commits.js';
 import { OutputStore } from '../log/output-store.js';
 import { acquireBoardLock } from '../lock/lock.js';
 import { StepHistory } from '../events/step-history.js';
 import { createSchemaCompiler } from '../schemas.js';
-import { resolveSettings } from '../board/settings.js';
+import { resolveSettings, type Settings } from '../board/settings.js';
 import { Spend } from '../spend.js';
 import { runId as newRunId } from '../util/time.js';
 import type { RunOptions } from './options.js';
@@ -72,6 +75,7 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
     // Each takes over only its own records: a run never stops a live try's agent, nor a try a run's.
     const leftover = kind === 'run' ? await stopLeftoverAgent(board.dir, settings.killGraceMs) : (await stopLeftoverTries(board.dir, settings.killGraceMs))[0];
     output = new OutputStore(board.dir, runId, settings.retention, place.runs);
+    const git = kind === 'run' && settings.gitCommit ? await openCommits(file, runId, env, stopper, settings, events, clock) : undefined;
     const ctx: RunContext = {
       file,
       dir: board.dir,
@@ -89,9 +93,11 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
       ...(deadline && { deadline }),
       ...(options.onLine && { onLine: options.onLine }),
       ...(history && { history }),
+      ...(git instanceof StepCommits && { git }),
     };
     events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }), ...(options.trying && { try: options.trying }) });
     for (const warning of warnings) events.emit('warning', { file: warning.file, ...(warning.line !== undefined && { line: warning.line }), message: warning.message });
+    if (typeof git === 'string') events.emit('warning', { file: path.basename(file), message: git });
     return await body({ ctx, board, seen, stopper }).catch((error: unknown) => {
       // Whatever was underway, a stop (a signal, a lost lock, closed output) is what the person must hear about.
       throw stopper.reason ?? error;
@@ -111,4 +117,12 @@ function preflight(file: string, env: NodeJS.ProcessEnv, seen: WrittenText): Pro
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
   checkWritable(file);
   return check.warnings;
+}
+
+// supervisor.git_commit: the board's repository and identity, checked before any agent runs; no repository (or no git) is one warning.
+async function openCommits(file: string, runId: string, env: NodeJS.ProcessEnv, stopper: Stopper, settings: Settings, events: EventLog, clock: Clock): Promise<StepCommits | string> {
+  const run = { file, runId, env, stop: stopper.signals, timeoutMs: settings.gitTimeoutMs, graceMs: settings.killGraceMs, events, now: () => clock.now() };
+  const found = await findRepo(file, { cwd: path.dirname(file), env, timeoutMs: run.timeoutMs, graceMs: run.graceMs, tag: agentTag({ board: file, run: runId, step: 0, role: 'git' }, env[TAG_VARIABLE]), stop: run.stop });
+  if ('off' in found) return `supervisor.git_commit is on, but ${found.off}: the run goes on without commits.`;
+  return new StepCommits(found.repo, run);
 }

@@ -42,7 +42,7 @@ describe('the Kubernetes recipe', () => {
     expect(supervisor?.volumeMounts).toContainEqual(expect.objectContaining({ mountPath: '/board' }));
     const rules = (job.podFailurePolicy?.rules ?? []) as FailureRule[];
     const codes = (action: string) => rules.filter((r) => r.action === action && r.onExitCodes?.containerName === 'supervisor').flatMap((r) => r.onExitCodes?.values ?? []);
-    expect(codes('FailJob').sort()).toEqual([2, 3, 4, 5]);
+    expect(codes('FailJob').sort()).toEqual([2, 3, 4, 5, 6]);
     expect(codes('Count').sort((a, b) => a - b)).toEqual([69, 124, 129, 130, 143]);
     // --max-time ends the run in order before Kubernetes' own deadline stops it.
     const args = supervisor?.args ?? [];
