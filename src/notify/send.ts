@@ -75,8 +75,15 @@ export function desktopArgv(platform: NodeJS.Platform, notice: Notice): [string,
 
 async function post(target: NotifyTarget, notice: Notice, stop: AbortSignal, deps: SendDeps, timeoutMs: number): Promise<string | undefined> {
   const { headers, body } = requestFor(target, notice);
+  // fetch refuses a URL with a user name in it: it is sent as HTTP basic authentication (a protected ntfy topic).
+  const url = new URL(target.url);
+  if (url.username !== '' || url.password !== '') {
+    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    url.username = '';
+    url.password = '';
+  }
   try {
-    const response = await deps.fetch(target.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]) });
+    const response = await deps.fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]) });
     await response.body?.cancel();
     return response.status < 300 ? undefined : `HTTP ${response.status}`;
   } catch (error) {
