@@ -19,7 +19,7 @@ import { missingRoleHint, roleLookalikes, sameRole } from './role-names.js';
 import { roleWarnings } from './role-warnings.js';
 import { RUN_A_TASK } from './hints.js';
 import { fieldWords } from './words.js';
-import { unsetNotifyVariables, unsetWarning } from '../notify/target.js';
+import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -121,6 +121,14 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
 function settingProblems(settings: Record<string, unknown>, name: string, at: (pointer: string) => number): Problem[] {
   const problems: Problem[] = [];
   for (const key of Object.keys(settings)) {
+    // Each entry of supervisor.notify on its own line (the schema has said if it is no list).
+    if (key === 'notify' && Array.isArray(settings.notify)) {
+      settings.notify.forEach((entry: unknown, i) => {
+        const problem = notifyProblem(entry, `supervisor.notify[${i}]`);
+        if (problem) problems.push({ file: name, line: at(`/supervisor/notify/${i}`), message: problem });
+      });
+      continue;
+    }
     try {
       resolveSettings({ [key]: settings[key] }, {});
     } catch (error) {

@@ -61,7 +61,7 @@ export async function deliver(target: NotifyTarget, notice: Notice, signal: Abor
     if (result === undefined) return undefined;
     why = result;
   }
-  return signal.aborted && why === 'not tried' ? 'gave up: the run had ended' : why;
+  return signal.aborted && why === 'not tried' ? "the run's end stopped waiting before it was sent" : why;
 }
 
 /** The desktop notifier's argv: notify-send on Linux and the BSDs, osascript on macOS; none elsewhere (pure). */
@@ -90,7 +90,7 @@ async function post(target: NotifyTarget, notice: Notice, stop: AbortSignal, dep
     // The error's text may quote the URL (undici names it): only its kind is told.
     const name = error instanceof Error ? error.name : 'Error';
     if (name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
-    if (name === 'AbortError') return 'gave up: the run had ended';
+    if (name === 'AbortError') return "no answer before the run's end stopped waiting";
     const cause = error instanceof Error && error.cause instanceof Error ? ((error.cause as NodeJS.ErrnoException).code ?? error.cause.name) : name;
     return `could not connect (${cause})`;
   }
