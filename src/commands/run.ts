@@ -51,16 +51,19 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   const style = createStyle(colour);
   let ending: RunEnding;
   let notifier: Notifier | undefined;
+  // A board found finished tells nobody: a scheduler starting it again and again would page a person each time.
+  let heard = true;
   try {
     const real = realBoardPath(file);
     const seen = readBoardSeen(real); // the board is read once here; the run and its first step use this read
     const board = boardOf(real, seen.text, seen);
-    notifier = await openNotifier(real, board.settings, settings, io);
     // A resident run (--watch) waits on a finished board: it is run like any other.
     if (isFinished(board) && flags.watch !== true) {
       const context = { file: board.file, run: '', steps: 0, task: '' };
       ending = { outcome: finishedOutcome({ reason: 'done', steps: 0, elapsedMs: performance.now() - started, current: board.current, phase: board.phase ?? null }, file), context };
+      heard = false;
     } else {
+      notifier = await openNotifier(real, board.settings, settings, io);
       const { runSession } = await import('../run/session.js');
       ending = await runSession({ file, seen, ...settings, once: flags.once === true, watch: flags.watch === true, mode, colour, ...(notifier && { notifier: notifier.listener }) }, io);
     }
@@ -70,9 +73,9 @@ export async function runCommand(file: string, flags: RunFlags, io: RunIO = { st
   }
   if (ending.bug === undefined) printOutcome(ending.outcome, mode, style, io);
   // The board's own list, when the board could not be read: the --notify ones still hear of it.
-  notifier ??= await openNotifier(path.resolve(file), {}, settings, io).catch(() => undefined);
+  if (heard) notifier ??= await openNotifier(path.resolve(file), {}, settings, io).catch(() => undefined);
   // A run that found the board locked never started: the run holding it tells its own end.
-  if (ending.outcome.kind !== 'locked') notifier?.end(ending.outcome, outcomeLine(ending.outcome), ending.context);
+  if (heard && ending.outcome.kind !== 'locked') notifier?.end(ending.outcome, outcomeLine(ending.outcome), ending.context);
   const hook = ending.outcome.exitCode === 0 ? hooks.complete : hooks.halt;
   if (hook) {
     const { runHook } = await import('../hooks/run-hook.js');

@@ -28,10 +28,11 @@ const CASES: Case[] = [
   { name: 'a missing login', exitCode: 2, outcome: 'bad_input', files: { 'roles/implementor.md': scripted('json:fatal: not logged in') }, message: /cannot work until someone logs in.*Run my-cli login\./ },
   { name: 'a guard stop', exitCode: 5, outcome: 'guard_stop', tasks: 3, files: { 'roles/implementor.md': scripted('valid') }, flags: ['--max-steps', '2'], message: /^kanban-supervisor: Stopped after max_steps \(2\) steps/, task: 'tasks/002.md' },
   { name: 'a usage-limit wait past its cap', exitCode: 69, outcome: 'limit_wait', files: { 'roles/implementor.md': scripted('json:limit reached, resets in 90s') }, header: 'phase: execute\nsupervisor:\n  max_limit_wait: 5s\n', message: /usage limit resets at .* later than max_limit_wait/ },
+  { name: 'its time limit', exitCode: 124, outcome: 'time_limit', files: { 'roles/implementor.md': scripted('hang') }, flags: ['--max-time', '2s'], message: /time limit/ },
 ];
 
 describe('notifications of how a run ended, received by a real HTTP server on 127.0.0.1', () => {
-  it.each(CASES)('the end of a run: $name (exit $exitCode) — board, task, message as printed, exit code, what to do next', async (c) => {
+  it.each(CASES)('the end of a run: $name — board, task, message as printed, exit code, what to do next', async (c) => {
     const got = await receiver();
     const dir = boardWithTasks(c.tasks ?? 1, c.files, c.header);
     const result = await runCli(['kanban.yaml', '--quiet', '--notify', `json+${got.base}${HOOK}`, ...(c.flags ?? [])], { cwd: dir });
@@ -56,6 +57,15 @@ describe('notifications of how a run ended, received by a real HTTP server on 12
     const result = await runCli(['kanban.yaml', '--quiet'], { cwd: dir });
     expect(result.exitCode, result.stderr).toBe(73);
     expect(got.json()).toEqual([expect.objectContaining({ event: 'run_ended', outcome: 'unwritable', exitCode: 73, task: 'tasks/001.md', message: result.stderr.trim() })]);
+  });
+
+  it('a board found finished tells nobody (a scheduler starting it again would page a person each time)', async () => {
+    const got = await receiver();
+    const dir = boardWithTasks(1, { 'roles/implementor.md': scripted('valid') }, 'phase: complete\n');
+    const result = await runCli(['kanban.yaml', '--notify', `${got.base}/x`], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Done: phase is complete/);
+    expect(got.got).toEqual([]);
   });
 
   it('a usage-limit wait longer than supervisor.notify_wait is told as it begins, then the end', async () => {
