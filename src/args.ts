@@ -6,7 +6,7 @@ export type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** A command's arguments once parsed and checked. */
 export interface Parsed {
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
 }
 
@@ -17,6 +17,7 @@ const EXAMPLES: Record<string, string> = {
   timeout: '20m',
   'on-complete': `"notify-send done"`,
   'on-halt': `"notify-send stopped"`,
+  notify: 'https://ntfy.sh/my-board-topic',
   agent: 'claude',
   out: 'report.html',
   task: 'tasks/001-example.md',

@@ -21,6 +21,7 @@ const FLAGS: Record<string, Options> = {
     quiet: { type: 'boolean', short: 'q' },
     'on-complete': { type: 'string' },
     'on-halt': { type: 'string' },
+    notify: { type: 'string', multiple: true },
   },
   init: { agent: { type: 'string' }, force: { type: 'boolean' } },
   status: { json: { type: 'boolean' } },
@@ -43,7 +44,7 @@ const FLAGS: Record<string, Options> = {
   help: {},
 };
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | boolean | string[] | undefined>;
 
 /** Parse argv, run one command, print its outcome or error, and return the exit code. Only here are errors printed. */
 export async function main(argv: string[]): Promise<number> {

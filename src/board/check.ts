@@ -19,6 +19,7 @@ import { missingRoleHint, roleLookalikes, sameRole } from './role-names.js';
 import { roleWarnings } from './role-warnings.js';
 import { RUN_A_TASK } from './hints.js';
 import { fieldWords } from './words.js';
+import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -107,6 +108,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`).` });
     else problems.push({ file: need.file, ...(need.line !== undefined && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`) or change the role.` });
   }
+  for (const variable of unsetNotifyVariables(state.settings.notify, env)) warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
   if (state.phase === 'complete' && state.current !== null) {
     warnings.push({ file: name, line: at('/phase'), message: `phase is complete, so a run stops at once and ${state.current} (current) is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.` });
   }
@@ -119,6 +121,14 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
 function settingProblems(settings: Record<string, unknown>, name: string, at: (pointer: string) => number): Problem[] {
   const problems: Problem[] = [];
   for (const key of Object.keys(settings)) {
+    // Each entry of supervisor.notify on its own line (the schema has said if it is no list).
+    if (key === 'notify' && Array.isArray(settings.notify)) {
+      settings.notify.forEach((entry: unknown, i) => {
+        const problem = notifyProblem(entry, `supervisor.notify[${i}]`);
+        if (problem) problems.push({ file: name, line: at(`/supervisor/notify/${i}`), message: problem });
+      });
+      continue;
+    }
     try {
       resolveSettings({ [key]: settings[key] }, {});
     } catch (error) {

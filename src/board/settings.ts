@@ -3,6 +3,7 @@ import { InputError } from '../errors.js';
 import type { Retention } from '../log/output-store.js';
 import { parseDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
+import { notifyProblem } from '../notify/target.js';
 
 /** Settings given on the command line; they override the board's `supervisor:` block. */
 export interface SettingsFlags {
@@ -14,6 +15,8 @@ export interface SettingsFlags {
   maxCostUsd?: number;
   /** `--max-time DUR`, replacing `supervisor.max_time`. */
   maxTimeMs?: number;
+  /** `--notify URL` (repeatable), added to `supervisor.notify`. */
+  notify?: string[];
 }
 
 /** The settings in force for one step. */
@@ -47,6 +50,9 @@ export interface Settings {
   /** One commit per applied step (`supervisor.git_commit`), and how long one git command may run. */
   gitCommit: boolean;
   gitTimeoutMs: number;
+  /** Notifications (SPEC §5c, "Heard"): where they go, `supervisor.notify` then `--notify`; a usage-limit wait longer than notifyWaitMs is told. */
+  notify: string[];
+  notifyWaitMs: number;
 }
 
 /** One entry of `supervisor.periodic`: run `role` after every `every` completed steps. */
@@ -77,6 +83,8 @@ export const DEFAULTS: Settings = {
   sharedLimits: null,
   gitCommit: false,
   gitTimeoutMs: 5 * 60_000,
+  notify: [],
+  notifyWaitMs: 15 * 60_000,
 };
 
 /** Flags over board settings over defaults (pure). A malformed duration or size is an InputError naming the key. */
@@ -109,6 +117,20 @@ export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Set
     sharedLimits: (board.shared_limits as string | undefined) ?? DEFAULTS.sharedLimits,
     gitCommit: (board.git_commit as boolean | undefined) ?? DEFAULTS.gitCommit,
     gitTimeoutMs: duration('git_timeout') ?? DEFAULTS.gitTimeoutMs,
+    ...notifySettings(board, flags),
+  };
+}
+
+/** Where notifications go and the wait worth telling of (pure); a malformed entry of supervisor.notify is an InputError naming it and the fix. */
+export function notifySettings(board: BoardSettings, flags: SettingsFlags): Pick<Settings, 'notify' | 'notifyWaitMs'> {
+  const listed = board.notify === undefined || board.notify === null ? [] : Array.isArray(board.notify) ? (board.notify as unknown[]) : [board.notify];
+  listed.forEach((entry, i) => {
+    const problem = notifyProblem(entry, `kanban.yaml: supervisor.notify[${i}]`);
+    if (problem) throw new InputError(problem);
+  });
+  return {
+    notify: [...(listed as string[]), ...(flags.notify ?? [])],
+    notifyWaitMs: parsed(board.notify_wait, 'notify_wait', parseDuration, 'a duration like 90s, 20m or 1h30m') ?? DEFAULTS.notifyWaitMs,
   };
 }
 

@@ -13,7 +13,8 @@ const INLINE_MAX = 100;
 export function formatDryRun(plan: DryRunPlan): string {
   const lines = ['Dry run: nothing was run, locked or written.'];
   for (const warning of plan.warnings) lines.push(`Warning: ${warning}`);
-  if (!plan.next) return `${lines[0]} Nothing to run: ${plan.nothing}.\n`;
+  const notify = plan.notify.length ? `Notify: ${plan.notify.join(', ')}\n` : '';
+  if (!plan.next) return `${lines[0]} Nothing to run: ${plan.nothing}.\n${notify}`;
   const n = plan.next;
   const pad = (label: string) => `  ${label.padEnd(11)}`;
   lines.push(`Next: ${n.role} on ${n.task}`);
@@ -36,7 +37,7 @@ export function formatDryRun(plan: DryRunPlan): string {
   if (n.stdin !== null) lines.push(...block('stdin', n.stdin));
   lines.push(`Then: the Manager (${n.manager.roleFile}: ${n.manager.command}) gets the reply as {{result}} and picks the next task.`);
   if (plan.git) lines.push(plan.git.commits ? `Commits: the step, once the Manager's answer is written, would be one commit in ${plan.git.repository ?? ''} (supervisor.git_commit; never pushed).` : `Commits: none (supervisor.git_commit is on, but ${plan.git.why ?? 'there is no repository'}).`);
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n')}\n${notify}`;
 }
 
 /** Why this timeout applies: who set it and what it wins over (pure). */

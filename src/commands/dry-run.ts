@@ -15,6 +15,8 @@ import { managerInputs, workerInputs } from '../loop/step.js';
 import { parseDuration } from '../util/duration.js';
 import { maskedEnv, type ShownVariable } from './dry-run-env.js';
 import { maskArgv, secretValues } from '../util/secrets.js';
+import { describeTargets } from '../notify/target.js';
+import { notifySettings } from '../board/settings.js';
 
 /** Where the agent's timeout comes from, in the order that decides it. */
 export type TimeoutSource = 'role' | 'flag' | 'board' | 'default';
@@ -58,6 +60,8 @@ export interface DryRunPlan {
   warnings: string[];
   /** With supervisor.git_commit: whether each step would be a commit, and in which repository (null: none, `why` says). */
   git?: { commits: boolean; repository: string | null; why?: string };
+  /** Where the run's notifications would go, masked (scheme and host only). */
+  notify: string[];
 }
 
 /**
@@ -70,8 +74,9 @@ export async function dryRun(options: SettingsFlags & { file: string; env?: Node
   const file = path.resolve(options.file);
   const env = options.env ?? process.env;
   const board = readBoard(file);
+  const notify = describeTargets(notifySettings(board.settings, options).notify, env);
   if (board.current === null || board.phase === 'complete') {
-    return { file, warnings: [], nothing: board.current === null ? `the board has no next task (current: null). ${RUN_A_TASK.replace(/\.$/, '')}` : `the board is complete (phase: complete), so ${board.current} (current) is not run; to run it, set phase to another value (e.g. execute)` };
+    return { file, warnings: [], notify, nothing: board.current === null ? `the board has no next task (current: null). ${RUN_A_TASK.replace(/\.$/, '')}` : `the board is complete (phase: complete), so ${board.current} (current) is not run; to run it, set phase to another value (e.g. execute)` };
   }
   const settings = resolveSettings(board.settings, options);
   // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
@@ -86,6 +91,7 @@ export async function dryRun(options: SettingsFlags & { file: string; env?: Node
     file,
     warnings,
     ...(git && { git }),
+    notify,
     next: {
       task: board.current,
       role: invocation.role,

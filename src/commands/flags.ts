@@ -1,6 +1,7 @@
 import { InputError } from '../errors.js';
 import type { SettingsFlags } from '../board/settings.js';
 import { requireDuration } from '../util/duration.js';
+import { notifyProblem } from '../notify/target.js';
 
 /** The setting flags `run` and `try` share, as cli.ts parsed them. */
 export interface SettingFlagValues {
@@ -9,6 +10,8 @@ export interface SettingFlagValues {
   timeout?: string | boolean;
   'max-cost'?: string | boolean;
   'max-time'?: string | boolean;
+  /** `--notify URL`, repeatable (run only). */
+  notify?: string | boolean | string[];
 }
 
 /** The settings the flags give, each checked; a bad value is an InputError with an example of a good one. */
@@ -19,7 +22,15 @@ export function settingsFlags(flags: SettingFlagValues): SettingsFlags {
     ...(typeof flags.timeout === 'string' && { timeoutMs: requireDuration(flags.timeout, '--timeout') }),
     ...(typeof flags['max-cost'] === 'string' && { maxCostUsd: dollarsFlag(flags['max-cost']) }),
     ...(typeof flags['max-time'] === 'string' && { maxTimeMs: requireDuration(flags['max-time'], '--max-time') }),
+    ...(Array.isArray(flags.notify) && flags.notify.length > 0 && { notify: flags.notify.map(notifyFlag) }),
   };
+}
+
+/** `--notify URL`: a target, checked like an entry of supervisor.notify; the message masks it. */
+function notifyFlag(entry: string): string {
+  const problem = notifyProblem(entry, '--notify');
+  if (problem) throw new InputError(problem);
+  return entry;
 }
 
 /** `--max-cost USD`: an amount of US dollars above 0 (a leading $ allowed). */

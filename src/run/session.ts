@@ -34,6 +34,8 @@ export interface SessionOptions extends SettingsFlags {
   watch: boolean;
   mode: ReporterMode;
   colour: boolean;
+  /** The run's notifier listening to its events (notify/notifier.ts), when notifications go somewhere. */
+  notifier?: EventListener;
 }
 
 /**
@@ -42,7 +44,7 @@ export interface SessionOptions extends SettingsFlags {
  * Loaded only when there is work to do (start-up: bench/README.md).
  */
 export async function runSession(options: SessionOptions, io: RunIO): Promise<RunEnding> {
-  const { mode, colour, ...run } = options;
+  const { mode, colour, notifier, ...run } = options;
   const reporter = createReporter(mode, io.stdout, { colour });
   const context: HookContext = { file: path.resolve(options.file), run: '', steps: 0, task: '' };
   const spend = new Spend();
@@ -53,7 +55,7 @@ export async function runSession(options: SessionOptions, io: RunIO): Promise<Ru
   const stopper = new Stopper();
   const unwatch = stopper.watchOutput(io);
   try {
-    const result = await supervise({ ...run, spend, listeners: [track, reporter.event], onLine: reporter.line, env: io.env, stopper });
+    const result = await supervise({ ...run, spend, listeners: [track, reporter.event, ...(notifier ? [notifier] : [])], onLine: reporter.line, env: io.env, stopper });
     return { outcome: finishedOutcome(result, options.file, formatSpend(spend.total)), context };
   } catch (error) {
     return { outcome: failedOutcome(error, options.file, formatSpend(spend.total)), context, ...(!(error instanceof SupervisorError) && { bug: error }) };

@@ -75,3 +75,21 @@ export function maskDeep<T>(value: T, secrets: readonly string[] = []): T {
   const entries = Object.entries(value).map(([key, item]) => [key, maskDeep(item, secrets)] as const);
   return (entries.some(([key, item]) => item !== (value as Record<string, unknown>)[key]) ? Object.fromEntries(entries) : value) as T;
 }
+
+/**
+ * A URL as it may be shown (pure): its scheme (with a format prefix such as `slack+`) and host
+ * only, `https://hooks.slack.com/…`. A webhook's path, query, fragment and user name carry its
+ * token, so they never appear; text that is no URL is masked whole.
+ */
+export function maskUrl(text: string): string {
+  const prefix = /^([a-z]+)\+(?=[a-z][\w+.-]*:)/i.exec(text)?.[0] ?? '';
+  let url: URL;
+  try {
+    url = new URL(text.slice(prefix.length));
+  } catch {
+    return mask(text);
+  }
+  if (url.host === '') return mask(text);
+  const hidden = url.pathname.replace(/^\/$/, '') !== '' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '';
+  return `${prefix}${url.protocol}//${url.host}${hidden ? '/…' : ''}`;
+}

@@ -1,0 +1,116 @@
+import path from 'node:path';
+import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
+import { formatDuration } from '../util/duration.js';
+import { localClock } from '../util/time.js';
+import type { NotifyTarget } from './target.js';
+
+/**
+ * One notification, whatever its format; the generic JSON format sends it as it is (README,
+ * "Notifications"). `event` says why: the run ended, a long usage-limit wait began, or a
+ * resident run (--watch) stopped to wait for a person.
+ */
+export interface Notice {
+  event: 'run_ended' | 'limit_wait' | 'waiting';
+  /** kanban.yaml, absolute. */
+  board: string;
+  /** The task of the last step started ('' if none). */
+  task: string;
+  run: string;
+  time: string;
+  outcome: OutcomeKind | null;
+  exitCode: number | null;
+  /** What happened: for the end of a run, the outcome's line as printed. */
+  message: string;
+  /** What to do next. */
+  next: string;
+  /** A short headline: the board's folder and what happened. */
+  title: string;
+}
+
+/** Where the run stands when a notice is made. */
+export interface NoticePlace {
+  file: string;
+  task: string;
+  run: string;
+  time: Date;
+}
+
+/** The notice for a run's end (pure): `line` is the outcome as printed; what to do next is the outcome table's (errors.ts). */
+export function endNotice(outcome: { kind: OutcomeKind; exitCode: number }, line: string, at: NoticePlace): Notice {
+  const words = OUTCOME_WORDS[outcome.kind];
+  return { event: 'run_ended', ...where(at), outcome: outcome.kind, exitCode: outcome.exitCode, message: line, next: nextOf(words.long), title: `${boardName(at.file)}: ${words.short} (exit ${outcome.exitCode})` };
+}
+
+/** The notice for a usage-limit wait (pure): only one longer than `thresholdMs`, as its `limit_wait` event tells it. */
+export function limitWaitNotice(event: Readonly<Record<string, unknown>>, thresholdMs: number, at: NoticePlace): Notice | undefined {
+  const waitMs = Number(event.waitMs);
+  if (!(waitMs > thresholdMs) || typeof event.until !== 'string') return undefined;
+  const who = `${String(event.role ?? 'an agent')}'s ${String(event.cli ?? 'agent')} usage limit`;
+  return {
+    event: 'limit_wait',
+    ...where(at),
+    outcome: null,
+    exitCode: null,
+    message: `${who}: waiting until ${localClock(event.until)} (${formatDuration(waitMs)}), nothing to do.`,
+    next: 'Nothing: the run carries on by itself after the reset.',
+    title: `${boardName(at.file)}: waiting until ${localClock(event.until)}`,
+  };
+}
+
+/** The notice for a resident run (--watch) that stopped to wait for a person, from its `waiting` event (pure). */
+export function waitingNotice(event: Readonly<Record<string, unknown>>, at: NoticePlace): Notice {
+  const kind = (typeof event.outcome === 'string' && event.outcome in OUTCOME_WORDS ? event.outcome : 'bad_input') as OutcomeKind;
+  const until = typeof event.until === 'string' ? ` or the usage limit's reset at ${localClock(event.until)}` : '';
+  return {
+    event: 'waiting',
+    ...where(at),
+    outcome: kind,
+    exitCode: typeof event.exitCode === 'number' ? event.exitCode : null,
+    message: `Waiting (--watch): ${String(event.reason ?? OUTCOME_WORDS[kind].long)}`,
+    next: `${nextOf(OUTCOME_WORDS[kind].long)} The run is still there: it carries on once an edit of the board validates${until}.`,
+    title: `${boardName(at.file)}: ${OUTCOME_WORDS[kind].short}, waiting for a person`,
+  };
+}
+
+/** The HTTP request for a target (pure): method POST, these headers and this body. */
+export function requestFor(target: NotifyTarget, notice: Notice): { headers: Record<string, string>; body: string } {
+  switch (target.format) {
+    case 'slack':
+      return { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: plainText(notice, true) }) };
+    case 'ntfy':
+      // Header values must be ISO-8859-1: the title is kept to ASCII.
+      return { headers: { 'content-type': 'text/plain; charset=utf-8', title: ascii(`kanban-supervisor: ${notice.title}`), priority: urgent(notice) ? 'high' : 'default', tags: urgent(notice) ? 'warning' : 'white_check_mark' }, body: plainText(notice, false) };
+    default:
+      return { headers: { 'content-type': 'application/json' }, body: JSON.stringify(notice) };
+  }
+}
+
+/** The notice as lines of text: what happened, the board and task, what to do next (pure). */
+export function plainText(notice: Notice, withTitle: boolean): string {
+  const lines = [...(withTitle ? [`kanban-supervisor: ${notice.title}`] : []), notice.message, `Board: ${notice.board}${notice.task ? ` · task: ${notice.task}` : ''}${notice.exitCode === null ? '' : ` · exit ${notice.exitCode}`}`];
+  if (notice.next && !notice.message.includes(notice.next)) lines.push(`Next: ${notice.next}`);
+  return lines.join('\n');
+}
+
+// A run that needs a person is urgent; one done, or waiting for a reset by itself, is not.
+function urgent(notice: Notice): boolean {
+  return notice.exitCode !== null && notice.exitCode !== 0;
+}
+
+function where(at: NoticePlace): Pick<Notice, 'board' | 'task' | 'run' | 'time'> {
+  return { board: at.file, task: at.task, run: at.run, time: at.time.toISOString() };
+}
+
+function boardName(file: string): string {
+  return path.basename(path.dirname(file)) || file;
+}
+
+// The table's long wording says what happened, then (after the first ". ") what to do; the first part alone when there is nothing to do.
+function nextOf(long: string): string {
+  const cut = long.indexOf('. ');
+  return cut === -1 ? 'See the message.' : `${long.slice(cut + 2)}.`;
+}
+
+function ascii(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?');
+}
