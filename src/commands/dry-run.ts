@@ -13,6 +13,7 @@ import { managerInputs, workerInputs } from '../loop/step.js';
 import { parseDuration } from '../util/duration.js';
 import { maskedEnv, type ShownVariable } from './dry-run-env.js';
 import { maskArgv, secretValues } from '../util/secrets.js';
+import type { Fence } from '../sandbox/fence.js';
 
 /** Where the agent's timeout comes from, in the order that decides it. */
 export type TimeoutSource = 'role' | 'flag' | 'board' | 'default';
@@ -49,6 +50,8 @@ export interface DryRunPlan {
     timeout: TimeoutChoice;
     idleTimeoutMs: number | null;
     maxRetries: number;
+    /** The bubblewrap fence the agent would run in (role `sandbox:`), its argv put before the agent's. */
+    fence?: Fence;
     /** The Manager that would then get the worker's reply. */
     manager: { roleFile: string; command: string };
   };
@@ -94,6 +97,7 @@ export function dryRun(options: SettingsFlags & { file: string; env?: NodeJS.Pro
       timeout: timeoutChoice(worker.role, options, board),
       idleTimeoutMs: invocation.idleTimeoutMs,
       maxRetries: settings.maxRetries,
+      ...(invocation.fence && { fence: invocation.fence }),
       manager: { roleFile: manager.invocation.roleFile, command: describeCommand(manager.invocation, 120) },
     },
   };
@@ -115,6 +119,7 @@ export function timeoutChoice(role: Pick<Role, 'timeoutMs'>, flags: SettingsFlag
 // with a missing command kept as a warning. The dry-run tests compare the result with a run's.
 function plan(board: Board, settings: Settings, inputs: AgentInputs, env: NodeJS.ProcessEnv, warnings: string[]): { role: Role; invocation: Invocation } {
   const planned = planAgent({ env, runId: '<run>' }, board, settings, inputs, 1);
+  if (planned.unfenceable !== undefined) warnings.push(`${planned.role.file}: ${planned.unfenceable} A run would stop here with exit 2.`);
   try {
     checkCommand(planned.invocation);
   } catch (error) {
