@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeCommand, spawnCommand } from '../../src/agent/invocation.js';
@@ -7,7 +7,7 @@ import { buildFence, DEFAULT_HIDDEN, type FencePlace } from '../../src/sandbox/f
 import { gitDirs } from '../../src/sandbox/place.js';
 import { fenceProblem, findBubblewrap } from '../../src/sandbox/probe.js';
 import { expandPath, sandboxSpec } from '../../src/sandbox/spec.js';
-import { tempDir } from '../helpers.js';
+import { ROOT, tempDir } from '../helpers.js';
 
 // A machine described by a table: path → kind (real paths equal the paths, but for the links given).
 function place(files: Record<string, 'dir' | 'file'>, links: Record<string, string> = {}, more: Partial<FencePlace> = {}): FencePlace {
@@ -159,5 +159,19 @@ describe('the repository\'s git folders', () => {
     writeFileSync(path.join(root, 'wt/.git'), `gitdir: ${path.join(root, 'repo/.git/worktrees/wt')}\n`);
     writeFileSync(path.join(root, 'repo/.git/worktrees/wt/commondir'), '../..\n');
     expect(gitDirs(path.join(root, 'wt/board'))).toEqual([path.join(root, 'wt/.git'), path.join(root, 'repo/.git/worktrees/wt'), path.join(root, 'repo/.git')]);
+  });
+});
+
+describe('the presets of Claude Code, Codex and Gemini CLI', () => {
+  const own = { claude: ['~/.claude', '~/.claude.json'], codex: ['~/.codex'], gemini: ['~/.gemini'] };
+  it.each(Object.entries(own))('%s: each role file declares, ready to uncomment, the CLI\'s own files as its fence\'s writable paths', (cli, write) => {
+    const dir = path.join(ROOT, 'presets', cli);
+    for (const name of readdirSync(dir)) {
+      const text = readFileSync(path.join(dir, name), 'utf8');
+      expect(text).toMatch(/^# sandbox: \{write: /m);
+      const check = parseRole(`roles/${name}`, 'A', text.replace(/^# (sandbox: \{write: .*)$/m, '$1'));
+      expect(check.problems).toEqual([]);
+      expect(check.role?.sandbox).toEqual({ write, hide: [], network: true });
+    }
   });
 });
