@@ -35,7 +35,9 @@ export interface Fence {
 export const DEFAULT_HIDDEN = [
   '~/.ssh', '~/.aws', '~/.gnupg', '~/.config/gh', '~/.config/hub', '~/.netrc', '~/.docker', '~/.kube', '~/.git-credentials',
   '~/.config/gcloud', '~/.azure', '~/.npmrc', '~/.yarnrc.yml', '~/.pypirc', '~/.cargo/credentials.toml', '~/.password-store',
-  '~/.vault-token', '~/.terraform.d', '~/.pgpass', '~/.local/share/keyrings', '~/.config/op',
+  '~/.vault-token', '~/.terraform.d', '~/.pgpass', '~/.local/share/keyrings', '~/.config/op', '~/.config/rclone', '~/.s3cfg',
+  // Shell histories hold pasted tokens often enough.
+  '~/.bash_history', '~/.zsh_history',
   '/var/run/docker.sock', '/run/docker.sock',
 ];
 
