@@ -132,6 +132,22 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(await survivors([...sleepers(`86${t}`), ...sleepers(`87${t}`)])).toEqual([]);
   });
 
+  it('is shown by --dry-run: writable, read-only, hidden, the network', async () => {
+    const h = home(0);
+    const dir = board(0, ['sh', fixture('fence-probe.sh'), token()], 'sandbox: {write: [~/.cache/tool, out], network: false}\n');
+    mkdirSync(path.join(h, '.cache/tool'), { recursive: true });
+    const result = await run(0, dir, h, ['kanban.yaml', '--dry-run']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('bubblewrap (roles/implementor.md sandbox:): the whole file system read-only, a fresh /tmp (TMPDIR=/tmp), network off');
+    expect(result.stdout).toContain(`writable: ${dir}, ${h}/.cache/tool\n`);
+    expect(result.stdout).toContain(`read-only inside them: ${dir}/.kanban-supervisor\n`);
+    expect(result.stdout).toMatch(new RegExp(`hidden: ${h}/\\.ssh\\b`));
+    expect(result.stdout).toContain('not bound (they do not exist): out\n');
+    const validate = await run(0, dir, h, ['validate', 'kanban.yaml']);
+    expect(validate.exitCode).toBe(0);
+    expect(validate.stdout + validate.stderr).toMatch(/roles\/implementor\.md:4: sandbox: the writable path out does not exist/);
+  });
+
   it('is never run unfenced when bubblewrap is missing: exit 2 with the fix, the board unchanged, no agent ran; validate says the same', async () => {
     const bin = tempDir('ks-bin-');
     for (const program of ['sh', 'node']) execFileSync('ln', ['-s', execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim(), path.join(bin, program)]);
