@@ -38,7 +38,9 @@ export const DEFAULT_HIDDEN = [
   '~/.vault-token', '~/.terraform.d', '~/.pgpass', '~/.local/share/keyrings', '~/.config/op', '~/.config/rclone', '~/.s3cfg',
   // Shell histories hold pasted tokens often enough.
   '~/.bash_history', '~/.zsh_history',
-  '/var/run/docker.sock', '/run/docker.sock',
+  // Sockets stay usable on a read-only mount: one to a daemon that starts processes for the user
+  // (docker, podman, systemd --user over D-Bus) or holds their keys (gpg-agent, keyrings) is a way out.
+  '/run/user', '/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock', '/run/dbus/system_bus_socket',
 ];
 
 type Mount = { path: string; how: 'write' | 'hide-dir' | 'hide-file' };
