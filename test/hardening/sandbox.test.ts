@@ -132,6 +132,19 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(await survivors([...sleepers(`86${t}`), ...sleepers(`87${t}`)])).toEqual([]);
   });
 
+  it('writes its declared paths, but not the git hooks of the repository holding the board folder', async () => {
+    const h = home(0);
+    mkdirSync(path.join(h, '.cache/tool'), { recursive: true });
+    const agent = 'echo cached > "$HOME/.cache/tool/done"; if echo evil > .git/hooks/pre-commit 2>/dev/null; then echo planted > hook.txt; fi; echo \'{"status":"ok","message":"ok"}\'';
+    const dir = board(0, ['sh', '-c', agent], 'sandbox: {write: [~/.cache/tool]}\n');
+    execFileSync('git', ['init', '-q', dir]);
+    const result = await run(0, dir, h);
+    expect(result.exitCode).toBe(0);
+    expect(readFileSync(path.join(h, '.cache/tool/done'), 'utf8')).toBe('cached\n');
+    expect(existsSync(path.join(dir, '.git/hooks/pre-commit'))).toBe(false);
+    expect(existsSync(path.join(dir, 'hook.txt'))).toBe(false);
+  });
+
   it('is shown by --dry-run: writable, read-only, hidden, the network', async () => {
     const h = home(0);
     const dir = board(0, ['sh', fixture('fence-probe.sh'), token()], 'sandbox: {write: [~/.cache/tool, out], network: false}\n');
