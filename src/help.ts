@@ -43,7 +43,9 @@ Scaffolds a working board in folder (default: the current folder): kanban.yaml, 
 example task, roles/ (Implementor, Architect, Manager) from the agent's preset, and a
 .gitignore for the run output (.kanban-supervisor/, supervisor.log.md). Never overwrites an
 existing board file unless --force is given; then it writes nothing at all. An existing
-.gitignore is never replaced: the lines it lacks are appended to it.
+.gitignore is never replaced: the lines it lacks are appended to it. The claude, codex and gemini
+role files carry a "# sandbox:" line naming the CLI's own files: uncomment it to run the agent in a
+fence (Linux, bubblewrap; see the README, "Sandbox").
 
 Options:
   --agent NAME   shell (default: the shipped shell agent, no API key needed), claude, codex, gemini
