@@ -50,6 +50,7 @@ export interface RoleCheck {
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const KEYS = ['command', 'stdin', 'output', 'timeout', 'idle_timeout', 'env', 'schema', 'failures', 'sandbox'];
+const SANDBOX_KEYS = ['write', 'hide', 'network'];
 
 export { roleFilePath } from './role-names.js';
 
@@ -141,6 +142,10 @@ function placeholderHint(text: string): string | undefined {
 
 function roleFix(problem: string, params: unknown, hint: string | undefined): string {
   const unknown = (params as { additionalProperty?: string }).additionalProperty;
+  if (unknown !== undefined && problem.startsWith('/sandbox')) {
+    const guess = closest(unknown, SANDBOX_KEYS);
+    return guess ? `Did you mean ${guess}?` : `sandbox: knows ${SANDBOX_KEYS.join(', ')}.`;
+  }
   if (unknown !== undefined) {
     const guess = closest(unknown, KEYS);
     return guess ? `Did you mean ${guess}?` : `Role files know ${KEYS.join(', ')}.`;

@@ -120,10 +120,13 @@ describe('sandbox: in a role file', () => {
     expect(check.role?.sandbox).toEqual(expected);
   });
 
-  it('refuses a wrong shape with its line and the fix', () => {
-    const check = parseRole('roles/a.md', 'A', '---\ncommand: [agent]\nsandbox: {writable: [x]}\n---\nDo it.\n');
-    expect(check.problems[0]).toMatchObject({ line: 3 });
-    expect(check.problems[0]?.message).toMatch(/sandbox: \{write:/);
+  it.each([
+    ['sandbox: {writable: [x]}', 'front-matter sandbox has an unknown key "writable". sandbox: knows write, hide, network.'],
+    ['sandbox: {netwrk: false}', 'front-matter sandbox has an unknown key "netwrk". Did you mean network?'],
+    ['sandbox: yes', 'front-matter sandbox must be a boolean or an object (got "yes"). Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], hide: [~/.private], network: false}`.'],
+  ])('refuses %s with one problem, its line and the fix', (line, message) => {
+    const check = parseRole('roles/a.md', 'A', `---\ncommand: [agent]\n${line}\n---\nDo it.\n`);
+    expect(check.problems).toEqual([{ file: 'roles/a.md', line: 3, message }]);
   });
 
   it('expands paths: ~ to the home folder, relative to the board folder, none for ~/ without a home', () => {
