@@ -161,6 +161,19 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(validate.stdout + validate.stderr).toMatch(/roles\/implementor\.md:4: sandbox: the writable path out does not exist/);
   });
 
+  it('is never run unfenced when bubblewrap cannot build a fence here (user namespaces off): exit 2 with the sysctl fix, before any agent', async () => {
+    const bin = tempDir('ks-bin-');
+    // A bwrap that fails as Debian's does when unprivileged user namespaces are turned off.
+    writeFileSync(path.join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n', { mode: 0o755 });
+    const dir = board(0, ['sh', fixture('fence-probe.sh'), token()], 'sandbox: true\n');
+    const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
+    const result = await run(0, dir, home(0), ['kanban.yaml'], { PATH: `${bin}:${pathWithoutUs()}` });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/roles\/implementor\.md:4: sandbox: bubblewrap cannot build a fence on this machine \(.*said: No permissions to creating new namespace.*kernel\.unprivileged_userns_clone=1/);
+    expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toBe(before);
+    expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
+  });
+
   it('is never run unfenced when bubblewrap is missing: exit 2 with the fix, the board unchanged, no agent ran; validate says the same', async () => {
     const bin = tempDir('ks-bin-');
     for (const program of ['sh', 'node']) execFileSync('ln', ['-s', execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim(), path.join(bin, program)]);
