@@ -12,8 +12,8 @@ export function fencePlace(boardDir: string, cwd: string, env: NodeJS.ProcessEnv
   return { boardDir: board, cwd, home: env.HOME ?? homedir(), bwrap, look, gitDirs: gitDirs(board), sockets: socket && socket.startsWith('/') ? [socket] : [] };
 }
 
-/** What is at a path, symlinks followed; undefined when nothing (or a dangling link) is there. */
-export function look(file: string): { real: string; kind: 'dir' | 'file' } | undefined {
+// What is at a path, symlinks followed; undefined when nothing (or a dangling link) is there.
+function look(file: string): { real: string; kind: 'dir' | 'file' } | undefined {
   try {
     const real = realpathSync(file);
     return { real, kind: statSync(real).isDirectory() ? 'dir' : 'file' };
