@@ -44,7 +44,9 @@ Scaffolds a working board in folder (default: the current folder): kanban.yaml, 
 example task, roles/ (Implementor, Architect, Manager) from the agent's preset, and a
 .gitignore for the run output (.kanban-supervisor/, supervisor.log.md). Never overwrites an
 existing board file unless --force is given; then it writes nothing at all. An existing
-.gitignore is never replaced: the lines it lacks are appended to it.
+.gitignore is never replaced: the lines it lacks are appended to it. The claude, codex and gemini
+role files carry a "# sandbox:" line naming the CLI's own files: uncomment it to run the agent in a
+fence (Linux, bubblewrap; see the README, "Sandbox").
 
 Options:
   --agent NAME   shell (default: the shipped shell agent, no API key needed), claude, codex, gemini
@@ -83,8 +85,9 @@ Options:
                       Ends with Ctrl-C / SIGTERM (130 / 143). Not with --once.
   --dry-run           print what the next step would run — role, role file, argv, the prompt,
                       stdin, the environment (values of secrets and of the role's env: masked),
-                      cwd, which timeout applies and why — and run nothing, lock nothing, write
-                      nothing (with --json: one JSON object). A missing agent program is a
+                      cwd, which timeout applies and why, a sandboxed role's fence (writable,
+                      read-only, hidden, network) — and run nothing, lock nothing, write nothing
+                      (with --json: one JSON object). A missing agent program or bubblewrap is a
                       warning here; a run stops on it with exit 2.
   --json              print one JSON event per line on stdout (as in .kanban-supervisor/events.jsonl)
                       and nothing else; the outcome line goes to stderr
@@ -125,7 +128,8 @@ Examples:
 
 Checks kanban.yaml, every task file it lists and every role file it needs (each task's role,
 and the Manager): YAML and front-matter syntax, the schemas, durations, unknown
-{{placeholders}}, agent commands that are not installed, extra reply schemas. Reports every
+{{placeholders}}, agent commands that are not installed, extra reply schemas, whether a role's
+sandbox: fence can be built here (bubblewrap installed, user namespaces on). Reports every
 problem at once as file:line: message, then exits 2; or prints one OK line and exits 0.
 Warnings do not fail it: a known agent CLI that would get no prompt (stdin: none and no
 "{{prompt}}" argument), a role timeout: shorter than supervisor.timeout (the role's wins), a task

@@ -8,7 +8,7 @@ import { startProblem } from './command.js';
 import { groupKiller, type GroupKiller } from './group-kill.js';
 import { idleTimeout } from './idle-timeout.js';
 import { onStop, type StopSignals } from './interrupt.js';
-import type { Invocation } from './invocation.js';
+import { spawnCommand, type Invocation } from './invocation.js';
 import { stopLeftovers } from './leftovers.js';
 import { collectOutput, type LineWatch } from './output.js';
 import { recordAgent } from './record.js';
@@ -62,7 +62,8 @@ export type RunAttempt = (invocation: Invocation, output: AttemptOutput, ctx: At
 export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   const started = performance.now();
   const record = recordAgent(ctx.dir, { tag: invocation.tag, role: invocation.role, task: invocation.task }, ctx.output?.apart === true ? 'try' : 'run');
-  const subprocess = execa(invocation.file, invocation.args, {
+  const spawned = spawnCommand(invocation);
+  const subprocess = execa(spawned.file, spawned.args, {
     cwd: invocation.cwd,
     env: safeEnv(invocation.env),
     extendEnv: false,

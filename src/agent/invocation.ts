@@ -2,6 +2,7 @@ import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from '../board/inputs.
 import type { Role } from '../board/role.js';
 import { TAG_VARIABLE } from './tag.js';
 import { maskArgv, secretValues } from '../util/secrets.js';
+import type { Fence } from '../sandbox/fence.js';
 
 /**
  * Everything that defines one run of an agent. Built once per agent run and reused
@@ -24,6 +25,8 @@ export interface Invocation {
   tag: string;
   /** The task the agent works on (the done task, for the Manager), for the agent record. */
   task: string;
+  /** The bubblewrap fence the agent runs in (role `sandbox:`); `file`/`args` stay the agent's own, for messages. */
+  fence?: Fence;
 }
 
 const MAX_ENV_INPUT = 64 * 1024;
@@ -69,6 +72,12 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
   const stdin = role.stdin === 'none' ? null : Buffer.from(role.stdin === 'json' ? `${json}\n` : prompt, 'utf8');
   const task = inputs.task_file ?? inputs.done_task ?? '';
   return { role: role.name, roleFile: role.file, file, args, stdin, env, cwd: place.boardDir, ...place.limits, tag: place.tag, task };
+}
+
+/** What is spawned: the agent's own argv, or bubblewrap's with the agent's after it when the role is fenced. */
+export function spawnCommand(invocation: Pick<Invocation, 'file' | 'args' | 'fence'>): { file: string; args: readonly string[] } {
+  if (!invocation.fence) return { file: invocation.file, args: invocation.args };
+  return { file: invocation.fence.program, args: [...invocation.fence.args, invocation.file, ...invocation.args] };
 }
 
 /** The command as a person would type it, for messages and events (`claude -p …`), secrets masked (util/secrets.ts). */

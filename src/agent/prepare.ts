@@ -12,6 +12,10 @@ import { checkCommand } from './command.js';
 import type { AgentInputs } from '../board/inputs.js';
 import { buildInvocation, type Invocation } from './invocation.js';
 import { agentTag, TAG_VARIABLE } from './tag.js';
+import { InputError } from '../errors.js';
+import { buildFence } from '../sandbox/fence.js';
+import { fencePlace } from '../sandbox/place.js';
+import { findBubblewrap } from '../sandbox/probe.js';
 
 /** An agent run made ready: the invocation every attempt repeats exactly, and how its reply is judged. */
 export interface PreparedAgent {
@@ -34,13 +38,17 @@ export interface AgentRun {
  * both build the very same thing). Every problem is an InputError naming the role file.
  */
 export function prepareAgent(ctx: AgentRun, board: Board, settings: Settings, inputs: AgentInputs, step: number): PreparedAgent {
-  const { role, invocation } = planAgent(ctx, board, settings, inputs, step);
+  const { role, invocation, unfenceable } = planAgent(ctx, board, settings, inputs, step);
+  if (unfenceable !== undefined) throw new InputError(`${role.file}: ${unfenceable}`);
   checkCommand(invocation);
   return { invocation, output: role.output, rules: loadReplyRules(board, role, sameRole(inputs.role, 'Manager'), ctx.schemas), ...(role.failures && { failures: role.failures }) };
 }
 
-/** The role and the invocation an agent run would use, its command not yet checked (--dry-run shows a missing one as a warning). */
-export function planAgent(ctx: Pick<AgentRun, 'env' | 'runId'>, board: Board, settings: Settings, inputs: AgentInputs, step: number): { role: Role; invocation: Invocation } {
+/**
+ * The role and the invocation an agent run would use, its command not yet checked, and why its
+ * fence cannot be built if so (--dry-run shows either as a warning; a run stops at them).
+ */
+export function planAgent(ctx: Pick<AgentRun, 'env' | 'runId'>, board: Board, settings: Settings, inputs: AgentInputs, step: number): { role: Role; invocation: Invocation; unfenceable?: string } {
   const role = loadRole(board.dir, inputs.role, inputs.task_file ?? path.basename(board.file));
   const invocation = buildInvocation(role, inputs, {
     boardDir: board.dir,
@@ -48,5 +56,9 @@ export function planAgent(ctx: Pick<AgentRun, 'env' | 'runId'>, board: Board, se
     limits: { timeoutMs: role.timeoutMs ?? settings.timeoutMs, idleTimeoutMs: role.idleTimeoutMs ?? settings.idleTimeoutMs, killGraceMs: settings.killGraceMs },
     tag: agentTag({ board: board.file, run: ctx.runId, step, role: inputs.role }, ctx.env[TAG_VARIABLE]),
   });
-  return { role, invocation };
+  if (!role.sandbox) return { role, invocation };
+  // The fence is built here, once, so every retry runs in the very same one.
+  const found = findBubblewrap(ctx.env, board.dir);
+  const fence = buildFence(role.sandbox, fencePlace(board.dir, invocation.cwd, ctx.env, 'bwrap' in found ? found.bwrap : 'bwrap'));
+  return { role, invocation: { ...invocation, fence }, ...('problem' in found && { unfenceable: found.problem }) };
 }

@@ -20,6 +20,8 @@ import { roleWarnings } from './role-warnings.js';
 import { RUN_A_TASK } from './hints.js';
 import { fieldWords } from './words.js';
 import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
+import { fenceProblem } from '../sandbox/probe.js';
+import { missingWrites } from '../sandbox/place.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -99,8 +101,17 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
 
   const compiler = createSchemaCompiler();
   const boardTimeout = parseDuration(state.settings.timeout) ?? undefined;
+  // Whether bubblewrap can build a fence here is asked once (per network setting), for the first fenced role.
+  const fences = new Map<boolean, string | undefined>();
   for (const [role, need] of needs) {
     const check = checkRole(dir, role, need.inputs, env, compiler);
+    const fenced = check.role?.sandbox;
+    if (check.role && fenced) {
+      if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir));
+      const problem = fences.get(fenced.network);
+      if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });
+      for (const written of missingWrites(fenced, dir, env)) warnings.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: `sandbox: the writable path ${written} does not exist, so it is not bound and the agent cannot create it. Create it first if the agent must write there.` });
+    }
     const hint = check.missing ? missingRoleHint(dir, role) : '';
     const readable = check.role ?? check.draft;
     if (readable) warnings.push(...roleWarnings(readable, boardTimeout));

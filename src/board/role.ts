@@ -9,6 +9,7 @@ import { parseDuration } from '../util/duration.js';
 import { parseFrontMatter } from './front-matter.js';
 import { runnable } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
+import { sandboxSpec, type SandboxSpec } from '../sandbox/spec.js';
 import { missingRoleHint, roleFilePath } from './role-names.js';
 import { plainSchemaMessage } from './words.js';
 
@@ -27,6 +28,8 @@ export interface Role {
   schema?: string;
   /** How to recognise this CLI's usage limits, login failures and transient errors (role `failures:`). */
   failures?: FailurePatterns;
+  /** Run the agent inside a bubblewrap fence (role `sandbox:`); absent: unfenced. */
+  sandbox?: SandboxSpec;
   /** The role prompt (the file's body), placeholders not yet filled. */
   prompt: string;
   /** The file line where the prompt starts, for messages about it. */
@@ -46,7 +49,8 @@ export interface RoleCheck {
 }
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
-const KEYS = ['command', 'stdin', 'output', 'timeout', 'idle_timeout', 'env', 'schema', 'failures'];
+const KEYS = ['command', 'stdin', 'output', 'timeout', 'idle_timeout', 'env', 'schema', 'failures', 'sandbox'];
+const SANDBOX_KEYS = ['write', 'hide', 'network'];
 
 export { roleFilePath } from './role-names.js';
 
@@ -107,6 +111,8 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
     ...(typeof data.schema === 'string' && { schema: data.schema }),
     ...(data.failures !== undefined && problems.length === 0 && { failures: data.failures as FailurePatterns }),
   };
+  const sandbox = problems.length === 0 ? sandboxSpec(data.sandbox) : undefined;
+  if (sandbox) role.sandbox = sandbox;
   if (role.failures) for (const problem of patternProblems(role.failures)) problems.push({ file, line: lineOf('/failures'), message: `front-matter failures: ${problem}. Write each pattern as a JavaScript regular expression.` });
   return problems.length ? { draft: role, problems } : { role, problems };
 }
@@ -136,6 +142,10 @@ function placeholderHint(text: string): string | undefined {
 
 function roleFix(problem: string, params: unknown, hint: string | undefined): string {
   const unknown = (params as { additionalProperty?: string }).additionalProperty;
+  if (unknown !== undefined && problem.startsWith('/sandbox')) {
+    const guess = closest(unknown, SANDBOX_KEYS);
+    return guess ? `Did you mean ${guess}?` : `sandbox: knows ${SANDBOX_KEYS.join(', ')}.`;
+  }
   if (unknown !== undefined) {
     const guess = closest(unknown, KEYS);
     return guess ? `Did you mean ${guess}?` : `Role files know ${KEYS.join(', ')}.`;
@@ -144,6 +154,7 @@ function roleFix(problem: string, params: unknown, hint: string | undefined): st
   if (problem.startsWith('/command') || problem.includes('"command"')) return "Set `command:` to the agent's argv as a list, e.g. `command: [claude, -p, --output-format, json]`.";
   if (problem.startsWith('/stdin')) return 'Use `stdin: prompt`, `stdin: json` or `stdin: none`.';
   if (problem.startsWith('/output')) return 'Use `output: auto` unless you need a named strategy.';
+  if (problem.startsWith('/sandbox')) return 'Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], hide: [~/.private], network: false}`.';
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';
   return 'See the role file format in the README.';
 }

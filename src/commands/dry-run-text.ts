@@ -1,6 +1,7 @@
 import { formatDuration } from '../util/duration.js';
 import { shellWord } from '../util/self-command.js';
 import type { DryRunPlan, TimeoutChoice } from './dry-run.js';
+import { fenceLines } from '../sandbox/text.js';
 
 // An argv element longer than this, or of several lines, is shown below the argv line.
 const INLINE_MAX = 100;
@@ -31,6 +32,7 @@ export function formatDryRun(plan: DryRunPlan): string {
   lines.push(`${pad('timeout')}${formatDuration(n.timeoutMs)} ${timeoutWhy(n.timeout, n.roleFile)}`);
   lines.push(`${pad('')}${n.idleTimeoutMs === null ? 'no idle timeout' : `idle timeout ${formatDuration(n.idleTimeoutMs)}`}; up to ${n.maxRetries} retr${n.maxRetries === 1 ? 'y' : 'ies'} with these exact inputs`);
   n.envSources.forEach((v, i) => lines.push(`${pad(i === 0 ? 'env' : '')}${v.name}=${v.value}${v.from === 'role' ? `   (${n.roleFile} env:)` : v.from === 'inherited' ? '   (inherited)' : ''}`));
+  if (n.fence) lines.push(...fenceLines(n.fence, n.roleFile, pad));
   if (n.stdin === null) lines.push(`${pad('stdin')}none (/dev/null)`);
   else lines.push(`${pad('stdin')}${Buffer.byteLength(n.stdin)} bytes, below`);
   for (const { label, text } of below) lines.push(...block(label, text));

@@ -17,6 +17,7 @@ import { maskedEnv, type ShownVariable } from './dry-run-env.js';
 import { maskArgv, secretValues } from '../util/secrets.js';
 import { describeTargets } from '../notify/target.js';
 import { notifySettings } from '../board/settings.js';
+import type { Fence } from '../sandbox/fence.js';
 
 /** Where the agent's timeout comes from, in the order that decides it. */
 export type TimeoutSource = 'role' | 'flag' | 'board' | 'default';
@@ -53,6 +54,8 @@ export interface DryRunPlan {
     timeout: TimeoutChoice;
     idleTimeoutMs: number | null;
     maxRetries: number;
+    /** The bubblewrap fence the agent would run in (role `sandbox:`), its argv put before the agent's. */
+    fence?: Fence;
     /** The Manager that would then get the worker's reply. */
     manager: { roleFile: string; command: string };
   };
@@ -107,6 +110,7 @@ export async function dryRun(options: SettingsFlags & { file: string; env?: Node
       timeout: timeoutChoice(worker.role, options, board),
       idleTimeoutMs: invocation.idleTimeoutMs,
       maxRetries: settings.maxRetries,
+      ...(invocation.fence && { fence: invocation.fence }),
       manager: { roleFile: manager.invocation.roleFile, command: describeCommand(manager.invocation, 120) },
     },
   };
@@ -141,6 +145,7 @@ async function gitPlan(file: string, env: NodeJS.ProcessEnv, settings: Settings,
 // with a missing command kept as a warning. The dry-run tests compare the result with a run's.
 function plan(board: Board, settings: Settings, inputs: AgentInputs, env: NodeJS.ProcessEnv, warnings: string[]): { role: Role; invocation: Invocation } {
   const planned = planAgent({ env, runId: '<run>' }, board, settings, inputs, 1);
+  if (planned.unfenceable !== undefined) warnings.push(`${planned.role.file}: ${planned.unfenceable} A run would stop here with exit 2.`);
   try {
     checkCommand(planned.invocation);
   } catch (error) {
