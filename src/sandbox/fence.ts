@@ -75,14 +75,16 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
     else args.push('--ro-bind', '/dev/null', mount.path);
   }
   for (const file of readOnly) args.push('--ro-bind', file, file);
-  // No --new-session: the agent must stay in the process group the supervisor kills as one.
-  args.push('--unshare-pid', ...(spec.network ? [] : ['--unshare-net']), '--die-with-parent', '--setenv', 'TMPDIR', '/tmp', '--chdir', place.cwd, '--');
+  // No --new-session: the agent must stay in the process group the supervisor kills as one. No
+  // --die-with-parent: bubblewrap ends on the first SIGTERM, and with it the agent would be killed
+  // outright, without its kill_grace; what a killed supervisor leaves is the next run's to stop, as for any agent.
+  args.push('--unshare-pid', ...(spec.network ? [] : ['--unshare-net']), '--setenv', 'TMPDIR', '/tmp', '--chdir', place.cwd, '--');
   return { program: place.bwrap, args, writable: unique(writable), readOnly, hidden: hides.map((m) => m.path), missing, network: spec.network };
 }
 
 /** The argv that checks once per run that this machine can build a fence at all (user namespaces, /proc). */
 export function probeArgs(network: boolean): string[] {
-  return ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', ...(network ? [] : ['--unshare-net']), '--die-with-parent', '--', 'true'];
+  return ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', ...(network ? [] : ['--unshare-net']), '--', 'true'];
 }
 
 function at(written: string, place: FencePlace): { real: string; kind: 'dir' | 'file' } | undefined {

@@ -120,15 +120,30 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(await survivors([...sleepers(`86${t}`), ...sleepers(`87${t}`)])).toEqual([]);
   });
 
-  it('dies with the supervisor when it is killed with SIGKILL (--die-with-parent)', async () => {
+  it('gets its kill_grace to clean up when stopped at its timeout, as an unfenced agent does', async () => {
+    const t = token();
+    const cleanUp = `trap 'sleep 0.3; echo cleaned > cleaned.txt; exit 0' TERM; sleep 87${t} & wait`;
+    const dir = board(0, ['sh', '-c', cleanUp], 'sandbox: true\ntimeout: 1s\n', '  max_retries: 0\n');
+    const result = await run(0, dir, home(0));
+    expect(result.exitCode).toBe(3);
+    expect(readFileSync(path.join(dir, 'cleaned.txt'), 'utf8')).toBe('cleaned\n');
+    expect(await survivors(sleepers(`87${t}`))).toEqual([]);
+  });
+
+  it('left running by a supervisor killed with SIGKILL, is stopped by the next run before it starts', async () => {
     const t = token();
     const dir = board(0, ['sh', '-c', `setsid sleep 86${t} </dev/null >/dev/null 2>&1 & sleep 87${t}`], 'sandbox: true\n');
-    const cli = run(0, dir, home(0));
+    const h = home(0);
+    const cli = run(0, dir, h);
     const end = Date.now() + 20_000;
     while (sleepers(`87${t}`).length === 0 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(sleepers(`87${t}`)).toHaveLength(1);
     cli.kill('SIGKILL');
     await cli;
+    writeFileSync(path.join(dir, 'roles/implementor.md'), role(['sh', '-c', 'echo \'{"status": "ok", "message": "done"}\''], 'stdin: none\nsandbox: true\n'));
+    const again = await run(0, dir, h);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(events(dir).filter((e) => e.type === 'run_started').at(-1)).toMatchObject({ stoppedLeftoverAgent: { role: 'Implementor' } });
     expect(await survivors([...sleepers(`86${t}`), ...sleepers(`87${t}`)])).toEqual([]);
   });
 

@@ -41,7 +41,7 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     const m = mounts(fence.args);
     expect(m.indexOf('--bind /work/board /work/board')).toBeGreaterThan(m.indexOf('--tmpfs /tmp'));
     expect(m.indexOf('--ro-bind /work/board/.kanban-supervisor /work/board/.kanban-supervisor')).toBeGreaterThan(m.indexOf('--bind /work/board /work/board'));
-    expect(fence.args.slice(-8)).toEqual(['--unshare-pid', '--die-with-parent', '--setenv', 'TMPDIR', '/tmp', '--chdir', '/work/board', '--']);
+    expect(fence.args.slice(-7)).toEqual(['--unshare-pid', '--setenv', 'TMPDIR', '/tmp', '--chdir', '/work/board', '--']);
     expect(fence.args).not.toContain('--new-session'); // it would take the agent out of the group the supervisor kills
     expect(fence.args).not.toContain('--unshare-net');
     expect(fence).toMatchObject({ program: '/usr/bin/bwrap', writable: ['/work/board'], readOnly: ['/work/board/.kanban-supervisor'], hidden: [], network: true });
