@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { expandPath, type SandboxSpec } from './spec.js';
 export function fencePlace(boardDir: string, cwd: string, env: NodeJS.ProcessEnv, bwrap: string): FencePlace {
   const board = realOr(boardDir);
   const socket = env.SSH_AUTH_SOCK;
-  return { boardDir: board, cwd, home: env.HOME ?? homedir(), bwrap, look, gitDirs: gitDirs(board), sockets: socket && socket.startsWith('/') ? [socket] : [] };
+  return { boardDir: board, cwd, home: env.HOME ?? homedir(), bwrap, look, gitDirs: [...gitDirs(board), ...hooksDir(board)], sockets: socket && socket.startsWith('/') ? [socket] : [] };
 }
 
 // What is at a path, symlinks followed; undefined when nothing (or a dangling link) is there.
@@ -47,6 +48,18 @@ function pointed(file: string, prefix: string): string[] {
   const target = look(path.resolve(path.dirname(file), line.startsWith(prefix) ? line.slice(prefix.length) : line));
   if (target?.kind !== 'dir') return [];
   return [target.real, ...(prefix === '' ? [] : pointed(path.join(target.real, 'commondir'), ''))];
+}
+
+/**
+ * The folder git runs the repository's hooks from when `core.hooksPath` moves them (husky's
+ * `.husky/`, say), which may lie in the board folder: read-only in the fence, or an agent plants
+ * a hook the supervisor's own commit runs unfenced. None without git or a repository.
+ */
+function hooksDir(dir: string): string[] {
+  const asked = spawnSync('git', ['rev-parse', '--git-path', 'hooks'], { cwd: dir, encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  const hooks = asked.status === 0 ? asked.stdout.trim() : '';
+  const found = hooks ? look(path.resolve(dir, hooks)) : undefined;
+  return found?.kind === 'dir' ? [found.real] : [];
 }
 
 function realOr(dir: string): string {

@@ -160,6 +160,18 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(existsSync(path.join(dir, 'hook.txt'))).toBe(false);
   });
 
+  it('cannot plant a hook in a hooks folder the repository keeps in the board folder (core.hooksPath, as husky does)', async () => {
+    const agent = 'if echo evil > .husky/pre-commit 2>/dev/null; then echo planted > hook.txt; fi; echo \'{"status":"ok","message":"ok"}\'';
+    const dir = board(0, ['sh', '-c', agent], 'sandbox: true\n');
+    execFileSync('git', ['init', '-q', dir]);
+    execFileSync('git', ['-C', dir, 'config', 'core.hooksPath', '.husky']);
+    mkdirSync(path.join(dir, '.husky'));
+    const result = await run(0, dir, home(0));
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(existsSync(path.join(dir, '.husky/pre-commit'))).toBe(false);
+    expect(existsSync(path.join(dir, 'hook.txt'))).toBe(false);
+  });
+
   it('is shown by --dry-run: writable, read-only, hidden, the network', async () => {
     const h = home(0);
     const dir = board(0, ['sh', fixture('fence-probe.sh'), token()], 'sandbox: {write: [~/.cache/tool, out], network: false}\n');
