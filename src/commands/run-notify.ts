@@ -32,7 +32,7 @@ export function runNotifier(options: RunNotify): Notifier | undefined {
   const warn = (message: string): void => {
     say(message);
     try {
-      appendEntry(path.dirname(options.file), { time: new Date(), kind: 'Warning', agent: 'Supervisor', task: '(notifications)', issue: `Notification not delivered: ${message}`, action: 'Nothing changes for the run' });
+      appendEntry(path.dirname(options.file), { time: new Date(), kind: 'Warning', agent: 'kanban-supervisor', task: '(notifications)', issue: `Notification not delivered: ${message}`, action: 'Nothing changes for the run' });
     } catch {
       // An unwritable board is what the run ends with; the stderr line has told it.
     }
