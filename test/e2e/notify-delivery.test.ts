@@ -27,7 +27,7 @@ describe('delivering notifications', () => {
     expect(got.got[0]?.url).toBe('/hook/T0SECRETPATH?token=QSECRETQUERY42');
     const warnings = result.stderr.split('\n').filter((line) => line.includes('warning'));
     expect(warnings).toEqual([`kanban-supervisor: warning: the run's end could not be told to json+http://127.0.0.1:${got.port}/… (json): HTTP 500. The run's exit code is unchanged.`]);
-    expect(read(dir, 'supervisor.log.md')).toMatch(/### \S+ Warning\n\n\*\*Agent:\*\* Supervisor {2}\n\*\*Task:\*\* \(notifications\) {2}\n\*\*Issue:\*\* Notification not delivered: the run's end could not be told to json\+http:\/\/127\.0\.0\.1:\d+\/… \(json\): HTTP 500/);
+    expect(read(dir, 'supervisor.log.md')).toMatch(/### \S+ Warning\n\n\*\*Agent:\*\* kanban-supervisor {2}\n\*\*Task:\*\* \(notifications\) {2}\n\*\*Issue:\*\* Notification not delivered: the run's end could not be told to json\+http:\/\/127\.0\.0\.1:\d+\/… \(json\): HTTP 500/);
 
     const json = await runCli(['kanban.yaml', '--json', '--notify', url], { cwd: boardWithTasks(1, DONE) });
     const dry = await runCli(['kanban.yaml', '--dry-run', '--notify', url], { cwd: boardWithTasks(1, DONE) });
