@@ -199,6 +199,11 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(result.stderr).toMatch(/roles\/implementor\.md:4: sandbox: bubblewrap cannot build a fence on this machine \(.*said: No permissions to creating new namespace.*kernel\.unprivileged_userns_clone=1/);
     expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toBe(before);
     expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
+    // `try` has no pre-flight: its agent run is probed all the same, and not retried as invalid output.
+    const tried = await run(0, dir, home(0), ['try', 'Implementor', '--instruction', 'probe'], { PATH: `${bin}:${pathWithoutUs()}` });
+    expect(tried.exitCode).toBe(2);
+    expect(tried.stderr).toMatch(/roles\/implementor\.md: sandbox: bubblewrap cannot build a fence on this machine/);
+    expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
   });
 
   it('is never run unfenced when bubblewrap is missing: exit 2 with the fix, the board unchanged, no agent ran; validate says the same', async () => {
