@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boardWithTasks, CLI, events, pathWithoutUs, role, tempDir } from '../helpers.js';
 import { fixture, isRunning, processesIn, survivors } from './procs.js';
 
@@ -50,6 +50,26 @@ function sleepers(seconds: string): number[] {
   });
 }
 
+/**
+ * Let every user pass through the folders above Node, the CLI and the fixtures (search only, not
+ * read): a fresh clone or a Node put in a `mktemp -d` folder (0700), or under /root, is out of an
+ * ordinary user's reach. Returns how to put the modes back.
+ */
+function reachableByAll(files: string[]): () => void {
+  const changed = new Map<string, number>();
+  for (const file of files) {
+    for (let dir = path.dirname(realpathSync(file)); !changed.has(dir); dir = path.dirname(dir)) {
+      const mode = statSync(dir).mode & 0o7777;
+      if ((mode & 0o001) === 0) {
+        changed.set(dir, mode);
+        chmodSync(dir, mode | 0o001);
+      }
+      if (dir === '/') break;
+    }
+  }
+  return () => changed.forEach((mode, dir) => chmodSync(dir, mode));
+}
+
 let count = 0;
 const token = () => `${process.pid}${++count}`;
 const fenceLog = (dir: string) => readFileSync(path.join(dir, 'fence.log'), 'utf8').split('\n').filter(Boolean);
@@ -58,6 +78,7 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
   ['root', 0],
   ['an ordinary user', NOBODY],
 ])('a fenced agent (sandbox: true), the supervisor run as %s', (_who, uid) => {
+  beforeAll(() => (uid === 0 ? undefined : reachableByAll([process.execPath, CLI, fixture('fence-probe.sh')])));
   it('cannot write the home folder or the real /tmp, read ~/.ssh or the supervisor\'s state, nor leave a setsid sleeper; its board write and reply go through', async () => {
     const t = token();
     const h = home(uid);
