@@ -1,12 +1,15 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer, type FakeModelServer } from '../fixtures/fake-model-server.mjs';
 import { processesIn } from '../hardening/procs.js';
-import { events, read } from '../helpers.js';
+import { events, read, ROOT } from '../helpers.js';
 import { agentEnv, HELLO, initBoard, installedVersion, scriptedModel, startSupervisor, type AgentCli, type SeenPrompt } from './harness.js';
 
 // Each agent CLI from the npm registry, run by the supervisor inside the fence its preset declares.
+// A checkout (with the CLIs installed in it) or a Node kept under /tmp, as in a CI's mktemp -d
+// folder, is hidden by the fence's own /tmp: then it is declared too, so the CLI can be found.
+const UNDER_TMP = [ROOT, path.dirname(realpathSync(process.execPath))].map((p) => realpathSync(p)).filter((p) => p.startsWith('/tmp/'));
 const homes: string[] = [];
 afterAll(() => homes.forEach((home) => rmSync(home, { recursive: true, force: true })));
 
@@ -41,7 +44,7 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))('a real agent CLI inside its pres
     where.dir = dir;
     for (const name of readdirSync(path.join(dir, 'roles'))) {
       const file = path.join(dir, 'roles', name);
-      writeFileSync(file, readFileSync(file, 'utf8').replace(/^# (sandbox: \{write: .*)$/m, '$1'));
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^# (sandbox: \{write: .*)\]\}$/m, (_line, start: string) => `${start}${UNDER_TMP.map((p) => `, ${JSON.stringify(p)}`).join('')}]}`));
     }
     if (own && agent === 'claude') {
       mkdirSync(path.join(home, '.claude'));

@@ -24,9 +24,12 @@ function home(uid: number): string {
   return dir;
 }
 
-/** A board whose Implementor runs `command` fenced, owned by `uid`. */
+// The probe agent is copied into each board: a checkout under /tmp (a CI's mktemp -d) is hidden by the fence's own /tmp.
+const PROBE = 'fence-probe.sh';
+
+/** A board whose Implementor runs `command` fenced, owned by `uid`, with the probe agent in it. */
 function board(uid: number, command: string[], extra = '', settings = ''): string {
-  const dir = boardWithTasks(1, { 'roles/implementor.md': role(command, `stdin: none\n${extra}`) }, `phase: execute\nsupervisor:\n  kill_grace: 1s\n${settings}`);
+  const dir = boardWithTasks(1, { 'roles/implementor.md': role(command, `stdin: none\n${extra}`), [PROBE]: readFileSync(fixture(PROBE), 'utf8') }, `phase: execute\nsupervisor:\n  kill_grace: 1s\n${settings}`);
   execFileSync('chown', ['-R', `${uid}:${uid}`, dir]);
   chownSync(dir, uid, uid);
   return dir;
@@ -78,11 +81,11 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
   ['root', 0],
   ['an ordinary user', NOBODY],
 ])('a fenced agent (sandbox: true), the supervisor run as %s', (_who, uid) => {
-  beforeAll(() => (uid === 0 ? undefined : reachableByAll([process.execPath, CLI, fixture('fence-probe.sh')])));
+  beforeAll(() => (uid === 0 ? undefined : reachableByAll([process.execPath, CLI])));
   it('cannot write the home folder or the real /tmp, read ~/.ssh or the supervisor\'s state, nor leave a setsid sleeper; its board write and reply go through', async () => {
     const t = token();
     const h = home(uid);
-    const dir = board(uid, ['sh', fixture('fence-probe.sh'), t], 'sandbox: true\n');
+    const dir = board(uid, ['sh', PROBE, t], 'sandbox: true\n');
     const result = await run(uid, dir, h);
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
@@ -120,7 +123,7 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     try {
       for (const [network, expected] of [['false', 'net refused'], ['true', 'net ok']] as const) {
         const t = token();
-        const dir = board(uid, ['sh', fixture('fence-probe.sh'), t, port], `sandbox: {network: ${network}}\n`);
+        const dir = board(uid, ['sh', PROBE, t, port], `sandbox: {network: ${network}}\n`);
         const result = await run(uid, dir, home(uid));
         expect(result.exitCode).toBe(0);
         expect(fenceLog(dir)).toContain(expected);
@@ -195,7 +198,7 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
 
   it('is shown by --dry-run: writable, read-only, hidden, the network', async () => {
     const h = home(0);
-    const dir = board(0, ['sh', fixture('fence-probe.sh'), token()], 'sandbox: {write: [~/.cache/tool, out], network: false}\n');
+    const dir = board(0, ['sh', PROBE, token()], 'sandbox: {write: [~/.cache/tool, out], network: false}\n');
     mkdirSync(path.join(h, '.cache/tool'), { recursive: true });
     const result = await run(0, dir, h, ['kanban.yaml', '--dry-run']);
     expect(result.exitCode).toBe(0);
@@ -213,7 +216,7 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     const bin = tempDir('ks-bin-');
     // A bwrap that fails as Debian's does when unprivileged user namespaces are turned off.
     writeFileSync(path.join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n', { mode: 0o755 });
-    const dir = board(0, ['sh', fixture('fence-probe.sh'), token()], 'sandbox: true\n');
+    const dir = board(0, ['sh', PROBE, token()], 'sandbox: true\n');
     const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
     const result = await run(0, dir, home(0), ['kanban.yaml'], { PATH: `${bin}:${pathWithoutUs()}` });
     expect(result.exitCode).toBe(2);
@@ -230,7 +233,7 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
   it('is never run unfenced when bubblewrap is missing: exit 2 with the fix, the board unchanged, no agent ran; validate says the same', async () => {
     const bin = tempDir('ks-bin-');
     for (const program of ['sh', 'node']) execFileSync('ln', ['-s', execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim(), path.join(bin, program)]);
-    const dir = board(0, ['sh', fixture('fence-probe.sh'), token()], 'sandbox: true\n');
+    const dir = board(0, ['sh', PROBE, token()], 'sandbox: true\n');
     const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
     const result = await run(0, dir, home(0), ['kanban.yaml'], { PATH: bin });
     expect(result.exitCode).toBe(2);
