@@ -36,6 +36,8 @@ export interface RunRecord {
   /** The steps whose step_started was read. */
   stepRecords: StepRecord[];
   end?: RunEnd;
+  /** Its steps' commits (supervisor.git_commit): how many, the first and the last commit id. */
+  commits?: { count: number; first: string; last: string };
 }
 
 type StepFacts = Omit<StepRecord, 'step' | 'time' | 'task' | 'role' | 'trigger'>;
@@ -91,6 +93,10 @@ export class RunFold {
         return undefined;
       case 'human_edit_kept':
         facts(run, n).personEditKept = true;
+        return undefined;
+      case 'git_committed':
+        // Newest first: the first one seen is the run's last commit.
+        run.record.commits = { count: (run.record.commits?.count ?? 0) + 1, first: String(event.commit), last: run.record.commits?.last ?? String(event.commit) };
         return undefined;
       default:
         if (!isRunEnd(event)) return undefined;

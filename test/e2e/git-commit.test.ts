@@ -60,6 +60,10 @@ describe('supervisor.git_commit: one commit per step', () => {
     expect(committed.map((e) => [e.step, e.task, e.paths])).toEqual([[1, 'tasks/001.md', 3], [2, 'tasks/002.md', 3]]);
     expect(committed[1]?.commit).toBe(git(dir, env, 'rev-parse', 'HEAD').trim());
     expect(result.stdout).toMatch(/committed [0-9a-f]{12} \(3 paths\)/);
+    // The morning's status says what to type to review the night's commits.
+    const status = await runCli(['status', file], { env });
+    const [first, last] = [committed[0]?.commit, committed[1]?.commit].map((id) => String(id).slice(0, 12));
+    expect(status.stdout).toContain(`  committed: 2 step(s), git log -p ${first}^..${last}`);
   });
 
   it("commits a periodic role's step the same way, naming kanban.yaml and the role", async () => {
