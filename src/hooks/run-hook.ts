@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { groupKiller } from '../agent/group-kill.js';
+import { groupKiller, type GroupKiller } from '../agent/group-kill.js';
 import { stopLeftovers } from '../agent/leftovers.js';
 import { safeEnv } from '../agent/safe-env.js';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
@@ -38,33 +38,37 @@ export async function runHook(hook: Hook, outcome: Outcome, context: HookContext
   const signals = limits.signals ?? process;
   const tag = agentTag({ board: context.file, run: `${context.run}|${hook.flag}|${process.pid}`, step: 0, role: 'hook' }, base[TAG_VARIABLE]);
   const env = safeEnv({ ...hookEnv(outcome, context, base), [TAG_VARIABLE]: tag });
-  let child;
-  try {
-    child = spawn(file, args, { cwd: path.dirname(context.file), env, stdio: ['ignore', 2, 2], detached: true });
-  } catch (error) {
-    return `${what} could not start: ${(error as Error).message}.`;
-  }
-  const pid = child.pid;
-  const started = await new Promise<Error | null>((resolve) => {
-    child.once('spawn', () => resolve(null));
-    child.once('error', resolve);
-  });
-  if (started || pid === undefined) return `${what} could not start: ${started?.message ?? 'no process'}.`;
-  const since = readProcInfo(pid)?.startTicks;
-  const killer = groupKiller(pid, graceMs);
-  let stoppedBy: string | null = null;
-  const timer = setTimeout(() => {
-    stoppedBy ??= `was stopped after ${timeoutMs / 1000}s`;
-    killer.terminate();
-  }, timeoutMs);
+  // Listening before the spawn: a signal while the hook starts would otherwise kill the
+  // supervisor and leave the hook running, holding its stderr. It stops the hook once it runs.
+  const state: { stoppedBy: string | null; killer?: GroupKiller } = { stoppedBy: null };
   // A signal while a hook runs stops the hook, not the supervisor: the run's outcome stands.
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stoppedBy !== null) return killer.kill();
-    stoppedBy = `was stopped by ${signal}`;
-    killer.terminate();
+    if (state.stoppedBy !== null) return state.killer?.kill();
+    state.stoppedBy = `was stopped by ${signal}`;
+    state.killer?.terminate();
   };
   for (const signal of SIGNALS) signals.on(signal, onSignal);
+  let timer: NodeJS.Timeout | undefined;
   try {
+    let child;
+    try {
+      child = spawn(file, args, { cwd: path.dirname(context.file), env, stdio: ['ignore', 2, 2], detached: true });
+    } catch (error) {
+      return `${what} could not start: ${(error as Error).message}.`;
+    }
+    const pid = child.pid;
+    const started = await new Promise<Error | null>((resolve) => {
+      child.once('spawn', () => resolve(null));
+      child.once('error', resolve);
+    });
+    if (started || pid === undefined) return `${what} could not start: ${started?.message ?? 'no process'}.`;
+    const since = readProcInfo(pid)?.startTicks;
+    const killer = (state.killer = groupKiller(pid, graceMs));
+    if (state.stoppedBy !== null) killer.terminate(); // the signal came while it started
+    timer = setTimeout(() => {
+      state.stoppedBy ??= `was stopped after ${timeoutMs / 1000}s`;
+      killer.terminate();
+    }, timeoutMs);
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve([child.exitCode, child.signalCode]);
       else child.once('exit', (c, s) => resolve([c, s]));
@@ -73,7 +77,7 @@ export async function runHook(hook: Hook, outcome: Outcome, context: HookContext
     killer.dispose();
     // Whatever the hook left running (holding the supervisor's stderr, say) is stopped too.
     await stopLeftovers(pid, tag, graceMs, { force: killer.killedWith === 'SIGKILL', ...(since !== undefined && { since }) });
-    if (stoppedBy !== null) return `${what} ${stoppedBy}, with everything it started.`;
+    if (state.stoppedBy !== null) return `${what} ${state.stoppedBy}, with everything it started.`;
     return code === 0 ? null : `${what} failed (${signal ? `killed by ${signal}` : `exit ${String(code)}`}).`;
   } finally {
     clearTimeout(timer);

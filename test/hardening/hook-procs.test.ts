@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +48,17 @@ describe('hooks are run as agents are', () => {
     expect(result.stderr).toMatch(/warning: --on-complete command \(sh -c .*\) was stopped by SIGTERM, with everything it started\./);
     expect(await survivors([pid(dir, 'kid.pid'), pid(dir, 'hook.pid')])).toEqual([]);
   }, 60_000);
+
+  it('a signal while the hook is still starting stops it once it runs (the supervisor is not killed, the hook not left behind)', async () => {
+    const dir = tempDir();
+    const signals = new EventEmitter();
+    const hook = { flag: '--on-complete', argv: ['sh', '-c', 'sleep 300 & echo $! > kid.pid; echo $$ > hook.pid; sleep 300'] };
+    const pending = runHook(hook, done, { file: path.join(dir, 'kanban.yaml'), run: 'r', steps: 0, task: '' }, process.env, { signals, timeoutMs: 20_000, graceMs: 500 });
+    signals.emit('SIGTERM', 'SIGTERM'); // before the hook's 'spawn' event
+    expect(await pending).toMatch(/was stopped by SIGTERM, with everything it started\.$/);
+    const started = ['kid.pid', 'hook.pid'].filter((name) => existsSync(path.join(dir, name)));
+    expect(await survivors(started.map((name) => pid(dir, name)))).toEqual([]);
+  }, 30_000);
 
   it('a NUL in the outcome reaches the hook removed, instead of making spawn() throw', async () => {
     const dir = tempDir();
