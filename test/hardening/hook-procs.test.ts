@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import type { Hook } from '../../src/hooks/hook.js';
 import { runHook } from '../../src/hooks/run-hook.js';
 import { CLI, makeBoard, tempDir } from '../helpers.js';
 import { isRunning, survivors, waitFor } from './procs.js';
@@ -52,7 +53,7 @@ describe('hooks are run as agents are', () => {
   it('a signal while the hook is still starting stops it once it runs (the supervisor is not killed, the hook not left behind)', async () => {
     const dir = tempDir();
     const signals = new EventEmitter();
-    const hook = { flag: '--on-complete', argv: ['sh', '-c', 'sleep 300 & echo $! > kid.pid; echo $$ > hook.pid; sleep 300'] };
+    const hook: Hook = { flag: '--on-complete', argv: ['sh', '-c', 'sleep 300 & echo $! > kid.pid; echo $$ > hook.pid; sleep 300'] };
     const pending = runHook(hook, done, { file: path.join(dir, 'kanban.yaml'), run: 'r', steps: 0, task: '' }, process.env, { signals, timeoutMs: 20_000, graceMs: 500 });
     signals.emit('SIGTERM', 'SIGTERM'); // before the hook's 'spawn' event
     expect(await pending).toMatch(/was stopped by SIGTERM, with everything it started\.$/);
