@@ -7,6 +7,7 @@ import { readFromStart } from '../fs/read.js';
 import { ensureRealDir, isSymlink } from '../fs/real-dir.js';
 import { plantedSymlink } from '../fs/refuse.js';
 import { replaceFileAtomic, writeWhole } from '../fs/replace.js';
+import { RUN_OUTPUT } from '../board/run-output.js';
 import { runnable, shellWord } from '../util/self-command.js';
 
 /** The agents `init` has presets for: the shipped shell agent, then each known agent CLI's. */
@@ -66,9 +67,6 @@ export function init(options: InitOptions): InitResult {
 
 /** What happened to .gitignore: written anew, the missing lines appended, or left as it was (it had them). */
 export type GitignoreChange = 'created' | 'appended' | 'kept';
-
-// What a run writes beside kanban.yaml; the board files themselves are the person's to commit.
-const RUN_OUTPUT = ['.kanban-supervisor/', 'supervisor.log.md'];
 
 /**
  * Keep the run output out of git: a new .gitignore, or the lines an existing one lacks appended

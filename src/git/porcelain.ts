@@ -1,3 +1,4 @@
+import { isRunOutputPath } from '../board/run-output.js';
 import { maskText } from '../util/secrets.js';
 import { cleanLine } from '../util/text.js';
 
@@ -45,8 +46,7 @@ export function parseStatus(output: string): string[] {
 export function isRunOutput(file: string, board: string): boolean {
   const prefix = board === '' ? '' : `${board}/`;
   if (!file.startsWith(prefix)) return false;
-  const rest = file.slice(prefix.length);
-  return rest === 'supervisor.log.md' || rest === '.kanban-supervisor' || rest.startsWith('.kanban-supervisor/');
+  return isRunOutputPath(file.slice(prefix.length));
 }
 
 /** A byte-string path as text for a message (pure). */
