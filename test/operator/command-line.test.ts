@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { boardWithTasks, CLI, fixtureRole, pathWithoutUs, read, runCli, tempDir } from '../helpers.js';
@@ -109,5 +109,13 @@ describe('an unsupported Node.js', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^kanban-supervisor: needs Node\.js 22 or later \(this is 2?\d\.\d+\.\d+\)\. Install Node\.js 22 or 24 and run it again\.\n$/);
     expect(result.stdout).toBe('');
+  });
+});
+
+describe('the built command', () => {
+  it('is executable, as `npx kanban-supervisor` in a clone of the repository runs dist/cli.js itself', () => {
+    // tsc writes new files 0644: in a fresh clone the build must set the mode (package.json "build").
+    expect(statSync(CLI).mode & 0o111).toBe(0o111);
+    expect(execFileSync(CLI, ['--version'], { encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
