@@ -1,10 +1,8 @@
 import { execa } from 'execa';
-import { groupKiller } from '../agent/group-kill.js';
+import { bound } from '../agent/bounded.js';
 import { onStop, type StopSignals } from '../agent/interrupt.js';
-import { stopLeftovers } from '../agent/leftovers.js';
 import { safeEnv } from '../agent/safe-env.js';
 import { TAG_VARIABLE } from '../agent/tag.js';
-import { readProcInfo } from '../util/proc-stat.js';
 
 /** How git is run: where, with what environment (see gitEnv), and how it is bounded. */
 export interface GitCall {
@@ -54,33 +52,22 @@ export async function runGit(args: readonly string[], call: GitCall, input?: Buf
     const failed = await subprocess;
     return { code: null, stdout: '', stderr: '', stopped: null, startError: String(failed.code ?? failed.originalMessage ?? 'unknown error') };
   }
-  const since = readProcInfo(pid)?.startTicks;
-  const killer = groupKiller(pid, call.graceMs);
   let stopped: GitResult['stopped'] = null;
-  const timer = setTimeout(() => {
+  // A hook's background process may hold git's pipes: it is stopped, not waited for.
+  const git = bound(subprocess.nodeChildProcess, pid, call, () => {
     stopped ??= 'timeout';
-    killer.terminate();
-  }, call.timeoutMs);
+  });
   const unstop = call.stop
     ? onStop(call.stop, () => {
         stopped ??= 'interrupted';
-        killer.terminate();
-      }, () => killer.kill())
+        git.killer.terminate();
+      }, () => git.killer.kill())
     : () => {};
   try {
-    await new Promise<void>((resolve) => {
-      const child = subprocess.nodeChildProcess;
-      if (child.exitCode !== null || child.signalCode !== null) resolve();
-      else child.once('exit', () => resolve());
-    });
-    clearTimeout(timer);
-    killer.dispose();
-    // A hook's background process may hold git's pipes: it is stopped, not waited for.
-    await stopLeftovers(pid, call.tag, call.graceMs, { force: killer.killedWith === 'SIGKILL', ...(since !== undefined && { since }) });
+    await git.ended;
     const result = await subprocess;
     return { code: result.exitCode ?? null, stdout: Buffer.from(result.stdout).toString('latin1'), stderr: Buffer.from(result.stderr).toString('utf8'), stopped };
   } finally {
-    clearTimeout(timer);
     unstop();
   }
 }

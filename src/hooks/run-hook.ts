@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { groupKiller, type GroupKiller } from '../agent/group-kill.js';
-import { stopLeftovers } from '../agent/leftovers.js';
+import { bound } from '../agent/bounded.js';
+import type { GroupKiller } from '../agent/group-kill.js';
 import { safeEnv } from '../agent/safe-env.js';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
 import type { Outcome } from '../progress/outcome.js';
-import { readProcInfo } from '../util/proc-stat.js';
 import { hookEnv, type Hook, type HookContext } from './hook.js';
 
 /** How a hook is bounded; the defaults are the CLI's, tests pass shorter ones. */
@@ -48,7 +47,6 @@ export async function runHook(hook: Hook, outcome: Outcome, context: HookContext
     state.killer?.terminate();
   };
   for (const signal of SIGNALS) signals.on(signal, onSignal);
-  let timer: NodeJS.Timeout | undefined;
   try {
     let child;
     try {
@@ -62,25 +60,16 @@ export async function runHook(hook: Hook, outcome: Outcome, context: HookContext
       child.once('error', resolve);
     });
     if (started || pid === undefined) return `${what} could not start: ${started?.message ?? 'no process'}.`;
-    const since = readProcInfo(pid)?.startTicks;
-    const killer = (state.killer = groupKiller(pid, graceMs));
-    if (state.stoppedBy !== null) killer.terminate(); // the signal came while it started
-    timer = setTimeout(() => {
+    // Whatever the hook leaves running (holding the supervisor's stderr, say) is stopped with it.
+    const hookRun = bound(child, pid, { timeoutMs, graceMs, tag }, () => {
       state.stoppedBy ??= `was stopped after ${timeoutMs / 1000}s`;
-      killer.terminate();
-    }, timeoutMs);
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve([child.exitCode, child.signalCode]);
-      else child.once('exit', (c, s) => resolve([c, s]));
     });
-    clearTimeout(timer);
-    killer.dispose();
-    // Whatever the hook left running (holding the supervisor's stderr, say) is stopped too.
-    await stopLeftovers(pid, tag, graceMs, { force: killer.killedWith === 'SIGKILL', ...(since !== undefined && { since }) });
+    state.killer = hookRun.killer;
+    if (state.stoppedBy !== null) hookRun.killer.terminate(); // the signal came while it started
+    const { code, signal } = await hookRun.ended;
     if (state.stoppedBy !== null) return `${what} ${state.stoppedBy}, with everything it started.`;
     return code === 0 ? null : `${what} failed (${signal ? `killed by ${signal}` : `exit ${String(code)}`}).`;
   } finally {
-    clearTimeout(timer);
     for (const signal of SIGNALS) signals.off(signal, onSignal);
   }
 }
