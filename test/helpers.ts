@@ -103,12 +103,11 @@ export function read(dir: string, name: string): string {
   return readFileSync(path.join(dir, name), 'utf8');
 }
 
-/** Every event of the board's events.jsonl. */
+/** Every complete event of the board's events.jsonl (tests poll it while a run appends, so a line not yet ended is not an event yet). */
 export function events(dir: string): Array<Record<string, unknown>> {
-  return read(dir, '.kanban-supervisor/events.jsonl')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = read(dir, '.kanban-supervisor/events.jsonl').split('\n');
+  lines.pop(); // '' after the last newline, or the part of a line still being written
+  return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 // Where Chromium is found when $CHROMIUM is not set: Debian/Ubuntu packages, then Google Chrome.
