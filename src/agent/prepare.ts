@@ -15,6 +15,7 @@ import { agentTag, TAG_VARIABLE } from './tag.js';
 import { InputError } from '../errors.js';
 import { buildFence } from '../sandbox/fence.js';
 import { fencePlace } from '../sandbox/place.js';
+import { ownPaths } from '../board/identity.js';
 import { fenceProblem, findBubblewrap } from '../sandbox/probe.js';
 
 /** An agent run made ready: the invocation every attempt repeats exactly, and how its reply is judged. */
@@ -62,6 +63,7 @@ export function planAgent(ctx: Pick<AgentRun, 'env' | 'runId'>, board: Board, se
   if (!role.sandbox) return { role, invocation };
   // The fence is built here, once, so every retry runs in the very same one.
   const found = findBubblewrap(ctx.env, board.dir);
-  const fence = buildFence(role.sandbox, fencePlace(board.dir, invocation.cwd, ctx.env, 'bwrap' in found ? found.bwrap : 'bwrap'));
+  const own = ownPaths(path.basename(board.file));
+  const fence = buildFence(role.sandbox, fencePlace(board.dir, [...own.files, ...own.folders], invocation.cwd, ctx.env, 'bwrap' in found ? found.bwrap : 'bwrap'));
   return { role, invocation: { ...invocation, fence }, ...('problem' in found && { unfenceable: found.problem }) };
 }

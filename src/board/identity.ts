@@ -34,6 +34,15 @@ export function ownFileOf(boardDir: string, boardName: string, absolute: string,
   return twin === undefined ? undefined : `is a hard link to ${notATaskFile(twin, boardName) ?? twin} (${twin})`;
 }
 
+/**
+ * The board's own files and folders beside its tasks, board-relative: its configuration (the
+ * board file, the role files), the Supervisor Log and the supervisor's state. An agent's file
+ * must not be one of them, and a fenced agent cannot change them.
+ */
+export function ownPaths(boardName: string): { files: string[]; folders: string[] } {
+  return { files: [boardName, 'supervisor.log.md'], folders: ['roles', '.kanban-supervisor'] };
+}
+
 // The board's own files a hard link could share an inode with, board-relative.
 function ownFiles(realBoard: string, boardName: string): string[] {
   const list = (folder: string) => {
@@ -43,7 +52,8 @@ function ownFiles(realBoard: string, boardName: string): string[] {
       return [];
     }
   };
-  return [boardName, 'supervisor.log.md', ...list('roles'), ...list('.kanban-supervisor')];
+  const own = ownPaths(boardName);
+  return [...own.files, ...own.folders.flatMap(list)];
 }
 
 function sameInode(file: string, stats: Stats): boolean {

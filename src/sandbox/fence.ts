@@ -13,6 +13,8 @@ export interface FencePlace {
   look: (file: string) => { real: string; kind: 'dir' | 'file' } | undefined;
   /** The board's repository's git folders (its .git, and what a worktree's .git file points to), real paths. */
   gitDirs: string[];
+  /** The board's own files and folders that exist (the board file, roles/, the Supervisor Log), real paths. */
+  own: string[];
   /** Sockets that hand out the user's credentials or more (an ssh agent's, docker's), if any. */
   sockets: string[];
 }
@@ -23,7 +25,7 @@ export interface Fence {
   /** bwrap's options, ending with `--`: the agent's argv follows. */
   args: string[];
   writable: string[];
-  /** Inside writable folders, yet read-only: the supervisor's state and the repository's git folder. */
+  /** Inside writable folders, yet read-only: the supervisor's state, the board's own files and the repository's git folder. */
   readOnly: string[];
   hidden: string[];
   /** Declared writable paths that do not exist, so are not bound (the agent cannot create them). */
@@ -47,10 +49,11 @@ type Mount = { path: string; how: 'write' | 'hide-dir' | 'hide-file' };
 
 /**
  * The bubblewrap argv of a role's fence (pure): the whole file system read-only, a fresh /tmp,
- * the board folder and the declared paths writable, secrets hidden; the supervisor's state and
- * the repository's .git read-only even inside a writable folder (an agent planting a git hook
- * would have it run unfenced by the supervisor's own git). A deeper path is mounted after the
- * folder holding it, so the more specific declaration wins.
+ * the board folder and the declared paths writable, secrets hidden. Read-only even inside a
+ * writable folder: the supervisor's state, the board file and the role files (an agent that
+ * rewrote a role's command or `sandbox:` would have it run unfenced at the next step) and the
+ * repository's .git (a planted git hook runs unfenced in the supervisor's own commit). A deeper
+ * path is mounted after the folder holding it, so the more specific declaration wins.
  */
 export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
   const missing: string[] = [];
@@ -67,7 +70,7 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
   }
   const mounts = [...unique(writable).map((path): Mount => ({ path, how: 'write' })), ...hides].sort((a, b) => depth(a.path) - depth(b.path));
   const inWritable = (file: string) => writable.some((dir) => file === dir || file.startsWith(`${dir}/`));
-  const readOnly = unique([`${place.boardDir}/.kanban-supervisor`, ...place.gitDirs.filter(inWritable)]);
+  const readOnly = unique([`${place.boardDir}/.kanban-supervisor`, ...place.own.filter(inWritable), ...place.gitDirs.filter(inWritable)]);
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   for (const mount of mounts) {
     if (mount.how === 'write') args.push('--bind', mount.path, mount.path);

@@ -6,11 +6,24 @@ import { readRegular } from '../fs/read.js';
 import type { FencePlace } from './fence.js';
 import { expandPath, type SandboxSpec } from './spec.js';
 
-/** What the fence of an agent run in `boardDir` sees of this machine: real paths, the repository's git folders, credential sockets (reads only). */
-export function fencePlace(boardDir: string, cwd: string, env: NodeJS.ProcessEnv, bwrap: string): FencePlace {
+/**
+ * What the fence of an agent run in `boardDir` sees of this machine (reads only): real paths,
+ * the board's own files that exist (`own`, board-relative), the repository's git folders,
+ * credential sockets.
+ */
+export function fencePlace(boardDir: string, own: string[], cwd: string, env: NodeJS.ProcessEnv, bwrap: string): FencePlace {
   const board = realOr(boardDir);
   const socket = env.SSH_AUTH_SOCK;
-  return { boardDir: board, cwd, home: env.HOME ?? homedir(), bwrap, look, gitDirs: [...gitDirs(board), ...hooksDir(board)], sockets: socket && socket.startsWith('/') ? [socket] : [] };
+  return {
+    boardDir: board,
+    cwd,
+    home: env.HOME ?? homedir(),
+    bwrap,
+    look,
+    gitDirs: [...gitDirs(board), ...hooksDir(board)],
+    own: own.flatMap((file) => look(path.join(board, file))?.real ?? []),
+    sockets: socket && socket.startsWith('/') ? [socket] : [],
+  };
 }
 
 // What is at a path, symlinks followed; undefined when nothing (or a dangling link) is there.

@@ -82,14 +82,17 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
   ['an ordinary user', NOBODY],
 ])('a fenced agent (sandbox: true), the supervisor run as %s', (_who, uid) => {
   beforeAll(() => (uid === 0 ? undefined : reachableByAll([process.execPath, CLI])));
-  it('cannot write the home folder or the real /tmp, read ~/.ssh or the supervisor\'s state, nor leave a setsid sleeper; its board write and reply go through', async () => {
+  it('cannot write the home folder or the real /tmp, read ~/.ssh or the supervisor\'s state, change a role file or kanban.yaml, nor leave a setsid sleeper; its board write and reply go through', async () => {
     const t = token();
     const h = home(uid);
     const dir = board(uid, ['sh', PROBE, t], 'sandbox: true\n');
+    const manager = readFileSync(path.join(dir, 'roles/manager.md'), 'utf8');
     const result = await run(uid, dir, h);
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
-    expect(fenceLog(dir)).toEqual(['home refused', 'tmp ok', 'ssh refused', 'state refused', 'TMPDIR=/tmp']);
+    expect(fenceLog(dir)).toEqual(['home refused', 'tmp ok', 'ssh refused', 'state refused', 'config refused', 'TMPDIR=/tmp']);
+    expect(readFileSync(path.join(dir, 'roles/manager.md'), 'utf8')).toBe(manager);
+    expect(existsSync(path.join(dir, 'roles/planted.md'))).toBe(false);
     expect(existsSync(path.join(h, `${t}.home`))).toBe(false);
     expect(existsSync(`/tmp/${t}.tmp`)).toBe(false); // it wrote into its own /tmp, gone with it
     expect(readFileSync(path.join(dir, 'board-write.txt'), 'utf8')).toBe('board write\n');
@@ -204,7 +207,7 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('bubblewrap (roles/implementor.md sandbox:): the whole file system read-only, a fresh /tmp (TMPDIR=/tmp), network off');
     expect(result.stdout).toContain(`writable: ${dir}, ${h}/.cache/tool\n`);
-    expect(result.stdout).toContain(`read-only inside them: ${dir}/.kanban-supervisor\n`);
+    expect(result.stdout).toContain(`read-only inside them: ${dir}/.kanban-supervisor, ${dir}/kanban.yaml, ${dir}/roles\n`);
     expect(result.stdout).toMatch(new RegExp(`hidden: ${h}/\\.ssh\\b`));
     expect(result.stdout).toContain('not bound (they do not exist): out\n');
     const validate = await run(0, dir, h, ['validate', 'kanban.yaml']);

@@ -22,6 +22,7 @@ function place(files: Record<string, 'dir' | 'file'>, links: Record<string, stri
       return kind ? { real, kind } : undefined;
     },
     gitDirs: [],
+    own: [],
     sockets: [],
     ...more,
   };
@@ -93,6 +94,17 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     expect(m.indexOf('--ro-bind /work/board/.git /work/board/.git')).toBeGreaterThan(m.indexOf('--bind /work/board/.git/hooks /work/board/.git/hooks'));
     const above = buildFence(spec, place({}, {}, { gitDirs: ['/work/.git'] }));
     expect(above.readOnly).toEqual(['/work/board/.kanban-supervisor']); // read-only already: nothing writable holds it
+  });
+
+  it('keeps the board file, the role files and the Log read-only, last, even where a role declares them writable', () => {
+    const own = ['/work/board/kanban.yaml', '/work/board/roles', '/work/board/supervisor.log.md'];
+    const fence = buildFence({ ...spec, write: ['roles'] }, place({ '/work/board/roles': 'dir' }, {}, { own }));
+    expect(fence.readOnly).toEqual(['/work/board/.kanban-supervisor', ...own]);
+    const m = mounts(fence.args);
+    expect(m.indexOf('--ro-bind /work/board/roles /work/board/roles')).toBeGreaterThan(m.indexOf('--bind /work/board/roles /work/board/roles'));
+    expect(m.indexOf('--ro-bind /work/board/kanban.yaml /work/board/kanban.yaml')).toBeGreaterThan(m.indexOf('--bind /work/board /work/board'));
+    const elsewhere = buildFence(spec, place({}, {}, { own: ['/shared/roles'] })); // role files linked from outside any writable path are read-only already
+    expect(elsewhere.readOnly).toEqual(['/work/board/.kanban-supervisor']);
   });
 
   it('hides every default only where it exists, and names ~/.ssh, ~/.aws, ~/.gnupg and ~/.config/gh among them', () => {
