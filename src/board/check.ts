@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentInputs } from './inputs.js';
-import { resolveInBoard } from './paths.js';
+import { resolveAllInBoard, type BoardFile } from './paths.js';
 import { readBoardText } from './board-file.js';
 import { formatProblem, parseBoard, type BoardState, type Problem, type WrittenText } from './read.js';
 import { readTask } from './task.js';
@@ -67,16 +67,18 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   if (state.current !== null && !state.tasks.includes(state.current)) listed.push({ task: state.current, pointer: '/current' });
   const seen = new Set<string>();
   const warnings: Problem[] = [];
-  for (const { task, pointer } of listed) {
-    const where = resolveInBoard(dir, task);
+  // Checked at once: a folder of thousands of tasks is listed, not resolved a path at a time.
+  const paths = resolveAllInBoard(dir, listed.map(({ task }) => task));
+  for (const [i, { task, pointer }] of listed.entries()) {
+    const where = paths[i] as BoardFile;
     if (!where.ok || seen.has(task)) continue; // a bad path is parseBoard's problem, already listed
     seen.add(task);
-    if (!existsSync(where.absolute)) {
+    if (where.file !== true && !existsSync(where.absolute)) {
       problems.push({ file: name, line: at(pointer), message: `${fieldWords(pointer)} "${task}": no such file. Create it or remove it from tasks.` });
       continue;
     }
     try {
-      const { meta, lineOf: taskLine } = readTask(dir, task, name);
+      const { meta, lineOf: taskLine } = readTask(dir, task, name, where);
       const role = determineRole(state, meta);
       const fromTask = typeof meta.role === 'string' && meta.role.length > 0;
       const why = fromTask ? { file: task, line: taskLine('/role'), why: `its front-matter asks for role ${role}` } : { file: name, line: at('/phase'), why: `${task} runs as ${role} (phase ${JSON.stringify(state.phase ?? null)})` };

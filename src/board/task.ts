@@ -6,7 +6,7 @@ import { openRegular, readFromStart } from '../fs/read.js';
 import { OwnFileError, ownFileOf } from './identity.js';
 import { isRoleName } from './role.js';
 import { parseFrontMatter } from './front-matter.js';
-import { resolveInBoard } from './paths.js';
+import { resolveInBoard, type BoardPath } from './paths.js';
 
 /** What the supervisor reads from a task file: its front-matter only. */
 export interface TaskMeta {
@@ -19,9 +19,11 @@ export interface TaskMeta {
 // front-matter is at the top, so only the head is read.
 const HEAD_BYTES = 256 * 1024;
 
-/** A task's front-matter, and the line of each of its keys (for messages). */
-export function readTask(boardDir: string, task: string, boardName = BOARD_NAME): { meta: TaskMeta; lineOf: (pointer: string) => number } {
-  const where = resolveInBoard(boardDir, task);
+/**
+ * A task's front-matter, and the line of each of its keys (for messages). `where` is its path
+ * as resolved already, when the caller checked many at once (resolveAllInBoard).
+ */
+export function readTask(boardDir: string, task: string, boardName = BOARD_NAME, where: BoardPath = resolveInBoard(boardDir, task)): { meta: TaskMeta; lineOf: (pointer: string) => number } {
   if (!where.ok) throw new InputError(`${task}: the task path ${where.reason}. Fix current in kanban.yaml.`);
   const head = readHead(boardDir, boardName, task, where);
   const parsed = parseFrontMatter(head);
@@ -34,8 +36,8 @@ export function readTask(boardDir: string, task: string, boardName = BOARD_NAME)
 }
 
 /** Read a task's front-matter; a missing file or broken front-matter is an InputError naming the task. */
-export function readTaskMeta(boardDir: string, task: string): TaskMeta {
-  return readTask(boardDir, task).meta;
+export function readTaskMeta(boardDir: string, task: string, where?: BoardPath): TaskMeta {
+  return readTask(boardDir, task, BOARD_NAME, where).meta;
 }
 
 // Most front-matter fits in a few lines: the first read is small, and only a file whose

@@ -12,6 +12,7 @@ import { addUsage, emptySpend, type SpendTotal } from '../spend.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
 import { determineRole } from '../board/determine-role.js';
 import { readTaskMeta } from '../board/task.js';
+import { resolveAllInBoard, type BoardPath } from '../board/paths.js';
 
 /** One task of the board at a glance. */
 export interface TaskStatus {
@@ -67,7 +68,9 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
   const listed = board.current !== null && !board.tasks.includes(board.current) ? [...board.tasks, board.current] : board.tasks;
   // The task files before the history: reading them churns memory, and doing it before the
   // history's records are held keeps the peak lower (10,000 tasks: ~160 MB -> ~135 MB).
-  const facts = listed.map((task) => ({ task, ...taskFacts(board, task) }));
+  // Their paths checked at once: a folder of thousands of tasks is listed, not resolved a path at a time.
+  const paths = resolveAllInBoard(board.dir, listed);
+  const facts = listed.map((task, i) => ({ task, ...taskFacts(board, task, paths[i]) }));
   const spend: LastRun['spend'] = { total: emptySpend(), byRole: {}, byTask: {} };
   const latest = readLatest(board.dir, listed, { windowBytes: options.windowBytes, lastRunAttempt: (attempt) => addSpend(spend, attempt) });
   const waiting = waitingFile.read(board.dir);
@@ -99,9 +102,9 @@ function addSpend(spend: LastRun['spend'], { role, task, finished }: AttemptReco
 }
 
 // What the task's file says: the role that runs it and its title, or why it cannot be read.
-function taskFacts(board: Board, task: string): Pick<TaskStatus, 'role' | 'title' | 'problem'> {
+function taskFacts(board: Board, task: string, where?: BoardPath): Pick<TaskStatus, 'role' | 'title' | 'problem'> {
   try {
-    const meta = readTaskMeta(board.dir, task);
+    const meta = readTaskMeta(board.dir, task, where);
     return { role: determineRole(board, meta), ...(typeof meta.title === 'string' && { title: meta.title }) };
   } catch (error) {
     if (!(error instanceof SupervisorError)) throw error;
