@@ -4,8 +4,11 @@ import path from 'node:path';
 /** Where a board-relative path points, or why it may not be used. */
 export type BoardPath = { ok: true; absolute: string } | { ok: false; reason: string };
 
-/** A resolved board path, and whether it is an existing regular file (symlinks followed). */
-export type BoardFile = BoardPath & { file?: boolean };
+/**
+ * A resolved board path, whether it is an existing regular file (symlinks followed), and its
+ * real path when its folder's listing gave it (a regular file there, not a link to one).
+ */
+export type BoardFile = BoardPath & { file?: boolean; real?: string };
 
 /**
  * Resolve `relative` inside `boardDir`. Absolute paths, `..` escapes, NUL bytes, names
@@ -32,11 +35,13 @@ export function resolveAllInBoard(boardDir: string, relatives: readonly string[]
   const checked = relatives.map((relative) => lexicalCheck(base, relative));
   const perFolder = new Map<string, number>();
   for (const where of checked) if (where.ok) perFolder.set(path.dirname(where.absolute), (perFolder.get(path.dirname(where.absolute)) ?? 0) + 1);
-  const listings = new Map<string, Set<string> | null>();
+  const listings = new Map<string, Listing | null>();
   for (const [folder, count] of perFolder) if (count >= LIST_FROM) listings.set(folder, regularFilesInside(folder, realBoardDir));
   return checked.map((where): BoardFile => {
     if (!where.ok) return where;
-    if (listings.get(path.dirname(where.absolute))?.has(path.basename(where.absolute))) return { ...where, file: true };
+    const listing = listings.get(path.dirname(where.absolute));
+    const name = path.basename(where.absolute);
+    if (listing?.names.has(name)) return { ...where, file: true, real: path.join(listing.real, name) };
     const one = followInside(where, realBoardDir);
     return one.ok ? { ...one, file: isFile(one.absolute) } : one;
   });
@@ -59,16 +64,18 @@ function followInside(lexical: BoardPath, realBoardDir: () => string): BoardPath
   return isInside(realBoardDir(), real) ? lexical : { ok: false, reason: 'is a symlink that leads outside the board folder' };
 }
 
-// The names of a folder's regular files, or null when its real path is not inside the board (or it cannot be listed).
-function regularFilesInside(folder: string, realBoardDir: () => string): Set<string> | null {
+// A folder's real path and the names of its regular files.
+type Listing = { real: string; names: Set<string> };
+
+// A folder's listing, or null when its real path is not inside the board (or it cannot be listed).
+function regularFilesInside(folder: string, realBoardDir: () => string): Listing | null {
   try {
     const real = realpathSync.native(folder);
     if (real !== realBoardDir() && !isInside(realBoardDir(), real)) return null;
-    return new Set(
-      readdirSync(real, { withFileTypes: true })
-        .filter((entry) => entry.isFile())
-        .map((entry) => entry.name),
-    );
+    const names = readdirSync(real, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name);
+    return { real, names: new Set(names) };
   } catch {
     return null;
   }

@@ -6,7 +6,7 @@ import { openRegular, readFromStart } from '../fs/read.js';
 import { OwnFileError, ownFileOf } from './identity.js';
 import { isRoleName } from './role.js';
 import { parseFrontMatter } from './front-matter.js';
-import { resolveInBoard, type BoardPath } from './paths.js';
+import { resolveInBoard, type BoardFile } from './paths.js';
 
 /** What the supervisor reads from a task file: its front-matter only. */
 export interface TaskMeta {
@@ -23,7 +23,7 @@ const HEAD_BYTES = 256 * 1024;
  * A task's front-matter, and the line of each of its keys (for messages). `where` is its path
  * as resolved already, when the caller checked many at once (resolveAllInBoard).
  */
-export function readTask(boardDir: string, task: string, boardName = BOARD_NAME, where: BoardPath = resolveInBoard(boardDir, task)): { meta: TaskMeta; lineOf: (pointer: string) => number } {
+export function readTask(boardDir: string, task: string, boardName = BOARD_NAME, where: BoardFile = resolveInBoard(boardDir, task)): { meta: TaskMeta; lineOf: (pointer: string) => number } {
   if (!where.ok) throw new InputError(`${task}: the task path ${where.reason}. Fix current in kanban.yaml.`);
   const head = readHead(boardDir, boardName, task, where);
   const parsed = parseFrontMatter(head);
@@ -36,7 +36,7 @@ export function readTask(boardDir: string, task: string, boardName = BOARD_NAME,
 }
 
 /** Read a task's front-matter; a missing file or broken front-matter is an InputError naming the task. */
-export function readTaskMeta(boardDir: string, task: string, where?: BoardPath): TaskMeta {
+export function readTaskMeta(boardDir: string, task: string, where?: BoardFile): TaskMeta {
   return readTask(boardDir, task, BOARD_NAME, where).meta;
 }
 
@@ -46,7 +46,7 @@ const FIRST_READ = 8 * 1024;
 
 // Opened without blocking (a FIFO in its place is refused, never waited on) and known by its
 // real path and inode: a link to one of the board's own files is refused.
-function readHead(boardDir: string, boardName: string, task: string, where: { absolute: string }): string {
+function readHead(boardDir: string, boardName: string, task: string, where: { absolute: string; real?: string }): string {
   let opened;
   try {
     opened = openRegular(where.absolute, task);
@@ -56,8 +56,9 @@ function readHead(boardDir: string, boardName: string, task: string, where: { ab
   if (!opened) throw new InputError(`${task}: no such file. Create the task file or fix current in kanban.yaml.`);
   const { fd, stats } = opened;
   try {
-    // The kernel's path of the open file (one readlink on Linux) is its real path: no realpath walk per task.
-    const own = ownFileOf(boardDir, boardName, where.absolute, procTarget(fd) ?? realpathSync.native(where.absolute), stats);
+    // Its real path as its folder's listing gave it (a regular file, a moment ago: reads only, and a
+    // step reads its task again one by one), else the kernel's path of the open file (one readlink).
+    const own = ownFileOf(boardDir, boardName, where.absolute, where.real ?? procTarget(fd) ?? realpathSync.native(where.absolute), stats);
     if (own) throw new OwnFileError(task, own);
     const first = readFromStart(fd, FIRST_READ);
     const head = first.toString('utf8');

@@ -12,7 +12,7 @@ import { addUsage, emptySpend, type SpendTotal } from '../spend.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
 import { determineRole } from '../board/determine-role.js';
 import { readTaskMeta } from '../board/task.js';
-import { resolveAllInBoard, type BoardPath } from '../board/paths.js';
+import { resolveAllInBoard, type BoardFile } from '../board/paths.js';
 
 /** One task of the board at a glance. */
 export interface TaskStatus {
@@ -102,7 +102,7 @@ function addSpend(spend: LastRun['spend'], { role, task, finished }: AttemptReco
 }
 
 // What the task's file says: the role that runs it and its title, or why it cannot be read.
-function taskFacts(board: Board, task: string, where?: BoardPath): Pick<TaskStatus, 'role' | 'title' | 'problem'> {
+function taskFacts(board: Board, task: string, where?: BoardFile): Pick<TaskStatus, 'role' | 'title' | 'problem'> {
   try {
     const meta = readTaskMeta(board.dir, task, where);
     return { role: determineRole(board, meta), ...(typeof meta.title === 'string' && { title: meta.title }) };

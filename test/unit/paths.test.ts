@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveAllInBoard, resolveInBoard } from '../../src/board/paths.js';
@@ -15,6 +15,26 @@ function oneByOne(dir: string, relative: string) {
     // missing
   }
   return { ...where, file };
+}
+
+// resolveAllInBoard's answers without the real paths its listings give (checked by `realsTrue`).
+function all(dir: string, paths: string[]) {
+  return resolveAllInBoard(dir, paths).map((where) => {
+    if (!('real' in where)) return where;
+    const { real: _real, ...rest } = where;
+    return rest;
+  });
+}
+
+// Every real path a listing gave is the real path of a regular file (not a link) at that path.
+function realsTrue(dir: string, paths: string[]): number {
+  const given = resolveAllInBoard(dir, paths).filter((where) => where.ok && where.real !== undefined);
+  for (const where of given) {
+    if (!where.ok) continue;
+    expect(where.real).toBe(realpathSync(where.absolute));
+    expect(lstatSync(where.absolute).isFile()).toBe(true);
+  }
+  return given.length;
 }
 
 describe('resolveAllInBoard', () => {
@@ -54,14 +74,15 @@ describe('resolveAllInBoard', () => {
     );
     // Enough paths through each folder that every one of them is listed, not stat'ed.
     for (let i = 0; i < 40; i++) paths.push(`out-folder/x${i}.md`, `in-folder/${i}.md`);
-    expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+    expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+    expect(realsTrue(dir, paths)).toBe(40 + 3 + 41); // tasks/0..39.md; tasks/./1.md, tasks/sub/../2.md, tasks/3.md/; in-folder/4.md and in-folder/0..39.md
   });
 
   it('answers like resolveInBoard for a few paths', () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'a.md'), 'a\n');
     const paths = ['a.md', 'b.md', '../a.md', '.'];
-    expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+    expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
   });
 
   it('sees a task file removed, added or turned into a folder between two checks of the same list, however recently the folder was listed', () => {
@@ -74,8 +95,8 @@ describe('resolveAllInBoard', () => {
       const old = new Date(Date.now() - age);
       utimesSync(path.join(dir, 'tasks'), old, old);
       const answer = (p: string) => resolveAllInBoard(dir, paths)[paths.indexOf(p)];
-      expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
-      expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+      expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+      expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
       rmSync(path.join(dir, 'tasks/5.md'));
       expect(answer('tasks/5.md')).toMatchObject({ ok: true, file: false });
       writeFileSync(path.join(dir, 'tasks/0.md'), 'new\n');
@@ -83,7 +104,7 @@ describe('resolveAllInBoard', () => {
       rmSync(path.join(dir, 'tasks/7.md'));
       mkdirSync(path.join(dir, 'tasks/7.md'));
       expect(answer('tasks/7.md')).toMatchObject({ ok: true, file: false });
-      expect(resolveAllInBoard(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+      expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
     }
   });
 });
