@@ -5,6 +5,7 @@ import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
 import type { HistoryWindow } from '../events/latest.js';
 import type { AttemptRecord, RunEnd } from '../events/records.js';
 import { formatSpend } from '../spend.js';
+import { reviewCommits } from '../report/commits.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/text.js';
 import { localStamp } from '../util/time.js';
@@ -38,19 +39,13 @@ function lastRunLines(report: StatusReport, now: Date): string[] {
   const start = run.startNotRead ? `started before ${localStamp(run.start)} (${beyond(report.history)})` : `started ${localStamp(run.start)}`;
   const ended = run.end ? endText(run.end) : report.lock.state === 'running' ? `still running (${formatDuration(now.getTime() - Date.parse(run.start))} so far)` : 'no end recorded: the supervisor was killed or crashed. Run again to resume; it stops what that run left first.';
   const lines = [`Last run: ${start}, ${run.steps} step(s): ${ended}`];
-  if (run.commits) lines.push(`  committed: ${run.commits.count} step(s), ${commitRange(run.commits)}`);
+  if (run.commits) lines.push(`  committed: ${run.commits.count} step(s), ${reviewCommits(run.commits)}`);
   const spent = formatSpend(run.spend.total);
   if (spent) {
     const roles = Object.entries(run.spend.byRole).map(([role, total]) => `${clean(role)} ${formatSpend(total)}`);
     lines.push(`  spent: ${spent}${roles.length > 1 ? ` (${roles.join(' · ')})` : ''}`);
   }
   return lines;
-}
-
-// What to type to review them: one commit is `git show`, several a range from the first one's parent.
-function commitRange(commits: NonNullable<LastRun['commits']>): string {
-  const short = (id: string) => clean(id).slice(0, 12);
-  return commits.count === 1 ? `git show ${short(commits.last)}` : `git log -p ${short(commits.first)}^..${short(commits.last)}`;
 }
 
 function endText(end: RunEnd): string {

@@ -7,6 +7,7 @@ import { localStamp } from '../util/time.js';
 import { attemptId, attemptRow, esc, kind, laneOf, result, type Linker } from './attempt-row.js';
 import type { RunRecord } from '../events/fold.js';
 import { PAGE_STYLE } from './page-style.js';
+import { reviewCommits } from './commits.js';
 import { runSpanMs, totals, type Tally } from './totals.js';
 
 /** What the page needs besides the history: where it is written, to link the attempts' log files. */
@@ -84,9 +85,10 @@ function* timeline(run: RunRecord, link: Linker, titles: ReadonlyMap<string, str
   const span = Math.max(1, runSpanMs(run));
   const outcome = run.end ? (run.end.type === 'done' ? 'done' : `${run.end.type}, exit ${run.end.exitCode}`) : 'no end recorded';
   const why = run.end?.why ? `<div class="muted">${esc(cleanLine(run.end.why))}</div>` : '';
+  const commits = run.commits ? ` · committed: ${run.commits.count} step(s), <code>${esc(reviewCommits(run.commits))}</code>` : '';
   yield `<section class="run" data-run="${esc(run.id)}">
 <h2>Run ${esc(run.id)} <span class="badge ${esc(run.end?.type ?? 'unfinished')}">${esc(outcome)}</span></h2>
-<div class="muted">started ${esc(localStamp(run.start))} · ${run.steps} step(s) · ${esc(formatDuration(span))}</div>${why}
+<div class="muted">started ${esc(localStamp(run.start))} · ${run.steps} step(s) · ${esc(formatDuration(span))}${commits}</div>${why}
 <div class="axis"><span>0s</span><span>${esc(formatDuration(span / 2))}</span><span>${esc(formatDuration(span))}</span></div>
 `;
   for (const [lane, attempts] of byLane(run.attempts)) {

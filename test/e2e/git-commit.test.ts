@@ -64,6 +64,10 @@ describe('supervisor.git_commit: one commit per step', () => {
     const status = await runCli(['status', file], { env });
     const [first, last] = [committed[0]?.commit, committed[1]?.commit].map((id) => String(id).slice(0, 12));
     expect(status.stdout).toContain(`  committed: 2 step(s), git log -p ${first}^..${last}`);
+    // And the report, on the run's line.
+    const page = path.join(tempDir(), 'report.html');
+    expect((await runCli(['report', file, '--out', page], { env })).exitCode).toBe(0);
+    expect(readFileSync(page, 'utf8')).toContain(`committed: 2 step(s), <code>git log -p ${first}^..${last}</code>`);
   });
 
   it("commits a periodic role's step the same way, naming kanban.yaml and the role", async () => {
