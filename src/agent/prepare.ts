@@ -16,7 +16,7 @@ import { InputError } from '../errors.js';
 import { buildFence } from '../sandbox/fence.js';
 import { fencePlace } from '../sandbox/place.js';
 import { ownPaths } from '../board/identity.js';
-import { fenceProblem, findBubblewrap } from '../sandbox/probe.js';
+import { findBubblewrap, probeFence } from '../sandbox/probe.js';
 
 /** An agent run made ready: the invocation every attempt repeats exactly, and how its reply is judged. */
 export interface PreparedAgent {
@@ -39,11 +39,11 @@ export interface AgentRun {
  * both build the very same thing). Every problem is an InputError naming the role file.
  */
 export function prepareAgent(ctx: AgentRun, board: Board, settings: Settings, inputs: AgentInputs, step: number): PreparedAgent {
-  const { role, invocation } = planAgent(ctx, board, settings, inputs, step);
+  const { role, invocation, unfenceable } = planAgent(ctx, board, settings, inputs, step);
   // Probed for every fenced agent run, not only at a run's start: `try` has none, and a bwrap
   // that cannot build the fence is a setup problem to name, not invalid output to retry.
-  const unfenceable = role.sandbox ? fenceProblem(role.sandbox.network, ctx.env, board.dir) : undefined;
-  if (unfenceable !== undefined) throw new InputError(`${role.file}: ${unfenceable}`);
+  const problem = unfenceable ?? (invocation.fence && probeFence(invocation.fence.program, invocation.fence.network));
+  if (problem !== undefined) throw new InputError(`${role.file}: ${problem}`);
   checkCommand(invocation);
   return { invocation, output: role.output, rules: loadReplyRules(board, role, sameRole(inputs.role, 'Manager'), ctx.schemas), ...(role.failures && { failures: role.failures }) };
 }

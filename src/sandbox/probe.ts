@@ -21,16 +21,20 @@ export function findBubblewrap(env: NodeJS.ProcessEnv, cwd: string, platform: No
   return { bwrap: found.file };
 }
 
-/**
- * Whether this machine can build the fence, checked once per run before the first agent by
- * running `bwrap … true`; a message with the fix when it cannot (user namespaces are off, most often).
- */
+/** Why no fence can be built here (bubblewrap missing, or it cannot build one), or undefined: see findBubblewrap and probeFence. */
 export function fenceProblem(network: boolean, env: NodeJS.ProcessEnv, cwd: string, run: RunProgram = runProgram): string | undefined {
   const found = findBubblewrap(env, cwd);
-  if ('problem' in found) return found.problem;
-  const probe = run(found.bwrap, probeArgs(network));
+  return 'problem' in found ? found.problem : probeFence(found.bwrap, network, run);
+}
+
+/**
+ * Whether the bubblewrap at `bwrap` can build a fence on this machine, found by running
+ * `bwrap … true`; a message with the fix when it cannot (user namespaces are off, most often).
+ */
+export function probeFence(bwrap: string, network: boolean, run: RunProgram = runProgram): string | undefined {
+  const probe = run(bwrap, probeArgs(network));
   if (probe.ok) return undefined;
   const said = probe.stderr.split('\n')[0]?.replace(/^bwrap: /, '') || 'nothing';
-  return `sandbox: bubblewrap cannot build a fence on this machine (${found.bwrap} said: ${said}), so the agent is not run, and never unfenced. Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0; in a container, a seccomp profile that allows them), or ${UNFENCED}.`;
+  return `sandbox: bubblewrap cannot build a fence on this machine (${bwrap} said: ${said}), so the agent is not run, and never unfenced. Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0; in a container, a seccomp profile that allows them), or ${UNFENCED}.`;
 }
 
