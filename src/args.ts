@@ -35,8 +35,19 @@ const EXAMPLES: Record<string, string> = {
  * an unknown option (with the closest one, or the command that has it), an option missing
  * its value, a value given to a switch.
  */
-export async function parseCommand(verb: string, args: string[], options: Options, everyCommand: Record<string, Options>): Promise<Parsed> {
-  const { values, positionals, tokens } = parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
+export async function parseCommand(
+  verb: string,
+  args: string[],
+  options: Options,
+  everyCommand: Record<string, Options>,
+): Promise<Parsed> {
+  const { values, positionals, tokens } = parseArgs({
+    args,
+    options,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
   for (const token of tokens) {
     if (token.kind !== 'option') continue;
     const shown = token.rawName;
@@ -50,7 +61,10 @@ export async function parseCommand(verb: string, args: string[], options: Option
     if (token.value === undefined) throw await usage(verb, `${shown} needs a value, e.g. ${example}.`);
     // `--timeout --once`: the next word was taken as the value, but it is an option.
     if (!token.inlineValue && /^--?[A-Za-z]/.test(token.value)) {
-      throw await usage(verb, `${shown} needs a value, but the next word is the option ${token.value}. Put the value right after it (${example}); a value that starts with - is written ${shown}=-VALUE.`);
+      throw await usage(
+        verb,
+        `${shown} needs a value, but the next word is the option ${token.value}. Put the value right after it (${example}); a value that starts with - is written ${shown}=-VALUE.`,
+      );
     }
   }
   return { values: values as Parsed['values'], positionals };
@@ -62,12 +76,19 @@ export async function usage(verb: string, message: string): Promise<InputError> 
   return new InputError(`${message} See \`${runnable(`${verb === 'main' ? '' : `${verb} `}--help`)}\`.`);
 }
 
-async function unknownOption(verb: string, shown: string, options: Options, everyCommand: Record<string, Options>): Promise<InputError> {
+async function unknownOption(
+  verb: string,
+  shown: string,
+  options: Options,
+  everyCommand: Record<string, Options>,
+): Promise<InputError> {
   const { closest } = await import('./util/suggest.js');
   const known = Object.keys(options).map((k) => `--${k}`);
   const guess = shown.startsWith('--') ? closest(shown, known) : undefined;
   const name = shown.replace(/^--?/, '');
-  const owner = Object.keys(everyCommand).find((other) => other !== verb && Object.hasOwn(everyCommand[other] as Options, name));
+  const owner = Object.keys(everyCommand).find(
+    (other) => other !== verb && Object.hasOwn(everyCommand[other] as Options, name),
+  );
   const { runnable } = await import('./util/self-command.js');
   const elsewhere = !guess && owner ? ` ${shown} is an option of \`${runnable(owner)}\`.` : '';
   return usage(verb, `unknown option ${shown} for ${verb}.${guess ? ` Did you mean ${guess}?` : elsewhere}`);

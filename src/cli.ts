@@ -39,7 +39,13 @@ const FLAGS: Record<string, Options> = {
     try: { type: 'boolean' },
     raw: { type: 'boolean' },
   },
-  try: { ...SETTINGS, instruction: { type: 'string' }, task: { type: 'string' }, result: { type: 'string' }, quiet: { type: 'boolean', short: 'q' } },
+  try: {
+    ...SETTINGS,
+    instruction: { type: 'string' },
+    task: { type: 'string' },
+    result: { type: 'string' },
+    quiet: { type: 'boolean', short: 'q' },
+  },
   version: {},
   help: {},
 };
@@ -83,7 +89,9 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
       await noMore(verb, positionals, 2, 'takes a role and one board (a kanban.yaml or its folder)');
       if (positionals[0] === undefined) {
         const { runnable } = await import('./util/self-command.js');
-        throw await (await import('./args.js')).usage(verb, `try needs the role to run, e.g. \`${runnable('try Implementor --instruction "Say hello"')}\`.`);
+        throw await (
+          await import('./args.js')
+        ).usage(verb, `try needs the role to run, e.g. \`${runnable('try Implementor --instruction "Say hello"')}\`.`);
       }
       return tryRole({ role: positionals[0], file: await board(positionals[1]), flags: values });
     }
@@ -94,7 +102,10 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
   const file = await board(positionals[0]);
   switch (verb) {
     case 'status': {
-      const [{ status }, { formatStatus }] = await Promise.all([import('./commands/status.js'), import('./commands/status-text.js')]);
+      const [{ status }, { formatStatus }] = await Promise.all([
+        import('./commands/status.js'),
+        import('./commands/status-text.js'),
+      ]);
       const report = status({ file });
       return print(values.json ? `${JSON.stringify(report)}\n` : formatStatus(report));
     }
@@ -106,9 +117,17 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
     }
     case 'report': {
       const { report, reportScope } = await import('./commands/report.js');
-      const written = report({ file, ...(typeof values.out === 'string' && { out: values.out }), ...reportScope(values.runs, values.all) });
-      const left = written.olderLeftOut ? ` (the last ${written.runs}; older runs are left out, --all shows every run)` : '';
-      return print(`Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s)${left}, ${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`);
+      const written = report({
+        file,
+        ...(typeof values.out === 'string' && { out: values.out }),
+        ...reportScope(values.runs, values.all),
+      });
+      const left = written.olderLeftOut
+        ? ` (the last ${written.runs}; older runs are left out, --all shows every run)`
+        : '';
+      return print(
+        `Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s)${left}, ${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`,
+      );
     }
     case 'logs': {
       const { logsCommand } = await import('./commands/logs.js');
@@ -130,7 +149,12 @@ async function help(positionals: string[]): Promise<number> {
   if (Object.hasOwn(FLAGS, wanted)) return print(commandHelp(wanted));
   const { closest } = await import('./util/suggest.js');
   const guess = closest(wanted, Object.keys(FLAGS));
-  throw await (await import('./args.js')).usage('main', `there is no command "${wanted}".${guess ? ` Did you mean ${guess}?` : ''} Commands: ${Object.keys(FLAGS).join(', ')}.`);
+  throw await (
+    await import('./args.js')
+  ).usage(
+    'main',
+    `there is no command "${wanted}".${guess ? ` Did you mean ${guess}?` : ''} Commands: ${Object.keys(FLAGS).join(', ')}.`,
+  );
 }
 
 async function board(arg: string | undefined): Promise<string> {
@@ -141,17 +165,23 @@ async function board(arg: string | undefined): Promise<string> {
 async function noMore(verb: string, positionals: string[], max: number, takes: string): Promise<void> {
   const extra = positionals[max];
   if (extra === undefined) return;
-  throw await (await import('./args.js')).usage(verb, `unexpected argument "${extra}": ${verb} ${takes}. Remove "${extra}".`);
+  throw await (
+    await import('./args.js')
+  ).usage(verb, `unexpected argument "${extra}": ${verb} ${takes}. Remove "${extra}".`);
 }
 
 async function refuseMistypedCommand(first: string): Promise<void> {
   if (first.startsWith('-') || existsSync(first)) return;
   const guess = (await import('./util/suggest.js')).closest(first, Object.keys(FLAGS));
-  if (guess) throw await (await import('./args.js')).usage('main', `unknown command "${first}". Did you mean ${guess}?`);
+  if (guess)
+    throw await (await import('./args.js')).usage('main', `unknown command "${first}". Did you mean ${guess}?`);
 }
 
 async function report(error: unknown): Promise<number> {
-  const [{ SupervisorError }, { failedOutcome, outcomeLine }] = await Promise.all([import('./errors.js'), import('./progress/outcome.js')]);
+  const [{ SupervisorError }, { failedOutcome, outcomeLine }] = await Promise.all([
+    import('./errors.js'),
+    import('./progress/outcome.js'),
+  ]);
   if (error instanceof SupervisorError) {
     process.stderr.write(`${outcomeLine(failedOutcome(error))}\n`);
     return error.exitCode;
@@ -174,7 +204,9 @@ function version(): string {
 
 // A reader that went away (74) or a lost terminal (129) is no crash (stop.ts); `run` also stops its agent first.
 guardOutput(process);
-process.exitCode = supportedNode(process.versions.node) ? await main(process.argv.slice(2)) : tooOld(process.versions.node);
+process.exitCode = supportedNode(process.versions.node)
+  ? await main(process.argv.slice(2))
+  : tooOld(process.versions.node);
 
 // Whether this Node.js is one the package supports (package.json engines: 22 or later).
 function supportedNode(version: string): boolean {
@@ -183,6 +215,8 @@ function supportedNode(version: string): boolean {
 
 // Older lines fail deep inside a dependency with a message that names neither Node nor the fix.
 function tooOld(version: string): number {
-  process.stderr.write(`kanban-supervisor: needs Node.js 22 or later (this is ${version}). Install Node.js 22 or 24 and run it again.\n`);
+  process.stderr.write(
+    `kanban-supervisor: needs Node.js 22 or later (this is ${version}). Install Node.js 22 or 24 and run it again.\n`,
+  );
   return 2;
 }

@@ -156,17 +156,44 @@ export type OutcomeKind =
 export const OUTCOME_WORDS: Record<OutcomeKind, { short: string; long: string }> = {
   done: { short: 'done', long: 'done' },
   once: { short: 'one step done', long: 'one step done (--once)' },
-  halted_for_human: { short: 'halted for a person', long: 'halted for a person: the Manager asked for one. Answer it (edit the task file or kanban.yaml), then run again' },
-  retries_exhausted: { short: 'retries exhausted', long: 'stopped: an agent gave no valid reply after every retry. Fix the agent or its role file, then run again' },
+  halted_for_human: {
+    short: 'halted for a person',
+    long: 'halted for a person: the Manager asked for one. Answer it (edit the task file or kanban.yaml), then run again',
+  },
+  retries_exhausted: {
+    short: 'retries exhausted',
+    long: 'stopped: an agent gave no valid reply after every retry. Fix the agent or its role file, then run again',
+  },
   guard_stop: { short: 'stopped by a guard', long: 'stopped by a loop guard or a budget' },
-  commit_failed: { short: 'commit failed', long: "stopped: the step's commit failed (a git hook refused it, or git failed); the board is as the step wrote it. Fix what git says, commit the step's changes yourself, then run again" },
-  limit_wait: { short: 'usage limit', long: "stopped: an agent's usage limit resets later than max_limit_wait allows. Run again after the reset" },
-  bad_input: { short: 'stopped by a problem', long: "stopped: a board, task or role file (or an agent's login) needs fixing. See `validate`, then run again" },
-  time_limit: { short: 'time limit', long: 'stopped at its time limit (--max-time or supervisor.max_time). Run again to resume at the current task' },
-  unwritable: { short: 'board not writable', long: 'stopped: the board folder could not be written. Fix it, then run again' },
-  output_closed: { short: 'output closed', long: "stopped: the supervisor's output was closed (a pipe or terminal went away). Run again" },
+  commit_failed: {
+    short: 'commit failed',
+    long: "stopped: the step's commit failed (a git hook refused it, or git failed); the board is as the step wrote it. Fix what git says, commit the step's changes yourself, then run again",
+  },
+  limit_wait: {
+    short: 'usage limit',
+    long: "stopped: an agent's usage limit resets later than max_limit_wait allows. Run again after the reset",
+  },
+  bad_input: {
+    short: 'stopped by a problem',
+    long: "stopped: a board, task or role file (or an agent's login) needs fixing. See `validate`, then run again",
+  },
+  time_limit: {
+    short: 'time limit',
+    long: 'stopped at its time limit (--max-time or supervisor.max_time). Run again to resume at the current task',
+  },
+  unwritable: {
+    short: 'board not writable',
+    long: 'stopped: the board folder could not be written. Fix it, then run again',
+  },
+  output_closed: {
+    short: 'output closed',
+    long: "stopped: the supervisor's output was closed (a pipe or terminal went away). Run again",
+  },
   locked: { short: 'locked', long: 'stopped: another supervisor held the board' },
-  interrupted: { short: 'interrupted', long: 'interrupted (Ctrl-C, SIGTERM or a closed terminal). Run again to resume at the current task' },
+  interrupted: {
+    short: 'interrupted',
+    long: 'interrupted (Ctrl-C, SIGTERM or a closed terminal). Run again to resume at the current task',
+  },
   internal_error: { short: 'a bug', long: 'stopped by a bug in kanban-supervisor: please report it with this status' },
 };
 
@@ -194,6 +221,10 @@ export function outcomeKind(exitCode: number): OutcomeKind {
 
 /** 128 + the signal's number, as shells report it. */
 export function signalExitCode(signal: NodeJS.Signals): number {
-  const codes: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: ExitCode.sighup, SIGINT: ExitCode.sigint, SIGTERM: ExitCode.sigterm };
+  const codes: Partial<Record<NodeJS.Signals, number>> = {
+    SIGHUP: ExitCode.sighup,
+    SIGINT: ExitCode.sigint,
+    SIGTERM: ExitCode.sigterm,
+  };
   return codes[signal] ?? ExitCode.internal;
 }

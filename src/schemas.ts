@@ -125,7 +125,13 @@ function pointerGet(data: unknown, pointer: string): unknown {
 
 /** The reply schema as one flat object, for the Supervisor Log's **Expected:** section. */
 export function expectedReply(manager: boolean): object {
-  const { $schema: _s, $id: _i, description: _d, title: _t, ...base } = schemaText('reply') as { required: string[]; properties: object } & Record<string, unknown>;
+  const {
+    $schema: _s,
+    $id: _i,
+    description: _d,
+    title: _t,
+    ...base
+  } = schemaText('reply') as { required: string[]; properties: object } & Record<string, unknown>;
   if (!manager) return base;
   const extra = schemaText('manager-reply') as { required: string[]; properties: object };
   return {

@@ -54,7 +54,8 @@ export class Spend {
 
   /** Which budget the run has reached, as a phrase, or undefined. */
   reached(budget: { maxCostUsd: number | null; maxTokens: number | null }): string | undefined {
-    if (budget.maxCostUsd !== null && this.total.costUsd >= budget.maxCostUsd) return `max_cost_usd ($${budget.maxCostUsd})`;
+    if (budget.maxCostUsd !== null && this.total.costUsd >= budget.maxCostUsd)
+      return `max_cost_usd ($${budget.maxCostUsd})`;
     if (budget.maxTokens !== null && this.total.tokens >= budget.maxTokens) return `max_tokens (${budget.maxTokens})`;
     return undefined;
   }

@@ -88,7 +88,10 @@ export function pathWithoutUs(pathValue = process.env.PATH ?? ''): string {
 }
 
 /** Run the built CLI; never rejects. */
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; timeout?: number } = {}): ResultPromise<{ reject: false }> {
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; timeout?: number } = {},
+): ResultPromise<{ reject: false }> {
   return execa('node', [CLI, ...args], {
     reject: false,
     cwd: options.cwd ?? ROOT,
@@ -111,16 +114,24 @@ export function events(dir: string): Array<Record<string, unknown>> {
 }
 
 // Where Chromium is found when $CHROMIUM is not set: Debian/Ubuntu packages, then Google Chrome.
-const CHROMIUM_PLACES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome'];
+const CHROMIUM_PLACES = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+];
 
 /** The Chromium the report test drives headless: $CHROMIUM, else the first one installed in a usual place; throws how to get one. */
 export function findChromium(): string {
   const chosen = process.env.CHROMIUM;
   if (chosen) {
-    if (!existsSync(chosen)) throw new Error(`CHROMIUM=${chosen} does not exist. Point it at a Chromium or Chrome program, or unset it.`);
+    if (!existsSync(chosen))
+      throw new Error(`CHROMIUM=${chosen} does not exist. Point it at a Chromium or Chrome program, or unset it.`);
     return chosen;
   }
   const found = CHROMIUM_PLACES.find((place) => existsSync(place));
   if (found) return found;
-  throw new Error(`The report test needs Chromium and found none (looked at ${CHROMIUM_PLACES.join(', ')}). Install it (Debian/Ubuntu: sudo apt-get install chromium), or set CHROMIUM=/path/to/chrome.`);
+  throw new Error(
+    `The report test needs Chromium and found none (looked at ${CHROMIUM_PLACES.join(', ')}). Install it (Debian/Ubuntu: sudo apt-get install chromium), or set CHROMIUM=/path/to/chrome.`,
+  );
 }

@@ -61,7 +61,11 @@ export type RunAttempt = (invocation: Invocation, output: AttemptOutput, ctx: At
  */
 export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   const started = performance.now();
-  const record = recordAgent(ctx.dir, { tag: invocation.tag, role: invocation.role, task: invocation.task }, ctx.output?.apart === true ? 'try' : 'run');
+  const record = recordAgent(
+    ctx.dir,
+    { tag: invocation.tag, role: invocation.role, task: invocation.task },
+    ctx.output?.apart === true ? 'try' : 'run',
+  );
   const spawned = spawnCommand(invocation);
   const subprocess = execa(spawned.file, spawned.args, {
     cwd: invocation.cwd,
@@ -85,11 +89,17 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     if (end === 'exited') end = why;
     group.killer?.terminate();
   };
-  const collected = collectOutput(subprocess, output, watchLines(invocation, ctx.onLine, (seen) => {
-    failure ??= seen;
-    stop('gave-up');
-  }));
-  const result = (fields: Pick<AttemptResult, 'end' | 'exitCode' | 'signal' | 'killedWith'> & { spawnError?: string }): AttemptResult => ({
+  const collected = collectOutput(
+    subprocess,
+    output,
+    watchLines(invocation, ctx.onLine, (seen) => {
+      failure ??= seen;
+      stop('gave-up');
+    }),
+  );
+  const result = (
+    fields: Pick<AttemptResult, 'end' | 'exitCode' | 'signal' | 'killedWith'> & { spawnError?: string },
+  ): AttemptResult => ({
     ...fields,
     stdout: collected.stdout.text(),
     stdoutTruncated: collected.stdout.truncated,
@@ -103,37 +113,65 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     const failed = await subprocess;
     const problem = startProblem(invocation, String(failed.code ?? ''));
     if (problem) throw problem;
-    return result({ end: 'spawn-failed', exitCode: null, signal: null, killedWith: null, spawnError: failed.originalMessage ?? 'unknown error' });
+    return result({
+      end: 'spawn-failed',
+      exitCode: null,
+      signal: null,
+      killedWith: null,
+      spawnError: failed.originalMessage ?? 'unknown error',
+    });
   }
   record.started(pid);
   const since = readProcInfo(pid)?.startTicks;
   const killer = (group.killer = groupKiller(pid, invocation.killGraceMs));
   const policies = [
     wallTimeout(invocation.timeoutMs, () => stop('timeout')),
-    idleTimeout(invocation.idleTimeoutMs, () => performance.now() - collected.lastOutputAt(), () => stop('idle-timeout')),
-    onStop(ctx.stop, () => stop('interrupted'), () => {
-      stop('interrupted');
-      killer.kill();
-    }),
+    idleTimeout(
+      invocation.idleTimeoutMs,
+      () => performance.now() - collected.lastOutputAt(),
+      () => stop('idle-timeout'),
+    ),
+    onStop(
+      ctx.stop,
+      () => stop('interrupted'),
+      () => {
+        stop('interrupted');
+        killer.kill();
+      },
+    ),
   ];
-  const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) => subprocess.nodeChildProcess.once('exit', (code, sig) => resolve([code, sig])));
+  const [exitCode, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+    subprocess.nodeChildProcess.once('exit', (code, sig) => resolve([code, sig])),
+  );
   for (const cleanup of policies) cleanup();
   killer.dispose();
   // The leader is gone: whatever it left is stopped now, and the pipes are read to their end
   // (a leftover that still holds one is not waited for once it has been stopped).
-  const leftovers = await stopLeftovers(pid, invocation.tag, invocation.killGraceMs, { force: ctx.stop.force.aborted, ...(since !== undefined && { since }) });
+  const leftovers = await stopLeftovers(pid, invocation.tag, invocation.killGraceMs, {
+    force: ctx.stop.force.aborted,
+    ...(since !== undefined && { since }),
+  });
   await Promise.race([collected.closed, new Promise((resolve) => setTimeout(resolve, 200))]);
   collected.destroy();
   await subprocess;
   record.remove();
   output.out.close();
   output.err.close();
-  return result({ end, exitCode, signal, killedWith: leftovers === 'SIGKILL' ? 'SIGKILL' : (killer.killedWith ?? leftovers) });
+  return result({
+    end,
+    exitCode,
+    signal,
+    killedWith: leftovers === 'SIGKILL' ? 'SIGKILL' : (killer.killedWith ?? leftovers),
+  });
 };
 
 // The status line shows what the agent is doing (a streaming CLI's text or tool call, not raw
 // JSON); a CLI whose output shows it will not recover (Codex retrying a rejected login) gives up.
-function watchLines(invocation: Invocation, onLine: ((line: string) => void) | undefined, onFailure: (failure: Failure) => void): LineWatch {
+function watchLines(
+  invocation: Invocation,
+  onLine: ((line: string) => void) | undefined,
+  onFailure: (failure: Failure) => void,
+): LineWatch {
   const agent = agentFor([invocation.file, ...invocation.args]);
   const watch: LineWatch = {};
   if (onLine) {

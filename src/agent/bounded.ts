@@ -38,7 +38,10 @@ export function bound(child: ChildProcess, pid: number, bounds: Bounds, onTimeou
     });
     clearTimeout(timer);
     killer.dispose();
-    await stopLeftovers(pid, bounds.tag, bounds.graceMs, { force: killer.killedWith === 'SIGKILL', ...(since !== undefined && { since }) });
+    await stopLeftovers(pid, bounds.tag, bounds.graceMs, {
+      force: killer.killedWith === 'SIGKILL',
+      ...(since !== undefined && { since }),
+    });
     return { code, signal };
   })();
   return { killer, ended };

@@ -52,7 +52,10 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
   const baseEnv = place.env;
   const prompt = fillPlaceholders(role.prompt, { ...inputs, agents: AGENTS_DIR }, role.file);
   const values = { ...inputs, prompt, agents: AGENTS_DIR };
-  const [file, ...args] = role.command.map((part) => fillPlaceholders(part, values, role.file)) as [string, ...string[]];
+  const [file, ...args] = role.command.map((part) => fillPlaceholders(part, values, role.file)) as [
+    string,
+    ...string[],
+  ];
   const json = JSON.stringify(inputs);
   // One environment string may not exceed 128 KiB on Linux (E2BIG); a huge result goes by stdin only,
   // and a history that would make KANBAN_INPUT too long is left out of it (and it says so).
@@ -66,22 +69,48 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
     KANBAN_DONE_TASK: inputs.done_task ?? '',
     ...(inputs.trigger !== undefined && { KANBAN_TRIGGER: inputs.trigger }),
   });
-  const envInput = json.length > MAX_ENV_INPUT && inputs.history ? JSON.stringify({ ...inputs, history: undefined, history_omitted: `${inputs.history.length} step(s), over the 64 KiB of KANBAN_INPUT: read stdin (stdin: json) or {{history}}` }) : json;
+  const envInput =
+    json.length > MAX_ENV_INPUT && inputs.history
+      ? JSON.stringify({
+          ...inputs,
+          history: undefined,
+          history_omitted: `${inputs.history.length} step(s), over the 64 KiB of KANBAN_INPUT: read stdin (stdin: json) or {{history}}`,
+        })
+      : json;
   if (envInput.length <= MAX_ENV_INPUT) env.KANBAN_INPUT = envInput;
   else delete env.KANBAN_INPUT;
   const stdin = role.stdin === 'none' ? null : Buffer.from(role.stdin === 'json' ? `${json}\n` : prompt, 'utf8');
   const task = inputs.task_file ?? inputs.done_task ?? '';
-  return { role: role.name, roleFile: role.file, file, args, stdin, env, cwd: place.boardDir, ...place.limits, tag: place.tag, task };
+  return {
+    role: role.name,
+    roleFile: role.file,
+    file,
+    args,
+    stdin,
+    env,
+    cwd: place.boardDir,
+    ...place.limits,
+    tag: place.tag,
+    task,
+  };
 }
 
 /** What is spawned: the agent's own argv, or bubblewrap's with the agent's after it when the role is fenced. */
-export function spawnCommand(invocation: Pick<Invocation, 'file' | 'args' | 'fence'>): { file: string; args: readonly string[] } {
+export function spawnCommand(invocation: Pick<Invocation, 'file' | 'args' | 'fence'>): {
+  file: string;
+  args: readonly string[];
+} {
   if (!invocation.fence) return { file: invocation.file, args: invocation.args };
   return { file: invocation.fence.program, args: [...invocation.fence.args, invocation.file, ...invocation.args] };
 }
 
 /** The command as a person would type it, for messages and events (`claude -p …`), secrets masked (util/secrets.ts). */
-export function describeCommand(invocation: Pick<Invocation, 'file' | 'args'> & { env?: Invocation['env'] }, max = 60): string {
-  const text = maskArgv([invocation.file, ...invocation.args], secretValues(invocation.env ?? {})).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+export function describeCommand(
+  invocation: Pick<Invocation, 'file' | 'args'> & { env?: Invocation['env'] },
+  max = 60,
+): string {
+  const text = maskArgv([invocation.file, ...invocation.args], secretValues(invocation.env ?? {}))
+    .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a)))
+    .join(' ');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

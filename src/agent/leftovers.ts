@@ -16,13 +16,22 @@ export interface LeftoverOptions {
  * any more (its pid was reused), only tagged processes are stopped. Returns the strongest
  * signal sent, if any was.
  */
-export async function stopLeftovers(pgid: number | null, tag: string, graceMs: number, options: LeftoverOptions = {}): Promise<'SIGTERM' | 'SIGKILL' | null> {
+export async function stopLeftovers(
+  pgid: number | null,
+  tag: string,
+  graceMs: number,
+  options: LeftoverOptions = {},
+): Promise<'SIGTERM' | 'SIGKILL' | null> {
   const first = options.force ? 'SIGKILL' : 'SIGTERM';
   const grouped = pgid !== null && signalGroup(pgid, first);
   const deadline = performance.now() + graceMs;
-  const swept = await sweepTagged(tag, { graceMs: options.force ? 0 : graceMs, ...(options.since !== undefined && { since: options.since }) });
+  const swept = await sweepTagged(tag, {
+    graceMs: options.force ? 0 : graceMs,
+    ...(options.since !== undefined && { since: options.since }),
+  });
   let strongest: 'SIGTERM' | 'SIGKILL' | null = grouped ? first : null;
-  if (swept.supported && swept.found.length > 0) strongest = swept.killed.length > 0 || options.force ? 'SIGKILL' : (strongest ?? 'SIGTERM');
+  if (swept.supported && swept.found.length > 0)
+    strongest = swept.killed.length > 0 || options.force ? 'SIGKILL' : (strongest ?? 'SIGTERM');
   // A group member that cleared its environment is no tagged process: the group still reaches it.
   if (grouped && !(await gone(pgid, deadline - performance.now()))) {
     signalGroup(pgid, 'SIGKILL');

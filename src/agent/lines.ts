@@ -31,7 +31,10 @@ export class LineSplitter {
     }
     const head = end >= LATEST_BYTES ? '' : this.partial;
     const lines = (head + chunk.subarray(Math.max(0, end - LATEST_BYTES), end).toString('utf8')).split(BREAK);
-    this.partial = chunk.subarray(end + 1).toString('utf8').slice(-MAX_LINE);
+    this.partial = chunk
+      .subarray(end + 1)
+      .toString('utf8')
+      .slice(-MAX_LINE);
     return lines.findLast((line) => line.trim() !== '');
   }
 }

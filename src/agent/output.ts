@@ -32,7 +32,11 @@ export interface LineWatch {
  * each kept in memory, complete lines to the watchers. The pipes are never paused for the
  * files, so an agent never blocks on a disk that is slow or full.
  */
-export function collectOutput(streams: { stdout: Readable | null; stderr: Readable | null }, output: AttemptOutput, watch: LineWatch = {}): Collected {
+export function collectOutput(
+  streams: { stdout: Readable | null; stderr: Readable | null },
+  output: AttemptOutput,
+  watch: LineWatch = {},
+): Collected {
   const stdout = new Tail(STDOUT_TAIL_BYTES);
   const stderr = new Tail(STDERR_TAIL_BYTES);
   let last = performance.now();
@@ -61,7 +65,10 @@ export function collectOutput(streams: { stdout: Readable | null; stderr: Readab
     stdout,
     stderr,
     lastOutputAt: () => last,
-    closed: Promise.all([read(streams.stdout, stdout, output.out, 'stdout'), read(streams.stderr, stderr, output.err, 'stderr')]).then(() => undefined),
+    closed: Promise.all([
+      read(streams.stdout, stdout, output.out, 'stdout'),
+      read(streams.stderr, stderr, output.err, 'stderr'),
+    ]).then(() => undefined),
     destroy: () => {
       streams.stdout?.destroy();
       streams.stderr?.destroy();

@@ -76,6 +76,7 @@ export function findTagged(tag: string, options: ScanOptions): TaggedProcess[] |
 /** Whether `found` is still the very process found (same start time, not a zombie) and still carries `tag`. */
 export function stillTagged(found: TaggedProcess, tag: string, space: Scratch = scratch()): boolean {
   const info = readProcInfo(found.pid, space);
-  if (info === undefined || info.state === 'Z' || info.state === 'X' || info.startTicks !== found.startTicks) return false;
+  if (info === undefined || info.state === 'Z' || info.state === 'X' || info.startTicks !== found.startTicks)
+    return false;
   return environCarries(found.pid, tag, space);
 }

@@ -51,7 +51,11 @@ export interface RecordHandle {
  * a link planted at its name stops the run (UnwritableError) before anything runs; a write
  * failing once it runs (disk full) only loses the record.
  */
-export function recordAgent(boardDir: string, record: Pick<AgentRecord, 'tag' | 'role' | 'task'>, owner: RecordOwner = 'run'): RecordHandle {
+export function recordAgent(
+  boardDir: string,
+  record: Pick<AgentRecord, 'tag' | 'role' | 'task'>,
+  owner: RecordOwner = 'run',
+): RecordHandle {
   const relative = recordPath(owner);
   const fd = openExclusive(boardDir, relative, { mode: 0o600 });
   let full: AgentRecord = { ...record, host: hostname(), since: new Date().toISOString() };
@@ -130,7 +134,10 @@ async function takeOver(file: string, graceMs: number): Promise<AgentRecord | un
     return undefined;
   }
   const here = record.host === hostname() && typeof record.tag === 'string' && record.tag !== '';
-  if (here) await stopLeftovers(sameAgent(record) ? (record.pid ?? null) : null, record.tag, graceMs, { ...(record.startTicks !== undefined && { since: record.startTicks }) });
+  if (here)
+    await stopLeftovers(sameAgent(record) ? (record.pid ?? null) : null, record.tag, graceMs, {
+      ...(record.startTicks !== undefined && { since: record.startTicks }),
+    });
   rmSync(file, { force: true });
   return here ? record : undefined;
 }

@@ -36,11 +36,21 @@ export interface SweepOptions {
 /** What a sweep did: pids that ended after SIGTERM, pids that needed SIGKILL, pids still running when it gave up. */
 export type SweepResult =
   | { supported: false }
-  | { supported: true; found: number[]; terminated: number[]; killed: number[]; survivors: number[]; elapsedMs: number };
+  | {
+      supported: true;
+      found: number[];
+      terminated: number[];
+      killed: number[];
+      survivors: number[];
+      elapsedMs: number;
+    };
 
 /** Stop every process carrying `tag` (or a tag nested under it); see the file's comment. */
 export async function sweepTagged(tag: string, options: SweepOptions = {}): Promise<SweepResult> {
-  if (tag === '' || tag.includes('\0')) throw new InternalError(`A sweep was asked for the tag ${JSON.stringify(tag)}, which would match no agent run. This is a bug: please report it.`);
+  if (tag === '' || tag.includes('\0'))
+    throw new InternalError(
+      `A sweep was asked for the tag ${JSON.stringify(tag)}, which would match no agent run. This is a bug: please report it.`,
+    );
   if ((options.platform ?? process.platform) !== 'linux') return { supported: false };
   const now = options.now ?? (() => performance.now());
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));

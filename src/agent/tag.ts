@@ -27,7 +27,10 @@ export interface AgentRunId {
 
 /** The tag of one agent run, under the tag this supervisor inherited, if any. Pure. */
 export function agentTag(id: AgentRunId, inherited: string | undefined): string {
-  const hash = createHash('sha256').update(JSON.stringify([id.board, id.run, id.step, id.role])).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(JSON.stringify([id.board, id.run, id.step, id.role]))
+    .digest('hex')
+    .slice(0, 16);
   const readable = id.role.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 32);
   const ours = `ks1-${hash}-${id.step}-${readable}`;
   return inherited ? `${inherited}:${ours}` : ours;

@@ -89,7 +89,18 @@ export interface LoginInputs {
 }
 
 // The argument that says what a tool call does, by the names the CLIs give it.
-const TOOL_ARGUMENT = ['command', 'file_path', 'absolute_path', 'notebook_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt'];
+const TOOL_ARGUMENT = [
+  'command',
+  'file_path',
+  'absolute_path',
+  'notebook_path',
+  'path',
+  'pattern',
+  'url',
+  'query',
+  'description',
+  'prompt',
+];
 
 /** A tool call as a status line shows it: "Bash: npm test", "Edit: src/app.ts", or the bare name. */
 export function toolCall(name: string, input: unknown, cwd?: string): string {

@@ -1,7 +1,15 @@
 import { firstLine, isObject, numberField, parse, stringField } from '../reply/json.js';
 import { parseResetText } from '../reply/reset-time.js';
 import { usageFigures } from '../reply/usage.js';
-import { relativeTo, reported, wholeText, type AgentCli, type Failure, type FailureContext, type TextRendering } from './adapter.js';
+import {
+  relativeTo,
+  reported,
+  wholeText,
+  type AgentCli,
+  type Failure,
+  type FailureContext,
+  type TextRendering,
+} from './adapter.js';
 
 // Codex `exec --json` reports a failed turn as a top-level `error` event followed by `turn.failed`
 // (`error.message`); while it retries, it prints `error` events "Reconnecting... n/5 (<why>)".
@@ -11,21 +19,29 @@ import { relativeTo, reported, wholeText, type AgentCli, type Failure, type Fail
 // 0.169.0 writes "You’ve" with a typographic apostrophe; the web UI and older versions a plain one.
 const LIMIT = /you[’']ve hit your usage limit/i;
 const RATE_LIMITED = /\b429\b|too many requests/i;
-const LOGIN = /\b401\b|unauthorized|missing bearer|incorrect api key|invalid_api_key|missing environment variable|not logged in|please (?:re-?)?log ?in|refresh token|token (?:has )?expired|sign in again/i;
+const LOGIN =
+  /\b401\b|unauthorized|missing bearer|incorrect api key|invalid_api_key|missing environment variable|not logged in|please (?:re-?)?log ?in|refresh token|token (?:has )?expired|sign in again/i;
 // Not lifted by waiting: the plan has no Codex, or the API key has no money.
 const ACCOUNT = /upgrade to plus|usage is not included|quota exceeded\. check your plan and billing|\b403\b|forbidden/i;
-const SERVICE = /waiting for network|stream disconnected|connection failed|error sending request|failed to lookup address|timed? ?out|\b5\d\d\b|internal server error|service unavailable|bad gateway|at capacity|high demand|overloaded/i;
+const SERVICE =
+  /waiting for network|stream disconnected|connection failed|error sending request|failed to lookup address|timed? ?out|\b5\d\d\b|internal server error|service unavailable|bad gateway|at capacity|high demand|overloaded/i;
 // Codex always starts with thread.started; a bare "error" event is not enough (opencode's JSONL
 // stream has one too).
 const OWN_EVENT = /^(thread|turn|item)\./;
-const LOGIN_HINT = 'Run `codex login`, or set CODEX_API_KEY (in the environment or the role\'s env:).';
+const LOGIN_HINT = "Run `codex login`, or set CODEX_API_KEY (in the environment or the role's env:).";
 
 /** Codex: `codex exec --json`, a JSONL event stream whose last completed agent_message holds the final text. */
 export const codex: AgentCli = {
   name: 'codex',
   recognise: (program) => program === 'codex' || program === '@openai/codex',
   silent: ['thread.started', 'turn.started', 'turn.completed'],
-  login: { folder: [['CODEX_HOME', ''], ['HOME', '.codex']], keys: ['OPENAI_API_KEY', 'CODEX_API_KEY'] },
+  login: {
+    folder: [
+      ['CODEX_HOME', ''],
+      ['HOME', '.codex'],
+    ],
+    keys: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+  },
   loginHint: LOGIN_HINT,
   preset: 'codex',
   setup: 'Install Codex (npm install -g @openai/codex) and run `codex login`, or set CODEX_API_KEY.',
@@ -41,13 +57,17 @@ export const codex: AgentCli = {
       .findLast((item) => item.type === 'agent_message' || item.item_type === 'assistant_message');
     if (message && typeof message.text === 'string') return { text: message.text };
     const failure = events.findLast((e) => e.type === 'turn.failed' || e.type === 'error');
-    if (failure) return reported('Codex', (isObject(failure.error) ? failure.error.message : failure.message) ?? 'turn failed');
+    if (failure)
+      return reported('Codex', (isObject(failure.error) ? failure.error.message : failure.message) ?? 'turn failed');
     return { error: 'finished its Codex event stream without an agent message' };
   },
 
   activity: (event, cwd) => shown(event, cwd, firstLine),
   // A file change shows once, when done (the status line shows it as it starts, too).
-  transcript: (event, cwd) => (event.type === 'item.started' && stringField(event.item, 'type') === 'file_change' ? undefined : shown(event, cwd, wholeText)),
+  transcript: (event, cwd) =>
+    event.type === 'item.started' && stringField(event.item, 'type') === 'file_change'
+      ? undefined
+      : shown(event, cwd, wholeText),
 
   // turn.completed.usage holds the thread's running total (cumulative since the thread started,
   // all model requests of the turn included), so the last one is the attempt's.
@@ -67,7 +87,9 @@ export const codex: AgentCli = {
     // A turn that completed is the agent's own answer, however invalid.
     if (events.some((e) => e.type === 'turn.completed')) return { kind: 'invalid' };
     const failed = events.findLast((e) => e.type === 'turn.failed');
-    const message = (failed ? stringField(failed.error, 'message') : undefined) ?? events.findLast((e) => e.type === 'error' && typeof e.message === 'string')?.message;
+    const message =
+      (failed ? stringField(failed.error, 'message') : undefined) ??
+      events.findLast((e) => e.type === 'error' && typeof e.message === 'string')?.message;
     return typeof message === 'string' ? fromMessage(message, time) : { kind: 'invalid' };
   },
 
@@ -86,7 +108,8 @@ function fromMessage(message: string, time: Pick<FailureContext, 'now' | 'timeZo
   const cli = 'codex';
   const detail = message.trim();
   if (LIMIT.test(detail)) return { kind: 'usage_limit', cli, detail, resetAt: resetIn(detail, time) };
-  if (ACCOUNT.test(detail)) return { kind: 'login', cli, detail, hint: `The account or plan must allow Codex use. ${LOGIN_HINT}` };
+  if (ACCOUNT.test(detail))
+    return { kind: 'login', cli, detail, hint: `The account or plan must allow Codex use. ${LOGIN_HINT}` };
   if (LOGIN.test(detail)) return { kind: 'login', cli, detail, hint: LOGIN_HINT };
   if (RATE_LIMITED.test(detail)) return { kind: 'usage_limit', cli, detail, resetAt: null };
   if (SERVICE.test(detail)) return { kind: 'transient', cli, detail };
@@ -97,11 +120,17 @@ function fromMessage(message: string, time: Pick<FailureContext, 'now' | 'timeZo
 // "… try again in 3 days 6 hours 57 minutes.", "… Try again later." (no time: null).
 function resetIn(message: string, time: Pick<FailureContext, 'now' | 'timeZone'>): Date | null {
   const shown = /try again (at|in) (.+?)\.?\s*$/i.exec(message);
-  return shown ? parseResetText(`${shown[1] === 'in' ? 'in ' : ''}${shown[2] as string}`, time.timeZone, time.now) : null;
+  return shown
+    ? parseResetText(`${shown[1] === 'in' ? 'in ' : ''}${shown[2] as string}`, time.timeZone, time.now)
+    : null;
 }
 
 // What one event shows, the agent's messages rendered by `text` (a line, or all of it).
-function shown(event: Record<string, unknown>, cwd: string | undefined, text: TextRendering): string | undefined | null {
+function shown(
+  event: Record<string, unknown>,
+  cwd: string | undefined,
+  text: TextRendering,
+): string | undefined | null {
   const type = stringField(event, 'type') ?? '';
   if (type === 'error') return text(stringField(event, 'message'));
   if (type === 'turn.failed') return text(stringField(event.error, 'message'));
@@ -114,9 +143,13 @@ function shown(event: Record<string, unknown>, cwd: string | undefined, text: Te
     case 'command_execution':
       return type === 'item.started' ? `Shell: ${firstLine(stringField(item, 'command'))}` : undefined;
     case 'file_change':
-      return Array.isArray(item.changes) ? `Edit: ${item.changes.map((c) => relativeTo(stringField(c, 'path') ?? '?', cwd)).join(', ')}` : undefined;
+      return Array.isArray(item.changes)
+        ? `Edit: ${item.changes.map((c) => relativeTo(stringField(c, 'path') ?? '?', cwd)).join(', ')}`
+        : undefined;
     case 'mcp_tool_call':
-      return type === 'item.started' ? `${stringField(item, 'server') ?? 'mcp'}.${stringField(item, 'tool') ?? 'tool'}` : undefined;
+      return type === 'item.started'
+        ? `${stringField(item, 'server') ?? 'mcp'}.${stringField(item, 'tool') ?? 'tool'}`
+        : undefined;
     case 'web_search':
       return `Search: ${stringField(item, 'query') ?? ''}`;
     case 'error':

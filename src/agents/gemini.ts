@@ -2,7 +2,15 @@ import type { Unwrapped } from '../reply/extract.js';
 import { firstLine, isObject, numberField, parse, stringField } from '../reply/json.js';
 import { parseResetText } from '../reply/reset-time.js';
 import { sumKnown, usageFigures } from '../reply/usage.js';
-import { reported, toolCall, wholeText, type AgentCli, type FailureContext, type Shown, type TextRendering } from './adapter.js';
+import {
+  reported,
+  toolCall,
+  wholeText,
+  type AgentCli,
+  type FailureContext,
+  type Shown,
+  type TextRendering,
+} from './adapter.js';
 
 // Gemini CLI reports a failed run on stdout only with `-o stream-json` (a final
 // {"type":"result","status":"error","error":{"type","message"}}). With `-o json` and always before
@@ -12,12 +20,16 @@ import { reported, toolCall, wholeText, type AgentCli, type FailureContext, type
 // Only these are read; tool_use/tool_result events and model messages are the transcript.
 
 const AUTH_EXIT = 41;
-const LOGIN = /api key not valid|api_key_invalid|unauthenticated|\b401\b|gemini_api_key|set an auth method|invalid auth method|login required|re-?authenticate|permission_denied|\b403\b|suspended/i;
-const SERVICE = /overloaded|\bunavailable\b|service unavailable|\b5\d\d\b|internal error|fetch failed|econn\w+|etimedout|socket hang up|network/i;
-const QUOTA = /quotaerror|resource_exhausted|\b429\b|exhausted your (?:daily )?(?:quota|capacity)|quota (?:will reset|exceeded)|exceeded your current quota|rate limit/i;
+const LOGIN =
+  /api key not valid|api_key_invalid|unauthenticated|\b401\b|gemini_api_key|set an auth method|invalid auth method|login required|re-?authenticate|permission_denied|\b403\b|suspended/i;
+const SERVICE =
+  /overloaded|\bunavailable\b|service unavailable|\b5\d\d\b|internal error|fetch failed|econn\w+|etimedout|socket hang up|network/i;
+const QUOTA =
+  /quotaerror|resource_exhausted|\b429\b|exhausted your (?:daily )?(?:quota|capacity)|quota (?:will reset|exceeded)|exceeded your current quota|rate limit/i;
 // Start-up chatter Gemini CLI prints on every run.
 const NOISE = /^(?:Warning:|Ripgrep is not available|\[STARTUP\]|YOLO mode|Loaded cached credentials)/;
-const LOGIN_HINT = 'Set GEMINI_API_KEY (in the environment or the role\'s env:), or run `gemini` once and choose a login.';
+const LOGIN_HINT =
+  "Set GEMINI_API_KEY (in the environment or the role's env:), or run `gemini` once and choose a login.";
 
 /**
  * Gemini CLI: `gemini -p -o json`, one (pretty-printed) object whose `response` holds the final
@@ -28,16 +40,27 @@ export const gemini: AgentCli = {
   name: 'gemini',
   recognise: (program) => program === 'gemini' || program === '@google/gemini-cli',
   silent: ['init'],
-  login: { folder: [['GEMINI_CLI_HOME', '.gemini'], ['HOME', '.gemini']], keys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] },
+  login: {
+    folder: [
+      ['GEMINI_CLI_HOME', '.gemini'],
+      ['HOME', '.gemini'],
+    ],
+    keys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+  },
   loginHint: LOGIN_HINT,
   preset: 'gemini',
-  setup: 'Install Gemini CLI (npm install -g @google/gemini-cli) and log in once by running `gemini`, or set GEMINI_API_KEY.',
+  setup:
+    'Install Gemini CLI (npm install -g @google/gemini-cli) and log in once by running `gemini`, or set GEMINI_API_KEY.',
 
   unwrap(out) {
     const whole = out.whole;
     if (!isObject(whole)) return unwrapStream(out.lines);
     // A reply of our own format that happens to have a `response` field is not an envelope.
-    if ('status' in whole || !('response' in whole || ('error' in whole && 'stats' in whole) || ('session_id' in whole && 'stats' in whole))) return null;
+    if (
+      'status' in whole ||
+      !('response' in whole || ('error' in whole && 'stats' in whole) || ('session_id' in whole && 'stats' in whole))
+    )
+      return null;
     if (isObject(whole.error)) return reported('Gemini CLI', whole.error.message ?? 'no message');
     if (typeof whole.response === 'string') return { text: whole.response };
     return null;
@@ -46,7 +69,8 @@ export const gemini: AgentCli = {
   activity: (event, cwd) => shown(event, cwd, firstLine) ?? undefined,
   // A `delta` message is a piece of the model's text, joined to the pieces around it as it came.
   transcript: (event, cwd): Shown | undefined | null => {
-    if (event.type === 'message' && event.delta === true && event.role === 'assistant') return { piece: stringField(event, 'content') ?? '' };
+    if (event.type === 'message' && event.delta === true && event.role === 'assistant')
+      return { piece: stringField(event, 'content') ?? '' };
     return shown(event, cwd, wholeText);
   },
 
@@ -54,22 +78,32 @@ export const gemini: AgentCli = {
   // generated); -o stream-json the closing result's `stats` (total_tokens includes thoughts, which
   // it does not list). Every model counts: the router's calls are billed too.
   usage(events) {
-    const streamed = events.findLast((e) => e.type === 'result' && stringField(e, 'status') !== undefined && isObject(e.stats));
+    const streamed = events.findLast(
+      (e) => e.type === 'result' && stringField(e, 'status') !== undefined && isObject(e.stats),
+    );
     if (streamed && isObject(streamed.stats)) {
       const input = numberField(streamed.stats, 'input_tokens');
       const total = numberField(streamed.stats, 'total_tokens');
       return usageFigures({
         inputTokens: input,
         cachedInputTokens: numberField(streamed.stats, 'cached'),
-        outputTokens: input !== undefined && total !== undefined ? total - input : numberField(streamed.stats, 'output_tokens'),
+        outputTokens:
+          input !== undefined && total !== undefined ? total - input : numberField(streamed.stats, 'output_tokens'),
       });
     }
     const envelope = events.find((e) => isObject(e.stats) && isObject(e.stats.models));
-    const models = envelope && isObject(envelope.stats) && isObject(envelope.stats.models) ? Object.values(envelope.stats.models).filter(isObject) : [];
+    const models =
+      envelope && isObject(envelope.stats) && isObject(envelope.stats.models)
+        ? Object.values(envelope.stats.models).filter(isObject)
+        : [];
     const tokens = models.map((m) => m.tokens).filter(isObject);
     if (tokens.length === 0) return undefined;
     const total = (key: string) => sumKnown(tokens.map((t) => numberField(t, key)));
-    return usageFigures({ inputTokens: total('prompt'), cachedInputTokens: total('cached'), outputTokens: sumKnown([total('candidates'), total('thoughts')]) });
+    return usageFigures({
+      inputTokens: total('prompt'),
+      cachedInputTokens: total('cached'),
+      outputTokens: sumKnown([total('candidates'), total('thoughts')]),
+    });
   },
 
   failure(attempt, context) {
@@ -77,17 +111,25 @@ export const gemini: AgentCli = {
     const { events } = attempt;
     const result = events.findLast((e) => e.type === 'result' && 'status' in e);
     // A finished run, or a json envelope with a response: the agent's own answer, however invalid.
-    if (stringField(result, 'status') === 'success' || events.some((e) => typeof e.response === 'string')) return { kind: 'invalid' };
+    if (stringField(result, 'status') === 'success' || events.some((e) => typeof e.response === 'string'))
+      return { kind: 'invalid' };
     const closing = stderrEnvelope(attempt.stderr);
-    const errorType = stringField(result?.error, 'type') ?? stringField(closing, 'type') ?? /\b(\w*QuotaError): /.exec(attempt.stderr)?.[1] ?? '';
-    const message = stringField(result?.error, 'message') ?? stringField(closing, 'message') ?? stderrMessage(attempt.stderr);
+    const errorType =
+      stringField(result?.error, 'type') ??
+      stringField(closing, 'type') ??
+      /\b(\w*QuotaError): /.exec(attempt.stderr)?.[1] ??
+      '';
+    const message =
+      stringField(result?.error, 'message') ?? stringField(closing, 'message') ?? stderrMessage(attempt.stderr);
     const status = numberField(closing, 'code') ?? Number(/^\s*status: (\d{3})\s*$/m.exec(attempt.stderr)?.[1] ?? NaN);
     const detail = firstLine(apiMessage(message)) || `exit code ${attempt.exitCode}`;
 
-    if (attempt.exitCode === AUTH_EXIT || LOGIN.test(message) || status === 401 || status === 403) return { kind: 'login', cli, detail, hint: LOGIN_HINT };
+    if (attempt.exitCode === AUTH_EXIT || LOGIN.test(message) || status === 401 || status === 403)
+      return { kind: 'login', cli, detail, hint: LOGIN_HINT };
     // Gemini CLI files a 503 under RetryableQuotaError too: the status decides.
     if (status >= 500 || (SERVICE.test(message) && !QUOTA.test(message))) return { kind: 'transient', cli, detail };
-    if (QUOTA.test(`${errorType}\n${message}`) || status === 429) return { kind: 'usage_limit', cli, detail, resetAt: resetIn(message, context) };
+    if (QUOTA.test(`${errorType}\n${message}`) || status === 429)
+      return { kind: 'usage_limit', cli, detail, resetAt: resetIn(message, context) };
     return { kind: 'invalid' };
   },
 };
@@ -98,7 +140,9 @@ function unwrapStream(events: Record<string, unknown>[] | null): Unwrapped | nul
   if (isObject(result?.error)) return reported('Gemini CLI', result.error.message ?? 'no message');
   // The final message: the assistant's deltas after the last tool call.
   const lastTool = events.findLastIndex((e) => e.type === 'tool_use' || e.type === 'tool_result');
-  const parts = events.slice(lastTool + 1).filter((e) => e.type === 'message' && e.role === 'assistant' && typeof e.content === 'string');
+  const parts = events
+    .slice(lastTool + 1)
+    .filter((e) => e.type === 'message' && e.role === 'assistant' && typeof e.content === 'string');
   if (parts.length === 0) return { error: 'finished its Gemini CLI event stream without a model message' };
   return { text: parts.map((e) => e.content as string).join('') };
 }
@@ -134,10 +178,15 @@ function resetIn(message: string, context: FailureContext): Date | null {
 }
 
 // What one event shows, the model's text rendered by `text` (a line, or all of it); null: not Gemini's.
-function shown(event: Record<string, unknown>, cwd: string | undefined, text: TextRendering): string | undefined | null {
+function shown(
+  event: Record<string, unknown>,
+  cwd: string | undefined,
+  text: TextRendering,
+): string | undefined | null {
   if (event.type === 'message') return event.role === 'assistant' ? text(stringField(event, 'content')) : undefined;
   if (event.type === 'tool_use') return toolCall(stringField(event, 'tool_name') ?? 'tool', event.parameters, cwd);
-  if (event.type === 'tool_result') return event.status === 'error' ? `${stringField(event, 'tool_id') ?? 'tool'} failed` : undefined;
+  if (event.type === 'tool_result')
+    return event.status === 'error' ? `${stringField(event, 'tool_id') ?? 'tool'} failed` : undefined;
   if (event.type === 'result') return event.status === 'error' ? text(stringField(event.error, 'message')) : undefined;
   return event.type === 'init' ? undefined : null;
 }

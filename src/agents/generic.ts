@@ -8,7 +8,8 @@ import type { AgentCli } from './adapter.js';
  */
 export function genericAgent(known: readonly AgentCli[]): AgentCli {
   // The first known CLI's reading that is there (`??` asks no more CLIs once one has answered).
-  const first = <T>(read: (agent: AgentCli) => T | null | undefined) => known.reduce<T | null | undefined>((found, agent) => found ?? read(agent), undefined);
+  const first = <T>(read: (agent: AgentCli) => T | null | undefined) =>
+    known.reduce<T | null | undefined>((found, agent) => found ?? read(agent), undefined);
   return {
     name: 'generic',
     recognise: () => true,
@@ -17,7 +18,11 @@ export function genericAgent(known: readonly AgentCli[]): AgentCli {
     silent: known.flatMap((agent) => agent.silent),
     unwrap: (out) => first((agent) => agent.unwrap(out)) ?? null,
     // null: not this CLI's event, so the next one reads it; undefined: its event, showing nothing.
-    activity: (event, cwd) => known.reduce<string | undefined | null>((shown, agent) => (shown === null ? agent.activity(event, cwd) : shown), null),
+    activity: (event, cwd) =>
+      known.reduce<string | undefined | null>(
+        (shown, agent) => (shown === null ? agent.activity(event, cwd) : shown),
+        null,
+      ),
     usage: (events) => first((agent) => agent.usage(events)) ?? undefined,
     failure: () => ({ kind: 'invalid' }),
   };

@@ -13,7 +13,19 @@ export const AGENTS: readonly AgentCli[] = [claude, codex, gemini];
 // Any other command; reads what is read by format in each known CLI's format (see generic.ts).
 const GENERIC = genericAgent(AGENTS);
 
-const LAUNCHERS: ReadonlySet<string> = new Set(['npx', 'bunx', 'pnpx', 'env', 'exec', 'dlx', 'pnpm', 'yarn', 'npm', 'node', 'bun']);
+const LAUNCHERS: ReadonlySet<string> = new Set([
+  'npx',
+  'bunx',
+  'pnpx',
+  'env',
+  'exec',
+  'dlx',
+  'pnpm',
+  'yarn',
+  'npm',
+  'node',
+  'bun',
+]);
 
 /**
  * The adapter of the CLI a role's argv runs: its program, resolved through launchers (npx, bunx,
@@ -50,7 +62,13 @@ export function classifyFailure(attempt: FailedAttempt, context: FailureContext)
   if (context.patterns) {
     const match = matchPatterns(attempt.stdout, attempt.stderr, context.patterns, context.timeZone, context.now);
     const cli = agent === GENERIC ? path.basename(context.command[0] ?? 'agent') : agent.name;
-    if (match?.kind === 'login') return { kind: 'login', cli, detail: match.line, hint: context.patterns.login_hint ?? agent.loginHint ?? `Log in to ${cli}.` };
+    if (match?.kind === 'login')
+      return {
+        kind: 'login',
+        cli,
+        detail: match.line,
+        hint: context.patterns.login_hint ?? agent.loginHint ?? `Log in to ${cli}.`,
+      };
     if (match?.kind === 'usage_limit') return { kind: 'usage_limit', cli, detail: match.line, resetAt: match.resetAt };
     if (match?.kind === 'transient') return { kind: 'transient', cli, detail: match.line };
   }
@@ -63,7 +81,9 @@ const PARSE_MAX = 256 * 1024;
 // What a status line could show at most; the reporter cuts to the terminal's width.
 const SHOWN_MAX = 300;
 // Events that never show anything and can be long (tool results, partial deltas): skipped unparsed.
-const SILENT = new RegExp(`^\\{\\s*"type"\\s*:\\s*"(?:${GENERIC.silent.map((type) => type.replaceAll('.', '\\.')).join('|')})"`);
+const SILENT = new RegExp(
+  `^\\{\\s*"type"\\s*:\\s*"(?:${GENERIC.silent.map((type) => type.replaceAll('.', '\\.')).join('|')})"`,
+);
 
 /**
  * What one line of an agent's stdout shows in a live status line, read by its CLI's adapter

@@ -28,12 +28,27 @@ export interface FollowIO {
  * was found unfinished: its end can only come after. Each file is held open once found, so the
  * rename of a failed attempt's files (`.failed.out`) loses nothing.
  */
-export async function followAttempt(boardDir: string, a: AttemptRecord, place: OutputPlace, from: number, io: FollowIO): Promise<AttemptEnd | undefined> {
+export async function followAttempt(
+  boardDir: string,
+  a: AttemptRecord,
+  place: OutputPlace,
+  from: number,
+  io: FollowIO,
+): Promise<AttemptEnd | undefined> {
   const files = attemptFiles(a, place);
   const cli = transcriptCli(a, io.raw === true);
   const streams = (['stdout', 'stderr'] as const).flatMap((which) => {
     const out = io[which];
-    return out ? [{ file: files[which] as string, fd: undefined as number | undefined, out, text: which === 'stdout' ? stdoutSink(out, cli) : new AgentText(out) }] : [];
+    return out
+      ? [
+          {
+            file: files[which] as string,
+            fd: undefined as number | undefined,
+            out,
+            text: which === 'stdout' ? stdoutSink(out, cli) : new AgentText(out),
+          },
+        ]
+      : [];
   });
   const events = new EventTail(path.join(boardDir, place.events), from);
   try {
@@ -44,7 +59,8 @@ export async function followAttempt(boardDir: string, a: AttemptRecord, place: O
       for (const stream of streams) {
         stream.fd ??= openOutput(path.join(boardDir, stream.file));
         // A file the agent began after the last look was renamed when the attempt failed.
-        if (stream.fd === undefined && ended) stream.fd = openOutput(path.join(boardDir, stream.file.replace(/\.(out|err)$/, '.failed.$1')));
+        if (stream.fd === undefined && ended)
+          stream.fd = openOutput(path.join(boardDir, stream.file.replace(/\.(out|err)$/, '.failed.$1')));
         if (stream.fd !== undefined) await copyNew(stream.fd, stream.text);
       }
       if (ended || !alive || streams.some((stream) => !stream.out.open)) {

@@ -11,4 +11,7 @@ export interface OutputPlace {
 export const RUN_PLACE: OutputPlace = { events: EVENTS, runs: RUNS };
 
 /** `try`'s runs, kept apart so that status and report show the board's runs only (`logs --try` reads them). */
-export const TRY_PLACE: OutputPlace = { events: '.kanban-supervisor/try/events.jsonl', runs: '.kanban-supervisor/try/runs' };
+export const TRY_PLACE: OutputPlace = {
+  events: '.kanban-supervisor/try/events.jsonl',
+  runs: '.kanban-supervisor/try/runs',
+};

@@ -29,7 +29,8 @@ export function describeAttempt(a: AttemptRecord, unfinished: Unfinished): strin
 export function attemptFiles(a: AttemptRecord, place: OutputPlace): { stdout?: string; stderr?: string } {
   if (a.finished) {
     // The log is a file in the board folder, which agents can write: only a name in the output folder is read.
-    const inside = (file: unknown): file is string => typeof file === 'string' && file.startsWith(`${place.runs}/`) && !file.split('/').includes('..');
+    const inside = (file: unknown): file is string =>
+      typeof file === 'string' && file.startsWith(`${place.runs}/`) && !file.split('/').includes('..');
     const { stdoutFile, stderrFile } = a.finished;
     return { ...(inside(stdoutFile) && { stdout: stdoutFile }), ...(inside(stderrFile) && { stderr: stderrFile }) };
   }
@@ -38,7 +39,15 @@ export function attemptFiles(a: AttemptRecord, place: OutputPlace): { stdout?: s
 }
 
 /** Print an attempt's stdout and stderr as its files hold them now: a known CLI's stdout as its transcript, unless `raw`. */
-export async function printAttempt(boardDir: string, a: AttemptRecord, place: OutputPlace, streams: Streams, unfinished: Unfinished, out: Output, raw: boolean): Promise<void> {
+export async function printAttempt(
+  boardDir: string,
+  a: AttemptRecord,
+  place: OutputPlace,
+  streams: Streams,
+  unfinished: Unfinished,
+  out: Output,
+  raw: boolean,
+): Promise<void> {
   const files = attemptFiles(a, place);
   const cli = transcriptCli(a, raw);
   if (streams === 'both') await out.write(`${describeAttempt(a, unfinished)}\n`);
@@ -47,8 +56,12 @@ export async function printAttempt(boardDir: string, a: AttemptRecord, place: Ou
     const file = files[which];
     const fd = file === undefined ? undefined : openOutput(path.join(boardDir, file));
     try {
-      if (streams === 'both') await out.write(`${heading(which, file, fd, a.finished !== undefined, which === 'stdout' ? shownAs(a.cli, raw) : '')}\n`);
-      if (fd !== undefined) await copy(fd, which === 'stdout' ? stdoutSink(out, cli) : new AgentText(out), streams === 'both');
+      if (streams === 'both')
+        await out.write(
+          `${heading(which, file, fd, a.finished !== undefined, which === 'stdout' ? shownAs(a.cli, raw) : '')}\n`,
+        );
+      if (fd !== undefined)
+        await copy(fd, which === 'stdout' ? stdoutSink(out, cli) : new AgentText(out), streams === 'both');
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
@@ -81,9 +94,16 @@ async function copy(fd: number, text: TextSink, ownLine: boolean): Promise<void>
   await text.end(ownLine);
 }
 
-function heading(which: string, file: string | undefined, fd: number | undefined, finished: boolean, shown: string): string {
+function heading(
+  which: string,
+  file: string | undefined,
+  fd: number | undefined,
+  finished: boolean,
+  shown: string,
+): string {
   if (file === undefined) return `==> ${which}: empty (the agent printed nothing there, so there is no file) <==`;
-  if (fd === undefined) return `==> ${which}: ${file} is not there ${finished ? '(removed by the retention limits: supervisor.keep_runs, keep_bytes, keep_attempts)' : '(nothing printed yet)'} <==`;
+  if (fd === undefined)
+    return `==> ${which}: ${file} is not there ${finished ? '(removed by the retention limits: supervisor.keep_runs, keep_bytes, keep_attempts)' : '(nothing printed yet)'} <==`;
   return `==> ${which}: ${file} (${fstatSync(fd).size} bytes)${shown} <==`;
 }
 
@@ -96,9 +116,12 @@ export function shownAs(cli: string | undefined, raw: boolean): string {
 /** How an attempt ended, from its attempt_finished event, or why it has no end (pure). */
 export function describeEnd(a: Pick<AttemptRecord, 'finished'>, unfinished: Unfinished): string {
   const f = a.finished;
-  if (!f) return unfinished === 'running' ? 'running now' : 'unfinished: its supervisor stopped during it (no end was recorded)';
-  const how = f.end === 'exited' ? (f.signal ? `killed by ${String(f.signal)}` : `exit ${String(f.exitCode)}`) : String(f.end);
+  if (!f)
+    return unfinished === 'running'
+      ? 'running now'
+      : 'unfinished: its supervisor stopped during it (no end was recorded)';
+  const how =
+    f.end === 'exited' ? (f.signal ? `killed by ${String(f.signal)}` : `exit ${String(f.exitCode)}`) : String(f.end);
   const verdict = f.valid === true ? `replied ${String(f.status)}` : `no valid reply: ${String(f.issue ?? f.end)}`;
   return cleanLine(`${verdict} (${how}, ${formatDuration(Number(f.durationMs))})`);
 }
-

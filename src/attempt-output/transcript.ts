@@ -38,13 +38,15 @@ export class Transcript implements TextSink {
     private readonly cli: AgentCli,
     private readonly text: AgentText,
   ) {
-    this.silent = new RegExp(`^\\s*\\{\\s*"type"\\s*:\\s*"(?:${cli.silent.map((type) => type.replaceAll('.', '\\.')).join('|')})"`);
+    this.silent = new RegExp(
+      `^\\s*\\{\\s*"type"\\s*:\\s*"(?:${cli.silent.map((type) => type.replaceAll('.', '\\.')).join('|')})"`,
+    );
   }
 
   /** Pass a chunk of the agent's stdout on. */
   async push(chunk: Buffer): Promise<void> {
     const data = this.decoder.write(chunk);
-    for (let at = 0; at < data.length; ) {
+    for (let at = 0; at < data.length;) {
       const newline = data.indexOf('\n', at);
       const end = newline < 0 ? data.length : newline + 1;
       const part = data.slice(at, end);

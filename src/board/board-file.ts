@@ -24,7 +24,11 @@ export function readBoardText(file: string): string {
     text = readRegular(file, file);
   } catch (error) {
     if (!(error instanceof NotReadableError)) throw error;
-    throw new BoardReadError(file, error.code, error.code === 'EISDIR' || error.code === 'EACCES' ? readFailure(file, error) : error.message);
+    throw new BoardReadError(
+      file,
+      error.code,
+      error.code === 'EISDIR' || error.code === 'EACCES' ? readFailure(file, error) : error.message,
+    );
   }
   if (text === undefined) throw new BoardReadError(file, 'ENOENT', readFailure(file, { code: 'ENOENT' }));
   return text;
@@ -33,7 +37,8 @@ export function readBoardText(file: string): string {
 /** A one-line reason why a file could not be read; `missing` is the fix when it does not exist (by default: check the path or create a board). */
 export function readFailure(file: string, error: unknown, missing?: string): string {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return `${file}: no such file. ${missing ?? `Check the path, or create a board with \`${runnable('init')}\`.`}`;
+  if (code === 'ENOENT')
+    return `${file}: no such file. ${missing ?? `Check the path, or create a board with \`${runnable('init')}\`.`}`;
   if (code === 'EISDIR') return `${file}: is a folder, not a file. Pass the path of kanban.yaml.`;
   if (code === 'EACCES') return `${file}: permission denied. Make it readable.`;
   return `${file}: cannot be read (${(error as Error).message}).`;

@@ -64,41 +64,81 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
 
   const needs = new Map<string, Need>();
   const listed = state.tasks.map((task, i) => ({ task, pointer: `/tasks/${i}` }));
-  if (state.current !== null && !state.tasks.includes(state.current)) listed.push({ task: state.current, pointer: '/current' });
+  if (state.current !== null && !state.tasks.includes(state.current))
+    listed.push({ task: state.current, pointer: '/current' });
   const seen = new Set<string>();
   const warnings: Problem[] = [];
   // Checked at once: a folder of thousands of tasks is listed, not resolved a path at a time.
-  const paths = resolveAllInBoard(dir, listed.map(({ task }) => task));
+  const paths = resolveAllInBoard(
+    dir,
+    listed.map(({ task }) => task),
+  );
   for (const [i, { task, pointer }] of listed.entries()) {
     const where = paths[i] as BoardFile;
     if (!where.ok || seen.has(task)) continue; // a bad path is parseBoard's problem, already listed
     seen.add(task);
     if (where.file !== true && !existsSync(where.absolute)) {
-      problems.push({ file: name, line: at(pointer), message: `${fieldWords(pointer)} "${task}": no such file. Create it or remove it from tasks.` });
+      problems.push({
+        file: name,
+        line: at(pointer),
+        message: `${fieldWords(pointer)} "${task}": no such file. Create it or remove it from tasks.`,
+      });
       continue;
     }
     try {
       const { meta, lineOf: taskLine } = readTask(dir, task, name, where);
       const role = determineRole(state, meta);
       const fromTask = typeof meta.role === 'string' && meta.role.length > 0;
-      const why = fromTask ? { file: task, line: taskLine('/role'), why: `its front-matter asks for role ${role}` } : { file: name, line: at('/phase'), why: `${task} runs as ${role} (phase ${JSON.stringify(state.phase ?? null)})` };
+      const why = fromTask
+        ? { file: task, line: taskLine('/role'), why: `its front-matter asks for role ${role}` }
+        : {
+            file: name,
+            line: at('/phase'),
+            why: `${task} runs as ${role} (phase ${JSON.stringify(state.phase ?? null)})`,
+          };
       if (!needs.has(role)) needs.set(role, { inputs: { role, kanban_file: name, task_file: task }, ...why });
       for (const key of roleLookalikes(meta)) {
         const runs = fromTask ? `its role: line asks for ${role}` : `it runs as ${role}, from the phase`;
-        warnings.push({ file: task, line: taskLine(`/${key}`), message: `front-matter key "${key}" looks like a misspelt role and is ignored (${runs}). If it names the role to run, rename it to role:.` });
+        warnings.push({
+          file: task,
+          line: taskLine(`/${key}`),
+          message: `front-matter key "${key}" looks like a misspelt role and is ignored (${runs}). If it names the role to run, rename it to role:.`,
+        });
       }
     } catch (error) {
-      if (error instanceof OwnFileError) problems.push({ file: name, line: at(pointer), message: `${fieldWords(pointer)} "${task}" ${error.reason}; an agent's work log would be written into it. List a task file of its own there.` });
+      if (error instanceof OwnFileError)
+        problems.push({
+          file: name,
+          line: at(pointer),
+          message: `${fieldWords(pointer)} "${task}" ${error.reason}; an agent's work log would be written into it. List a task file of its own there.`,
+        });
       else if (!(error instanceof SupervisorError)) throw error;
       else problems.push(problemFrom(error.message, task));
     }
   }
   const first = state.tasks.find((t) => typeof t === 'string') ?? '';
-  if (![...needs.keys()].some((role) => sameRole(role, 'Manager'))) needs.set('Manager', { inputs: { role: 'Manager', kanban_file: name, done_task: first, tasks: state.tasks }, file: roleFilePath('Manager'), why: 'every board needs a Manager to pick the next task' });
+  if (![...needs.keys()].some((role) => sameRole(role, 'Manager')))
+    needs.set('Manager', {
+      inputs: { role: 'Manager', kanban_file: name, done_task: first, tasks: state.tasks },
+      file: roleFilePath('Manager'),
+      why: 'every board needs a Manager to pick the next task',
+    });
   periodicRoles(state.settings).forEach(({ role, index }) => {
     const line = at(`/supervisor/periodic/${index}/role`);
-    if (sameRole(role, 'Manager')) problems.push({ file: name, line, message: 'supervisor.periodic: the Manager cannot be a periodic role: every periodic reply goes to it. Name another role.' });
-    else if (!needs.has(role)) needs.set(role, { inputs: { role, kanban_file: name, tasks: state.tasks, done_tasks: [] }, file: name, line, why: 'supervisor.periodic runs it' });
+    if (sameRole(role, 'Manager'))
+      problems.push({
+        file: name,
+        line,
+        message:
+          'supervisor.periodic: the Manager cannot be a periodic role: every periodic reply goes to it. Name another role.',
+      });
+    else if (!needs.has(role))
+      needs.set(role, {
+        inputs: { role, kanban_file: name, tasks: state.tasks, done_tasks: [] },
+        file: name,
+        line,
+        why: 'supervisor.periodic runs it',
+      });
   });
 
   const compiler = createSchemaCompiler();
@@ -112,22 +152,48 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir));
       const problem = fences.get(fenced.network);
       if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });
-      for (const written of missingWrites(fenced, dir, env)) warnings.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: `sandbox: the writable path ${written} does not exist, so it is not bound and the agent cannot create it. Create it first if the agent must write there.` });
+      for (const written of missingWrites(fenced, dir, env))
+        warnings.push({
+          file: check.role.file,
+          line: check.role.lineOf('/sandbox'),
+          message: `sandbox: the writable path ${written} does not exist, so it is not bound and the agent cannot create it. Create it first if the agent must write there.`,
+        });
     }
     const hint = check.missing ? missingRoleHint(dir, role) : '';
     const readable = check.role ?? check.draft;
     if (readable) warnings.push(...roleWarnings(readable, boardTimeout));
     if (!check.missing) problems.push(...check.problems);
-    else if (need.file === roleFilePath(role)) problems.push({ file: need.file, message: `no such role file, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`).` });
-    else problems.push({ file: need.file, ...(need.line !== undefined && { line: need.line }), message: `${roleFilePath(role)} does not exist, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`) or change the role.` });
+    else if (need.file === roleFilePath(role))
+      problems.push({
+        file: need.file,
+        message: `no such role file, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`).`,
+      });
+    else
+      problems.push({
+        file: need.file,
+        ...(need.line !== undefined && { line: need.line }),
+        message: `${roleFilePath(role)} does not exist, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`) or change the role.`,
+      });
   }
-  for (const variable of unsetNotifyVariables(state.settings.notify, env)) warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
+  for (const variable of unsetNotifyVariables(state.settings.notify, env))
+    warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
   if (state.phase === 'complete' && state.current !== null) {
-    warnings.push({ file: name, line: at('/phase'), message: `phase is complete, so a run stops at once and ${state.current} (current) is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.` });
+    warnings.push({
+      file: name,
+      line: at('/phase'),
+      message: `phase is complete, so a run stops at once and ${state.current} (current) is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`,
+    });
   }
   // Only a current that is null as written: a board whose current is broken has that problem instead.
   const finished = (yaml.value as { current?: unknown } | null)?.current === null;
-  return { file, problems: ordered(dedupe(problems), [name, ...seen]), warnings, ...(finished && { note: `current is null, so a run stops at once. ${RUN_A_TASK}` }), tasks: seen.size, roles: [...needs.keys()] };
+  return {
+    file,
+    problems: ordered(dedupe(problems), [name, ...seen]),
+    warnings,
+    ...(finished && { note: `current is null, so a run stops at once. ${RUN_A_TASK}` }),
+    tasks: seen.size,
+    roles: [...needs.keys()],
+  };
 }
 
 // Each duration and size on its own, so that every malformed one is listed.
@@ -146,7 +212,11 @@ function settingProblems(settings: Record<string, unknown>, name: string, at: (p
       resolveSettings({ [key]: settings[key] }, {});
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
-      problems.push({ file: name, line: at(`/supervisor/${key}`), message: error.message.replace(/^kanban\.yaml: /, '') });
+      problems.push({
+        file: name,
+        line: at(`/supervisor/${key}`),
+        message: error.message.replace(/^kanban\.yaml: /, ''),
+      });
     }
   }
   return problems;
@@ -171,7 +241,10 @@ function problemFrom(message: string, file: string): Problem {
 function usable(value: unknown): BoardState & { settings: Record<string, unknown> } {
   const data = (value && typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
   const tasks = Array.isArray(data.tasks) ? data.tasks.filter((t): t is string => typeof t === 'string') : [];
-  const supervisor = data.supervisor && typeof data.supervisor === 'object' && !Array.isArray(data.supervisor) ? (data.supervisor as Record<string, unknown>) : {};
+  const supervisor =
+    data.supervisor && typeof data.supervisor === 'object' && !Array.isArray(data.supervisor)
+      ? (data.supervisor as Record<string, unknown>)
+      : {};
   return {
     current: typeof data.current === 'string' ? data.current : null,
     tasks,
@@ -185,7 +258,9 @@ function usable(value: unknown): BoardState & { settings: Record<string, unknown
 function ordered(problems: Problem[], files: string[]): Problem[] {
   const rank = new Map<string, number>(files.map((f, i) => [f, i]));
   for (const p of problems) if (!rank.has(p.file)) rank.set(p.file, rank.size);
-  return [...problems].sort((a, b) => (rank.get(a.file) as number) - (rank.get(b.file) as number) || (a.line ?? 0) - (b.line ?? 0));
+  return [...problems].sort(
+    (a, b) => (rank.get(a.file) as number) - (rank.get(b.file) as number) || (a.line ?? 0) - (b.line ?? 0),
+  );
 }
 
 function dedupe(problems: Problem[]): Problem[] {

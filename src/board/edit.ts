@@ -1,5 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node, type Pair, type YAMLSeq } from 'yaml';
+import {
+  isMap,
+  isScalar,
+  isSeq,
+  parseDocument,
+  stringify,
+  type Document,
+  type Node,
+  type Pair,
+  type YAMLSeq,
+} from 'yaml';
 import type { BoardState } from './read.js';
 import { parseYaml, type ParsedYaml } from './yaml.js';
 
@@ -21,7 +31,11 @@ export function editYamlFields(text: string, change: Record<string, unknown>): s
  * parsing its result, and that parse is returned too: on a board of thousands of tasks each
  * parse is the bulk of a step, so a caller that has them need not parse again.
  */
-export function editYamlDocument(text: string, doc: Document, change: Record<string, unknown>): { text: string; parsed?: ParsedYaml & { ok: true } } {
+export function editYamlDocument(
+  text: string,
+  doc: Document,
+  change: Record<string, unknown>,
+): { text: string; parsed?: ParsedYaml & { ok: true } } {
   const expected = { ...(doc.toJS() as Record<string, unknown>), ...change };
   const spliced = trySplice(text, doc, change);
   if (spliced !== null) {
@@ -44,18 +58,23 @@ function trySplice(text: string, doc: Document, change: Record<string, unknown>)
   const edits: Edit[] = [];
   const appended: string[] = [];
   for (const [key, value] of Object.entries(change)) {
-    const pair = doc.contents.items.find((p) => isScalar(p.key) && p.key.value === key) as Pair<Node, Node | null> | undefined;
+    const pair = doc.contents.items.find((p) => isScalar(p.key) && p.key.value === key) as
+      Pair<Node, Node | null> | undefined;
     if (!pair) {
       appended.push(`${key}: ${inline(value)}`);
       continue;
     }
     if (isDeepStrictEqual(pair.value && 'toJSON' in pair.value ? (pair.value as Node).toJSON() : null, value)) continue;
-    const edit = pair.value && isSeq(pair.value) && Array.isArray(value) ? seqEdit(text, pair.value, value) : scalarEdit(text, pair, value);
+    const edit =
+      pair.value && isSeq(pair.value) && Array.isArray(value)
+        ? seqEdit(text, pair.value, value)
+        : scalarEdit(text, pair, value);
     if (!edit) return null;
     edits.push(edit);
   }
   let out = text;
-  for (const edit of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  for (const edit of edits.sort((a, b) => b.start - a.start))
+    out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
   if (appended.length) out = `${out}${out.endsWith('\n') || out === '' ? '' : '\n'}${appended.join('\n')}\n`;
   return out;
 }

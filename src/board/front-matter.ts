@@ -57,7 +57,11 @@ export function parseFrontMatter(text: string): FrontMatter {
   const language = /^\uFEFF?---(?!-)([^\r\n]*)/.exec(text)?.[1]?.trim();
   if (language && !['yaml', 'yml'].includes(language.toLowerCase())) {
     const shown = language.length > 40 ? `${language.slice(0, 39)}…` : language;
-    return { ok: false, line: 1, message: `front-matter in "${shown}" is not accepted; only YAML front-matter (---) is` };
+    return {
+      ok: false,
+      line: 1,
+      message: `front-matter in "${shown}" is not accepted; only YAML front-matter (---) is`,
+    };
   }
   try {
     // Passing options also keeps gray-matter from caching the result in a module-level map.
@@ -68,9 +72,23 @@ export function parseFrontMatter(text: string): FrontMatter {
     }
     const raw = file.matter.replace(/^\r?\n/, '');
     const head = text.slice(0, Math.max(0, text.lastIndexOf(file.content)));
-    return { ok: true, data: data as Record<string, unknown>, body: file.content, present: language !== undefined, raw, lineOf: locator(raw), bodyLine: head.split('\n').length };
+    return {
+      ok: true,
+      data: data as Record<string, unknown>,
+      body: file.content,
+      present: language !== undefined,
+      raw,
+      lineOf: locator(raw),
+      bodyLine: head.split('\n').length,
+    };
   } catch (error) {
-    if (error instanceof FrontMatterProblem) return { ok: false, line: error.line, message: error.message, ...(error.fix !== undefined && { fix: error.fix }) };
+    if (error instanceof FrontMatterProblem)
+      return {
+        ok: false,
+        line: error.line,
+        message: error.message,
+        ...(error.fix !== undefined && { fix: error.fix }),
+      };
     return { ok: false, line: 1, message: `front-matter cannot be read: ${(error as Error).message.split('\n')[0]}` };
   }
 }

@@ -17,12 +17,20 @@ export class OwnFileError extends InputError {
     readonly task: string,
     readonly reason: string,
   ) {
-    super(`${task}: the task path ${reason}. An agent's work log would be written into it: list a task file of its own.`);
+    super(
+      `${task}: the task path ${reason}. An agent's work log would be written into it: list a task file of its own.`,
+    );
   }
 }
 
 /** Why the task at `absolute` (opened: `stats`; its real path `real`) is one of the board's own files, or undefined. */
-export function ownFileOf(boardDir: string, boardName: string, absolute: string, real: string, stats: Stats): string | undefined {
+export function ownFileOf(
+  boardDir: string,
+  boardName: string,
+  absolute: string,
+  real: string,
+  stats: Stats,
+): string | undefined {
   if (real === absolute && stats.nlink === 1) return undefined;
   const realBoard = realpathSync.native(boardDir);
   if (isInside(realBoard, real)) {

@@ -21,7 +21,20 @@ export interface AgentInputs {
 }
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
-const KNOWN: ReadonlySet<string> = new Set(['task_file', 'kanban_file', 'done_task', 'tasks', 'instruction', 'result', 'role', 'trigger', 'done_tasks', 'history', 'prompt', 'agents']);
+const KNOWN: ReadonlySet<string> = new Set([
+  'task_file',
+  'kanban_file',
+  'done_task',
+  'tasks',
+  'instruction',
+  'result',
+  'role',
+  'trigger',
+  'done_tasks',
+  'history',
+  'prompt',
+  'agents',
+]);
 
 /** The shipped reference agents (`{{agents}}` in a role file), wherever the package is installed. */
 export const AGENTS_DIR = fileURLToPath(new URL('../../dist/reference-agents', import.meta.url));
@@ -29,7 +42,10 @@ export const AGENTS_DIR = fileURLToPath(new URL('../../dist/reference-agents', i
 /** Fill `{{name}}` placeholders from the inputs; an unknown name is a role-file error. Pure. */
 export function fillPlaceholders(template: string, values: Record<string, unknown>, where: string): string {
   return template.replace(PLACEHOLDER, (_, name: string) => {
-    if (!KNOWN.has(name)) throw new InputError(`${where}: unknown placeholder {{${name}}}. Use one of ${[...KNOWN].map((k) => `{{${k}}}`).join(', ')}.`);
+    if (!KNOWN.has(name))
+      throw new InputError(
+        `${where}: unknown placeholder {{${name}}}. Use one of ${[...KNOWN].map((k) => `{{${k}}}`).join(', ')}.`,
+      );
     const value = values[name];
     if (value === undefined || value === null) return '';
     return typeof value === 'string' ? value : JSON.stringify(value);

@@ -15,14 +15,18 @@ export const BOARD_NAME = 'kanban.yaml';
 export function locateBoard(arg: string | undefined, cwd = process.cwd()): string {
   if (arg === undefined) {
     if (!existsSync(path.join(cwd, BOARD_NAME))) {
-      throw new InputError(`there is no ${BOARD_NAME} in this folder (${cwd}). Pass the path of a board (its kanban.yaml or its folder), or create one here: ${runnable('init')}`);
+      throw new InputError(
+        `there is no ${BOARD_NAME} in this folder (${cwd}). Pass the path of a board (its kanban.yaml or its folder), or create one here: ${runnable('init')}`,
+      );
     }
     return BOARD_NAME;
   }
   if (!isFolder(path.resolve(cwd, arg))) return arg;
   const file = path.join(arg, BOARD_NAME);
   if (!existsSync(path.resolve(cwd, file))) {
-    throw new InputError(`${arg} is a folder without a ${BOARD_NAME}. Pass the path of a board (its kanban.yaml or its folder), or create one there: ${runnable(`init ${shellWord(arg)}`)}`);
+    throw new InputError(
+      `${arg} is a folder without a ${BOARD_NAME}. Pass the path of a board (its kanban.yaml or its folder), or create one there: ${runnable(`init ${shellWord(arg)}`)}`,
+    );
   }
   return file;
 }

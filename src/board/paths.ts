@@ -34,9 +34,11 @@ export function resolveAllInBoard(boardDir: string, relatives: readonly string[]
   const realBoardDir = () => (realBoard ??= realpathSync.native(base));
   const checked = relatives.map((relative) => lexicalCheck(base, relative));
   const perFolder = new Map<string, number>();
-  for (const where of checked) if (where.ok) perFolder.set(path.dirname(where.absolute), (perFolder.get(path.dirname(where.absolute)) ?? 0) + 1);
+  for (const where of checked)
+    if (where.ok) perFolder.set(path.dirname(where.absolute), (perFolder.get(path.dirname(where.absolute)) ?? 0) + 1);
   const listings = new Map<string, Listing | null>();
-  for (const [folder, count] of perFolder) if (count >= LIST_FROM) listings.set(folder, regularFilesInside(folder, realBoardDir));
+  for (const [folder, count] of perFolder)
+    if (count >= LIST_FROM) listings.set(folder, regularFilesInside(folder, realBoardDir));
   return checked.map((where): BoardFile => {
     if (!where.ok) return where;
     const listing = listings.get(path.dirname(where.absolute));
@@ -61,7 +63,9 @@ function followInside(lexical: BoardPath, realBoardDir: () => string): BoardPath
   } catch {
     return lexical; // does not exist (yet): callers decide whether that matters
   }
-  return isInside(realBoardDir(), real) ? lexical : { ok: false, reason: 'is a symlink that leads outside the board folder' };
+  return isInside(realBoardDir(), real)
+    ? lexical
+    : { ok: false, reason: 'is a symlink that leads outside the board folder' };
 }
 
 // A folder's real path and the names of its regular files.
@@ -87,11 +91,13 @@ function lexicalCheck(base: string, relative: string): BoardPath {
   if (relative.includes('\0')) return { ok: false, reason: 'contains a NUL byte' };
   if (path.isAbsolute(relative)) return { ok: false, reason: 'is absolute; use a path relative to the board folder' };
   // An agent gets task paths as arguments: one starting with `-` would be read as an option.
-  if (relative.startsWith('-')) return { ok: false, reason: 'starts with "-", which an agent would read as an option; rename the file' };
+  if (relative.startsWith('-'))
+    return { ok: false, reason: 'starts with "-", which an agent would read as an option; rename the file' };
   // Normalised, a relative path stays inside unless it is `.` or starts with `..`: no resolving
   // against the folder per path, which a board of 10,000 tasks would pay on every check.
   const normal = path.normalize(relative).replace(TRAILING_SEP, '');
-  if (normal === '.' || normal === '..' || normal.startsWith(`..${path.sep}`)) return { ok: false, reason: 'leaves the board folder' };
+  if (normal === '.' || normal === '..' || normal.startsWith(`..${path.sep}`))
+    return { ok: false, reason: 'leaves the board folder' };
   return { ok: true, absolute: base.endsWith(path.sep) ? base + normal : base + path.sep + normal };
 }
 

@@ -49,22 +49,41 @@ export function formatProblem(problem: Problem): string {
  * Parse and check a board text; every problem is returned, nothing is thrown. `paths: false`
  * checks its shape only, for a text whose task paths were checked already.
  */
-export function parseBoard(file: string, text: string, parsed: ParsedYaml = parseYaml(text), options: { paths?: boolean } = {}): { board?: Board; problems: Problem[] } {
+export function parseBoard(
+  file: string,
+  text: string,
+  parsed: ParsedYaml = parseYaml(text),
+  options: { paths?: boolean } = {},
+): { board?: Board; problems: Problem[] } {
   const name = path.basename(file);
-  if (!parsed.ok) return { problems: [{ file: name, line: parsed.line, message: `${parsed.message}. ${parsed.fix ?? 'Fix the YAML syntax.'}` }] };
+  if (!parsed.ok)
+    return {
+      problems: [
+        { file: name, line: parsed.line, message: `${parsed.message}. ${parsed.fix ?? 'Fix the YAML syntax.'}` },
+      ],
+    };
   const data = parsed.value;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return { problems: [{ file: name, line: 1, message: 'must be a YAML mapping with at least `current:` and `tasks:`.' }] };
+    return {
+      problems: [{ file: name, line: 1, message: 'must be a YAML mapping with at least `current:` and `tasks:`.' }],
+    };
   }
   const at = (pointer: string) => lineOf(parsed.doc, parsed.lines, pointer);
   const validate = validator('kanban');
   if (!validate(data)) {
-    const problems = (validate.errors ?? []).map((error) => ({ file: name, line: at(pointerOf(error)), message: `${plainSchemaMessage(describeErrors([error], data)[0] ?? 'is invalid')}. ${boardFix(error)}`.trim() }));
+    const problems = (validate.errors ?? []).map((error) => ({
+      file: name,
+      line: at(pointerOf(error)),
+      message: `${plainSchemaMessage(describeErrors([error], data)[0] ?? 'is invalid')}. ${boardFix(error)}`.trim(),
+    }));
     return { problems: dedupe(problems) };
   }
   const dir = path.dirname(file);
   const state = data as BoardState & { supervisor?: BoardSettings };
-  const problems = options.paths === false ? [] : pathProblems(dir, name, state).map(({ pointer, message }) => ({ file: name, line: at(pointer), message }));
+  const problems =
+    options.paths === false
+      ? []
+      : pathProblems(dir, name, state).map(({ pointer, message }) => ({ file: name, line: at(pointer), message }));
   if (problems.length) return { problems };
   const board: Board = {
     file,
@@ -87,16 +106,36 @@ function pathProblems(dir: string, name: string, state: BoardState): Array<{ poi
   resolveAllInBoard(dir, state.tasks).forEach((where, i) => {
     const task = state.tasks[i] as string;
     const first = seen.get(normalPath(task));
-    if (!where.ok) found.push({ pointer: `/tasks/${i}`, message: `${fieldWords(`/tasks/${i}`)} ${JSON.stringify(task)} ${where.reason}.` });
-    else if (first !== undefined) found.push({ pointer: `/tasks/${i}`, message: `${fieldWords(`/tasks/${i}`)} ${JSON.stringify(task)} is already listed as ${fieldWords(`/tasks/${first}`)}. List each task once.` });
+    if (!where.ok)
+      found.push({
+        pointer: `/tasks/${i}`,
+        message: `${fieldWords(`/tasks/${i}`)} ${JSON.stringify(task)} ${where.reason}.`,
+      });
+    else if (first !== undefined)
+      found.push({
+        pointer: `/tasks/${i}`,
+        message: `${fieldWords(`/tasks/${i}`)} ${JSON.stringify(task)} is already listed as ${fieldWords(`/tasks/${first}`)}. List each task once.`,
+      });
     seen.set(normalPath(task), first ?? i);
   });
   if (state.current === null) return found;
   const where = resolveInBoard(dir, state.current);
   const notTask = notATaskFile(state.current, name);
-  if (!where.ok) found.push({ pointer: '/current', message: `current ${JSON.stringify(state.current)} ${where.reason}. Set it to a task path from tasks.` });
-  else if (notTask) found.push({ pointer: '/current', message: `current ${JSON.stringify(state.current)} is ${notTask}, not a task file. Set it to a task path from tasks.` });
-  else if (!state.tasks.includes(state.current)) found.push({ pointer: '/current', message: `current ${JSON.stringify(state.current)} is not in tasks. Add it to tasks or set current to one of them.` });
+  if (!where.ok)
+    found.push({
+      pointer: '/current',
+      message: `current ${JSON.stringify(state.current)} ${where.reason}. Set it to a task path from tasks.`,
+    });
+  else if (notTask)
+    found.push({
+      pointer: '/current',
+      message: `current ${JSON.stringify(state.current)} is ${notTask}, not a task file. Set it to a task path from tasks.`,
+    });
+  else if (!state.tasks.includes(state.current))
+    found.push({
+      pointer: '/current',
+      message: `current ${JSON.stringify(state.current)} is not in tasks. Add it to tasks or set current to one of them.`,
+    });
   return found;
 }
 
@@ -112,10 +151,12 @@ export function notATaskFile(relative: string, boardName: string): string | unde
 
 function boardFix(error: { instancePath: string; keyword: string; params: unknown }): string {
   const params = error.params as { missingProperty?: string; additionalProperty?: string };
-  if (params.missingProperty === 'current') return 'Add `current: <task path>` (or `current: null` when nothing is left).';
+  if (params.missingProperty === 'current')
+    return 'Add `current: <task path>` (or `current: null` when nothing is left).';
   if (params.missingProperty === 'tasks') return 'Add `tasks:` with the list of task file paths.';
   if (error.keyword === 'additionalProperties' && error.instancePath === '/supervisor') {
-    const known = (schemaText('kanban') as { properties: { supervisor: { properties: object } } }).properties.supervisor.properties;
+    const known = (schemaText('kanban') as { properties: { supervisor: { properties: object } } }).properties.supervisor
+      .properties;
     const guess = closest(String(params.additionalProperty), Object.keys(known));
     return guess ? `Did you mean ${guess}?` : 'See the supervisor settings in the README.';
   }
@@ -151,7 +192,6 @@ export function readBoard(file: string, written?: WrittenText): Board {
   return boardOf(file, readBoardText(file), written);
 }
 
-
 /** kanban.yaml's text and its parse, read once for callers that check and run the same read. */
 export function readBoardSeen(file: string): WrittenText {
   const text = readBoardText(file);
@@ -163,7 +203,10 @@ export function boardOf(file: string, text: string, written?: WrittenText): Boar
   const { board, problems } = parseBoard(file, text, written?.text === text ? written.parsed : undefined);
   if (!board) {
     const shown = path.relative(process.cwd(), file);
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`${runnable(`validate${shown === 'kanban.yaml' ? '' : ` ${shellWord(shown)}`}`)}\`)` : '';
+    const more =
+      problems.length > 1
+        ? ` (and ${problems.length - 1} more problem(s): run \`${runnable(`validate${shown === 'kanban.yaml' ? '' : ` ${shellWord(shown)}`}`)}\`)`
+        : '';
     throw new InputError(`${formatProblem(problems[0] as Problem)}${more}`);
   }
   return board;

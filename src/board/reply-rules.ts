@@ -9,7 +9,12 @@ import { notATaskFile } from './read.js';
 import type { Role } from './role.js';
 
 /** The checks a role's replies must pass, including the extra schema its role file names. */
-export function loadReplyRules(board: { dir: string; file: string }, role: Pick<Role, 'file' | 'schema'>, manager: boolean, compiler: SchemaCompiler): ReplyRules {
+export function loadReplyRules(
+  board: { dir: string; file: string },
+  role: Pick<Role, 'file' | 'schema'>,
+  manager: boolean,
+  compiler: SchemaCompiler,
+): ReplyRules {
   const boardDir = board.dir;
   const boardName = path.basename(board.file);
   const paths = (answer: ManagerAnswer) => managerPathIssues(answer, boardDir, boardName);
@@ -21,20 +26,28 @@ export function loadReplyRules(board: { dir: string; file: string }, role: Pick<
     text = readRegular(where.absolute, role.schema); // a FIFO in its place is refused, never waited on
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    throw new InputError(`${role.file}: schema file ${error.message.replace(/\.$/, '').replace(': ', ' ')}, or remove the schema line.`);
+    throw new InputError(
+      `${role.file}: schema file ${error.message.replace(/\.$/, '').replace(': ', ' ')}, or remove the schema line.`,
+    );
   }
-  if (text === undefined) throw new InputError(`${role.file}: schema file "${role.schema}" cannot be read. Create it or remove the schema line.`);
+  if (text === undefined)
+    throw new InputError(
+      `${role.file}: schema file "${role.schema}" cannot be read. Create it or remove the schema line.`,
+    );
   let schema: unknown;
   try {
     schema = JSON.parse(text);
   } catch {
     schema = undefined;
   }
-  if (!isObject(schema)) throw new InputError(`${role.schema}: is not a JSON object. Write a JSON Schema, e.g. {"type": "object"}.`);
+  if (!isObject(schema))
+    throw new InputError(`${role.schema}: is not a JSON object. Write a JSON Schema, e.g. {"type": "object"}.`);
   try {
     return { manager, paths, extra: compiler.compile(`${where.absolute}\0${text}`, schema) };
   } catch (error) {
-    throw new InputError(`${role.schema}: is not a valid JSON Schema (${(error as Error).message}). Fix it or remove the schema line in ${role.file}.`);
+    throw new InputError(
+      `${role.schema}: is not a valid JSON Schema (${(error as Error).message}). Fix it or remove the schema line in ${role.file}.`,
+    );
   }
 }
 
@@ -53,6 +66,7 @@ function managerPathIssues(reply: ManagerAnswer, boardDir: string, boardName: st
     else if (first !== undefined) issues.push(`/tasks/${i} "${task}" is already listed as /tasks/${first}`);
     listed.set(normal, first ?? i);
   });
-  if (reply.next_task !== null && !listed.has(normalPath(reply.next_task))) issues.push(`/next_task "${reply.next_task}" is not in /tasks`);
+  if (reply.next_task !== null && !listed.has(normalPath(reply.next_task)))
+    issues.push(`/next_task "${reply.next_task}" is not in /tasks`);
   return issues;
 }

@@ -16,25 +16,49 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
  * is not installed, a broken extra schema. `validate` lists them; `run` checks them all before
  * the first agent starts. `sample` are inputs like the loop would give, to fill the command.
  */
-export function checkRole(boardDir: string, name: string, sample: AgentInputs, env: NodeJS.ProcessEnv, compiler: SchemaCompiler): RoleCheck {
+export function checkRole(
+  boardDir: string,
+  name: string,
+  sample: AgentInputs,
+  env: NodeJS.ProcessEnv,
+  compiler: SchemaCompiler,
+): RoleCheck {
   const check = readRole(boardDir, name);
   const role = check.role ?? check.draft;
   if (!role) return check;
   const problems: Problem[] = [...check.problems];
-  role.command.forEach((part, i) => problems.push(...unknownPlaceholders(part, role.file, role.lineOf(`/command/${i}`))));
-  role.prompt.split('\n').forEach((line, i) => problems.push(...unknownPlaceholders(line, role.file, role.promptLine + i)));
-  const program = role.command[0] === undefined ? undefined : safeFill(role.command[0], { ...sample, agents: AGENTS_DIR }, role.file);
+  role.command.forEach((part, i) =>
+    problems.push(...unknownPlaceholders(part, role.file, role.lineOf(`/command/${i}`))),
+  );
+  role.prompt
+    .split('\n')
+    .forEach((line, i) => problems.push(...unknownPlaceholders(line, role.file, role.promptLine + i)));
+  const program =
+    role.command[0] === undefined ? undefined : safeFill(role.command[0], { ...sample, agents: AGENTS_DIR }, role.file);
   // The program is looked up as the agent's own environment would: the role's `env:` may set PATH.
   const found = program === undefined ? undefined : findProgram(program, { ...env, ...role.env }, boardDir);
   if (found && 'problem' in found) {
-    problems.push({ file: role.file, line: role.lineOf('/command/0'), message: `the ${name} command "${program}" ${found.problem}. Install it, or fix \`command:\` in ${role.file}.` });
+    problems.push({
+      file: role.file,
+      line: role.lineOf('/command/0'),
+      message: `the ${name} command "${program}" ${found.problem}. Install it, or fix \`command:\` in ${role.file}.`,
+    });
   }
   if (role.schema !== undefined) {
     try {
-      loadReplyRules({ dir: boardDir, file: path.join(boardDir, 'kanban.yaml') }, role, sameRole(name, 'Manager'), compiler);
+      loadReplyRules(
+        { dir: boardDir, file: path.join(boardDir, 'kanban.yaml') },
+        role,
+        sameRole(name, 'Manager'),
+        compiler,
+      );
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
-      problems.push({ file: role.file, line: role.lineOf('/schema'), message: error.message.replace(`${role.file}: `, '') });
+      problems.push({
+        file: role.file,
+        line: role.lineOf('/schema'),
+        message: error.message.replace(`${role.file}: `, ''),
+      });
     }
   }
   return problems.length ? { draft: role, problems } : check;

@@ -24,9 +24,15 @@ export function missingRoleHint(boardDir: string, name: string): string {
   const wanted = roleFilePath(name);
   const files = roleFiles(boardDir);
   const other = files.find((file) => file !== path.basename(wanted) && file.toLowerCase() === path.basename(wanted));
-  if (other) return ` ${path.join('roles', other)} exists, but role files are found by their lower-case name: rename it to ${wanted}.`;
-  const names = files.filter((file) => file === file.toLowerCase() && file.endsWith('.md')).map((file) => capitalised(file.slice(0, -3)));
-  const guess = closest(name.toLowerCase(), names.map((n) => n.toLowerCase()));
+  if (other)
+    return ` ${path.join('roles', other)} exists, but role files are found by their lower-case name: rename it to ${wanted}.`;
+  const names = files
+    .filter((file) => file === file.toLowerCase() && file.endsWith('.md'))
+    .map((file) => capitalised(file.slice(0, -3)));
+  const guess = closest(
+    name.toLowerCase(),
+    names.map((n) => n.toLowerCase()),
+  );
   return guess === undefined ? '' : ` Did you mean ${capitalised(guess)} (${roleFilePath(guess)})?`;
 }
 
@@ -66,5 +72,9 @@ function editDistanceAtMostOne(word: string, target: string): boolean {
   if (Math.abs(word.length - target.length) > 1) return false;
   let i = 0;
   while (i < word.length && i < target.length && word[i] === target[i]) i++;
-  return word.slice(i + 1) === target.slice(i + 1) || word.slice(i) === target.slice(i + 1) || word.slice(i + 1) === target.slice(i);
+  return (
+    word.slice(i + 1) === target.slice(i + 1) ||
+    word.slice(i) === target.slice(i + 1) ||
+    word.slice(i + 1) === target.slice(i)
+  );
 }

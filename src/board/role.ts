@@ -76,15 +76,39 @@ export function readRole(boardDir: string, name: string): RoleCheck {
 /** Parse and check a role file's text (pure). */
 export function parseRole(file: string, name: string, text: string): RoleCheck {
   const parsed = parseFrontMatter(text);
-  if (!parsed.ok) return { problems: [{ file, line: parsed.line, message: `${parsed.message}. ${placeholderHint(text) ?? parsed.fix ?? 'Fix the front-matter between the --- lines.'}` }] };
-  if (!parsed.present) return { problems: [{ file, line: 1, message: 'has no front-matter. Start it with ---, a `command: [...]` line and --- (see the README).' }] };
+  if (!parsed.ok)
+    return {
+      problems: [
+        {
+          file,
+          line: parsed.line,
+          message: `${parsed.message}. ${placeholderHint(text) ?? parsed.fix ?? 'Fix the front-matter between the --- lines.'}`,
+        },
+      ],
+    };
+  if (!parsed.present)
+    return {
+      problems: [
+        {
+          file,
+          line: 1,
+          message: 'has no front-matter. Start it with ---, a `command: [...]` line and --- (see the README).',
+        },
+      ],
+    };
   const { data, lineOf } = parsed;
   const problems: Problem[] = [];
   const validate = validator('role');
   if (!validate(data)) {
     for (const error of validate.errors ?? []) {
       const problem = describeErrors([error], data)[0];
-      if (problem) problems.push({ file, line: lineOf(pointerOf(error)), message: `front-matter ${plainSchemaMessage(problem)}. ${roleFix(problem, error.params, placeholderHint(text))}`.trim() });
+      if (problem)
+        problems.push({
+          file,
+          line: lineOf(pointerOf(error)),
+          message:
+            `front-matter ${plainSchemaMessage(problem)}. ${roleFix(problem, error.params, placeholderHint(text))}`.trim(),
+        });
     }
   }
   const durations: Record<string, number | undefined> = {};
@@ -92,10 +116,16 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
     const value = data[key];
     if (value === undefined || value === null) continue;
     durations[key] = parseDuration(value) ?? undefined;
-    if (durations[key] === undefined) problems.push({ file, line: lineOf(`/${key}`), message: `front-matter ${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).` });
+    if (durations[key] === undefined)
+      problems.push({
+        file,
+        line: lineOf(`/${key}`),
+        message: `front-matter ${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).`,
+      });
   }
   const env: Record<string, string> = {};
-  if (data.env && typeof data.env === 'object') for (const [key, value] of Object.entries(data.env)) env[key] = String(value);
+  if (data.env && typeof data.env === 'object')
+    for (const [key, value] of Object.entries(data.env)) env[key] = String(value);
   const role: Role = {
     name,
     file,
@@ -113,17 +143,26 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
   };
   const sandbox = problems.length === 0 ? sandboxSpec(data.sandbox) : undefined;
   if (sandbox) role.sandbox = sandbox;
-  if (role.failures) for (const problem of patternProblems(role.failures)) problems.push({ file, line: lineOf('/failures'), message: `front-matter failures: ${problem}. Write each pattern as a JavaScript regular expression.` });
+  if (role.failures)
+    for (const problem of patternProblems(role.failures))
+      problems.push({
+        file,
+        line: lineOf('/failures'),
+        message: `front-matter failures: ${problem}. Write each pattern as a JavaScript regular expression.`,
+      });
   return problems.length ? { draft: role, problems } : { role, problems };
 }
 
 /** The role for a run: every problem becomes one InputError (exit 2) naming the file, the line and the fix. */
 export function loadRole(boardDir: string, name: string, wantedBy: string): Role {
-  if (!isRoleName(name)) throw new InputError(`${wantedBy}: role "${name}" is not a valid role name. Use letters, digits, - and _ only.`);
+  if (!isRoleName(name))
+    throw new InputError(`${wantedBy}: role "${name}" is not a valid role name. Use letters, digits, - and _ only.`);
   const check = readRole(boardDir, name);
   if (check.missing) {
     const file = roleFilePath(name);
-    throw new InputError(`${file}: no such role file, but ${wantedBy} needs role ${name}.${missingRoleHint(boardDir, name)} Create ${file} (see \`${runnable('init --help')}\`) or change the role.`);
+    throw new InputError(
+      `${file}: no such role file, but ${wantedBy} needs role ${name}.${missingRoleHint(boardDir, name)} Create ${file} (see \`${runnable('init --help')}\`) or change the role.`,
+    );
   }
   if (!check.role) throw new InputError(problemsMessage(check.problems));
   return check.role;
@@ -131,13 +170,16 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
 
 /** The first problem as one line, and how many more there are. */
 export function problemsMessage(problems: Problem[]): string {
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`${runnable('validate')}\`)` : '';
+  const more =
+    problems.length > 1 ? ` (and ${problems.length - 1} more problem(s): run \`${runnable('validate')}\`)` : '';
   return `${formatProblem(problems[0] as Problem)}${more}`;
 }
 
 // In YAML, `{{x}}` unquoted inside a flow list is a nested mapping, not text.
 function placeholderHint(text: string): string | undefined {
-  return /^command:.*[[,\s=]\{\{/m.test(text) ? 'Quote argv elements that contain {{placeholders}}, e.g. command: [agent, "{{task_file}}"].' : undefined;
+  return /^command:.*[[,\s=]\{\{/m.test(text)
+    ? 'Quote argv elements that contain {{placeholders}}, e.g. command: [agent, "{{task_file}}"].'
+    : undefined;
 }
 
 function roleFix(problem: string, params: unknown, hint: string | undefined): string {
@@ -151,10 +193,12 @@ function roleFix(problem: string, params: unknown, hint: string | undefined): st
     return guess ? `Did you mean ${guess}?` : `Role files know ${KEYS.join(', ')}.`;
   }
   if (problem.startsWith('/command/') && hint) return hint;
-  if (problem.startsWith('/command') || problem.includes('"command"')) return "Set `command:` to the agent's argv as a list, e.g. `command: [claude, -p, --output-format, json]`.";
+  if (problem.startsWith('/command') || problem.includes('"command"'))
+    return "Set `command:` to the agent's argv as a list, e.g. `command: [claude, -p, --output-format, json]`.";
   if (problem.startsWith('/stdin')) return 'Use `stdin: prompt`, `stdin: json` or `stdin: none`.';
   if (problem.startsWith('/output')) return 'Use `output: auto` unless you need a named strategy.';
-  if (problem.startsWith('/sandbox')) return 'Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], hide: [~/.private], network: false}`.';
+  if (problem.startsWith('/sandbox'))
+    return 'Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], hide: [~/.private], network: false}`.';
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';
   return 'See the role file format in the README.';
 }

@@ -7,5 +7,7 @@ export const RUN_OUTPUT = ['.kanban-supervisor/', 'supervisor.log.md'] as const;
 
 /** Whether a path relative to the board folder is run output, or inside it (pure). */
 export function isRunOutputPath(relative: string): boolean {
-  return RUN_OUTPUT.some((entry) => (entry.endsWith('/') ? relative === entry.slice(0, -1) || relative.startsWith(entry) : relative === entry));
+  return RUN_OUTPUT.some((entry) =>
+    entry.endsWith('/') ? relative === entry.slice(0, -1) || relative.startsWith(entry) : relative === entry,
+  );
 }

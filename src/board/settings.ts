@@ -123,20 +123,33 @@ export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Set
 
 /** Where notifications go and the wait worth telling of (pure); a malformed entry of supervisor.notify is an InputError naming it and the fix. */
 export function notifySettings(board: BoardSettings, flags: SettingsFlags): Pick<Settings, 'notify' | 'notifyWaitMs'> {
-  const listed = board.notify === undefined || board.notify === null ? [] : Array.isArray(board.notify) ? (board.notify as unknown[]) : [board.notify];
+  const listed =
+    board.notify === undefined || board.notify === null
+      ? []
+      : Array.isArray(board.notify)
+        ? (board.notify as unknown[])
+        : [board.notify];
   listed.forEach((entry, i) => {
     const problem = notifyProblem(entry, `kanban.yaml: supervisor.notify[${i}]`);
     if (problem) throw new InputError(problem);
   });
   return {
     notify: [...(listed as string[]), ...(flags.notify ?? [])],
-    notifyWaitMs: parsed(board.notify_wait, 'notify_wait', parseDuration, 'a duration like 90s, 20m or 1h30m') ?? DEFAULTS.notifyWaitMs,
+    notifyWaitMs:
+      parsed(board.notify_wait, 'notify_wait', parseDuration, 'a duration like 90s, 20m or 1h30m') ??
+      DEFAULTS.notifyWaitMs,
   };
 }
 
-function parsed(value: unknown, key: string, parse: (value: unknown) => number | null, what: string): number | undefined {
+function parsed(
+  value: unknown,
+  key: string,
+  parse: (value: unknown) => number | null,
+  what: string,
+): number | undefined {
   if (value === undefined || value === null) return undefined;
   const result = parse(value);
-  if (result === null) throw new InputError(`kanban.yaml: supervisor.${key} must be ${what} (got ${JSON.stringify(value)}).`);
+  if (result === null)
+    throw new InputError(`kanban.yaml: supervisor.${key} must be ${what} (got ${JSON.stringify(value)}).`);
   return result;
 }

@@ -23,14 +23,24 @@ const HEAD_BYTES = 256 * 1024;
  * A task's front-matter, and the line of each of its keys (for messages). `where` is its path
  * as resolved already, when the caller checked many at once (resolveAllInBoard).
  */
-export function readTask(boardDir: string, task: string, boardName = BOARD_NAME, where: BoardFile = resolveInBoard(boardDir, task)): { meta: TaskMeta; lineOf: (pointer: string) => number } {
+export function readTask(
+  boardDir: string,
+  task: string,
+  boardName = BOARD_NAME,
+  where: BoardFile = resolveInBoard(boardDir, task),
+): { meta: TaskMeta; lineOf: (pointer: string) => number } {
   if (!where.ok) throw new InputError(`${task}: the task path ${where.reason}. Fix current in kanban.yaml.`);
   const head = readHead(boardDir, boardName, task, where);
   const parsed = parseFrontMatter(head);
-  if (!parsed.ok) throw new InputError(`${task}:${parsed.line}: ${parsed.message}. ${parsed.fix ? `${parsed.fix} ` : ''}Fix the front-matter between the --- lines.`);
+  if (!parsed.ok)
+    throw new InputError(
+      `${task}:${parsed.line}: ${parsed.message}. ${parsed.fix ? `${parsed.fix} ` : ''}Fix the front-matter between the --- lines.`,
+    );
   const role = parsed.data.role;
   if (role !== undefined && role !== null && !isRoleName(role)) {
-    throw new InputError(`${task}:${parsed.lineOf('/role')}: front-matter role must be a role name like Implementor (got ${JSON.stringify(role)}). Fix or remove the role line.`);
+    throw new InputError(
+      `${task}:${parsed.lineOf('/role')}: front-matter role must be a role name like Implementor (got ${JSON.stringify(role)}). Fix or remove the role line.`,
+    );
   }
   return { meta: parsed.data as TaskMeta, lineOf: parsed.lineOf };
 }
@@ -46,7 +56,12 @@ const FIRST_READ = 8 * 1024;
 
 // Opened without blocking (a FIFO in its place is refused, never waited on) and known by its
 // real path and inode: a link to one of the board's own files is refused.
-function readHead(boardDir: string, boardName: string, task: string, where: { absolute: string; real?: string }): string {
+function readHead(
+  boardDir: string,
+  boardName: string,
+  task: string,
+  where: { absolute: string; real?: string },
+): string {
   let opened;
   try {
     opened = openRegular(where.absolute, task);
@@ -58,11 +73,22 @@ function readHead(boardDir: string, boardName: string, task: string, where: { ab
   try {
     // Its real path as its folder's listing gave it (a regular file, a moment ago: reads only, and a
     // step reads its task again one by one), else the kernel's path of the open file (one readlink).
-    const own = ownFileOf(boardDir, boardName, where.absolute, where.real ?? procTarget(fd) ?? realpathSync.native(where.absolute), stats);
+    const own = ownFileOf(
+      boardDir,
+      boardName,
+      where.absolute,
+      where.real ?? procTarget(fd) ?? realpathSync.native(where.absolute),
+      stats,
+    );
     if (own) throw new OwnFileError(task, own);
     const first = readFromStart(fd, FIRST_READ);
     const head = first.toString('utf8');
-    if (first.length < FIRST_READ || !head.replace(/^\uFEFF/, '').startsWith('---') || /\n---[ \t]*(\r?\n|$)/.test(head.slice(3))) return head;
+    if (
+      first.length < FIRST_READ ||
+      !head.replace(/^\uFEFF/, '').startsWith('---') ||
+      /\n---[ \t]*(\r?\n|$)/.test(head.slice(3))
+    )
+      return head;
     return readFromStart(fd, HEAD_BYTES).toString('utf8');
   } finally {
     closeSync(fd);

@@ -7,7 +7,10 @@
 export function fieldWords(pointer: string): string {
   let words = '';
   let afterItem = false;
-  for (const key of pointer.split('/').slice(1).filter((k) => k !== '')) {
+  for (const key of pointer
+    .split('/')
+    .slice(1)
+    .filter((k) => k !== '')) {
     const name = key.replaceAll('~1', '/').replaceAll('~0', '~');
     if (/^\d+$/.test(name)) {
       words += `${words ? ' ' : ''}item ${Number(name) + 1}`;

@@ -24,7 +24,9 @@ export function checkWritable(file: string): void {
 /** Remove the temp files of board writes by supervisors that died mid-write (call only while holding the lock). */
 export function removeDeadTemps(file: string): void {
   const dir = path.dirname(file);
-  const pattern = new RegExp(`^\\.${path.basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(\\d+)-[0-9a-f]+\\.tmp$`);
+  const pattern = new RegExp(
+    `^\\.${path.basename(file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(\\d+)-[0-9a-f]+\\.tmp$`,
+  );
   for (const entry of readdirSync(dir)) {
     const pid = Number(pattern.exec(entry)?.[1]);
     if (pid > 0 && pid !== process.pid && !isAlive(pid)) rmSync(path.join(dir, entry), { force: true });

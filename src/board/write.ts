@@ -10,14 +10,20 @@ import { parseBoard, type Board, type BoardState, type WrittenText } from './rea
 /** The Manager's answer as a change to the board, its paths in normal form (`tasks/./a.md` is written `tasks/a.md`). */
 export function managerChange(reply: Record<string, unknown>): BoardChange {
   const next = reply.next_task as string | null;
-  const change: BoardChange = { current: next === null ? null : normalPath(next), tasks: (reply.tasks as string[]).map(normalPath) };
+  const change: BoardChange = {
+    current: next === null ? null : normalPath(next),
+    tasks: (reply.tasks as string[]).map(normalPath),
+  };
   if (typeof reply.phase === 'string') change.phase = reply.phase;
   if (reply.sub_phase !== undefined) change.sub_phase = reply.sub_phase as string | null;
   return change;
 }
 
 /** What happened when the answer was written. */
-export type WriteOutcome = { written: false; keptHumanEdit: false } | { written: true; keptHumanEdit: false; board?: WrittenText } | { written: false; keptHumanEdit: true; fields: string[] };
+export type WriteOutcome =
+  | { written: false; keptHumanEdit: false }
+  | { written: true; keptHumanEdit: false; board?: WrittenText }
+  | { written: false; keptHumanEdit: true; fields: string[] };
 
 // A person saving kanban.yaml while the answer is written is re-checked this many times.
 const MAX_TRIES = 3;
@@ -42,7 +48,10 @@ export function writeManagerAnswer(before: Board, change: BoardChange): WriteOut
     if (next === text) return { written: false, keptHumanEdit: false };
     // A guard on the edit itself: the answer's paths were checked with the reply (checkReply).
     const check = parseBoard(before.file, next, parsed, { paths: false });
-    if (!check.board) throw new InternalError(`writing the Manager's answer would make ${before.file} invalid: ${check.problems[0]?.message ?? ''}`);
+    if (!check.board)
+      throw new InternalError(
+        `writing the Manager's answer would make ${before.file} invalid: ${check.problems[0]?.message ?? ''}`,
+      );
     // The rename is atomic, but a person's save between our read and the rename would be lost.
     // Gone since the read: no rename, which would make a board from nothing; the next read says why.
     const stillSame = () => {
@@ -52,16 +61,23 @@ export function writeManagerAnswer(before: Board, change: BoardChange): WriteOut
         return false;
       }
     };
-    if (replaceFileAtomic(before.dir, path.basename(before.file), next, { stillSame })) return { written: true, keptHumanEdit: false, ...(parsed && { board: { text: next, parsed } }) };
+    if (replaceFileAtomic(before.dir, path.basename(before.file), next, { stillSame }))
+      return { written: true, keptHumanEdit: false, ...(parsed && { board: { text: next, parsed } }) };
   }
-  return { written: false, keptHumanEdit: true, fields: ['the whole file (it kept changing while the answer was written)'] };
+  return {
+    written: false,
+    keptHumanEdit: true,
+    fields: ['the whole file (it kept changing while the answer was written)'],
+  };
 }
 
 // Fields a person changed since the step read the board, to something other than the answer.
 function humanEdits(before: Board, now: Board, change: BoardChange): string[] {
   if (now === before) return [];
   const keys = Object.keys(change) as Array<keyof BoardChange>;
-  return keys.filter((k) => !isDeepStrictEqual(field(now, k), field(before, k)) && !isDeepStrictEqual(field(now, k), change[k]));
+  return keys.filter(
+    (k) => !isDeepStrictEqual(field(now, k), field(before, k)) && !isDeepStrictEqual(field(now, k), change[k]),
+  );
 }
 
 function field(board: BoardState, key: keyof BoardChange): unknown {

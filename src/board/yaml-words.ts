@@ -25,19 +25,32 @@ export function yamlProblem(error: YAMLError, text: string, lines: LineCounter):
       if (!quote) break;
       const start = openingQuote(text, error.pos[0], quote);
       const line = start === undefined ? at : lines.linePos(start).line;
-      return { line, message: `a ${quote === '"' ? 'double' : 'single'} quote opened here is never closed`, fix: `Close it with ${quote} at the end of the value, or remove it.` };
+      return {
+        line,
+        message: `a ${quote === '"' ? 'double' : 'single'} quote opened here is never closed`,
+        fix: `Close it with ${quote} at the end of the value, or remove it.`,
+      };
     }
     case 'BLOCK_AS_IMPLICIT_KEY':
-      return { line: at, message: 'a value holds ": " (a colon and a space), which YAML reads as another key', fix: 'Quote the value, e.g. title: "Fix: the login page".' };
+      return {
+        line: at,
+        message: 'a value holds ": " (a colon and a space), which YAML reads as another key',
+        fix: 'Quote the value, e.g. title: "Fix: the login page".',
+      };
     case 'MULTILINE_IMPLICIT_KEY':
-      return { line: at, message: 'a key runs over more than one line (often a value with ": " in it, or a missing colon)', fix: 'Quote the value, or put the colon after the key.' };
+      return {
+        line: at,
+        message: 'a key runs over more than one line (often a value with ": " in it, or a missing colon)',
+        fix: 'Quote the value, or put the colon after the key.',
+      };
     case 'DUPLICATE_KEY':
       return { line: at, message: 'this key is given twice in the same mapping', fix: 'Keep one of them.' };
     case 'TAB_AS_INDENT':
       return { line: at, message: 'a tab is used for indentation', fix: 'Indent with spaces.' };
   }
   // yaml reports nesting deeper than its parser's stack as a stack overflow; say what it means.
-  if (/call stack/i.test(libraryWords)) return { line: at, message: 'nests too deeply to read (thousands of levels of [ or {)' };
+  if (/call stack/i.test(libraryWords))
+    return { line: at, message: 'nests too deeply to read (thousands of levels of [ or {)' };
   return { line: at, message: libraryWords.replace(/\.$/, '') };
 }
 

@@ -16,7 +16,13 @@ const MAX_ALIAS_COUNT = 100;
  */
 export function parseYaml(text: string): ParsedYaml {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true, logLevel: 'silent' });
+  const doc = parseDocument(text, {
+    lineCounter: lines,
+    uniqueKeys: true,
+    prettyErrors: false,
+    strict: true,
+    logLevel: 'silent',
+  });
   const first = doc.errors[0];
   if (first) return { ok: false, ...yamlProblem(first, text, lines) };
   const key = collectionKey(doc);
@@ -43,13 +49,25 @@ function collectionKey(doc: Document): number | undefined {
 
 function placeholderProblem(text: string, line: number): { line: number; message: string; fix: string } {
   const placeholder = /\{\{[^{}]*\}\}/.exec(text.split('\n')[line - 1] ?? '')?.[0];
-  if (!placeholder) return { line, message: 'a mapping ({…}) is used as a key', fix: 'Quote the text if it is not meant as YAML, e.g. "{…}".' };
-  return { line, message: `${placeholder} is not in quotes, so YAML reads it as a mapping, not as text`, fix: `Quote it: "${placeholder}".` };
+  if (!placeholder)
+    return {
+      line,
+      message: 'a mapping ({…}) is used as a key',
+      fix: 'Quote the text if it is not meant as YAML, e.g. "{…}".',
+    };
+  return {
+    line,
+    message: `${placeholder} is not in quotes, so YAML reads it as a mapping, not as text`,
+    fix: `Quote it: "${placeholder}".`,
+  };
 }
 
 /** The 1-based line where the node at a JSON-pointer-like path starts (the nearest existing parent otherwise). */
 export function lineOf(doc: Document, lines: LineCounter, pointer: string): number {
-  const keys = pointer.split('/').slice(1).map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+  const keys = pointer
+    .split('/')
+    .slice(1)
+    .map((k) => (/^\d+$/.test(k) ? Number(k) : k));
   for (let depth = keys.length; depth >= 0; depth--) {
     const node = doc.getIn(keys.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
     if (node && typeof node === 'object' && node.range) return lines.linePos(node.range[0]).line;

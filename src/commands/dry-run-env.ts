@@ -16,12 +16,18 @@ export interface ShownVariable {
  * `env:` masked (it is where keys go), and inherited variables whose names look like a key or
  * a secret, masked, so a person sees whether the agent gets its login without seeing it (pure).
  */
-export function maskedEnv(agentEnv: Readonly<Record<string, string>>, inherited: NodeJS.ProcessEnv, roleEnv: Readonly<Record<string, string>>): ShownVariable[] {
+export function maskedEnv(
+  agentEnv: Readonly<Record<string, string>>,
+  inherited: NodeJS.ProcessEnv,
+  roleEnv: Readonly<Record<string, string>>,
+): ShownVariable[] {
   const shown: ShownVariable[] = [];
   for (const [name, value] of Object.entries(agentEnv)) {
     if (name === TAG_VARIABLE) continue; // names the run, which a dry run does not have
-    if (name.startsWith('KANBAN_') && !Object.hasOwn(roleEnv, name)) shown.push({ name, value, from: 'input', masked: false });
-    else if (Object.hasOwn(roleEnv, name) || inherited[name] !== value) shown.push({ name, value: mask(value), from: 'role', masked: true });
+    if (name.startsWith('KANBAN_') && !Object.hasOwn(roleEnv, name))
+      shown.push({ name, value, from: 'input', masked: false });
+    else if (Object.hasOwn(roleEnv, name) || inherited[name] !== value)
+      shown.push({ name, value: mask(value), from: 'role', masked: true });
     else if (isSecretName(name)) shown.push({ name, value: mask(value), from: 'inherited', masked: true });
   }
   const order = { input: 0, role: 1, inherited: 2 };

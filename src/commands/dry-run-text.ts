@@ -30,31 +30,56 @@ export function formatDryRun(plan: DryRunPlan): string {
   lines.push(`${pad('argv')}${words.join(' ')}`);
   lines.push(`${pad('cwd')}${n.cwd}`);
   lines.push(`${pad('timeout')}${formatDuration(n.timeoutMs)} ${timeoutWhy(n.timeout, n.roleFile)}`);
-  lines.push(`${pad('')}${n.idleTimeoutMs === null ? 'no idle timeout' : `idle timeout ${formatDuration(n.idleTimeoutMs)}`}; up to ${n.maxRetries} retr${n.maxRetries === 1 ? 'y' : 'ies'} with these exact inputs`);
-  n.envSources.forEach((v, i) => lines.push(`${pad(i === 0 ? 'env' : '')}${v.name}=${v.value}${v.from === 'role' ? `   (${n.roleFile} env:)` : v.from === 'inherited' ? '   (inherited)' : ''}`));
+  lines.push(
+    `${pad('')}${n.idleTimeoutMs === null ? 'no idle timeout' : `idle timeout ${formatDuration(n.idleTimeoutMs)}`}; up to ${n.maxRetries} retr${n.maxRetries === 1 ? 'y' : 'ies'} with these exact inputs`,
+  );
+  n.envSources.forEach((v, i) =>
+    lines.push(
+      `${pad(i === 0 ? 'env' : '')}${v.name}=${v.value}${v.from === 'role' ? `   (${n.roleFile} env:)` : v.from === 'inherited' ? '   (inherited)' : ''}`,
+    ),
+  );
   if (n.fence) lines.push(...fenceLines(n.fence, n.roleFile, pad));
   if (n.stdin === null) lines.push(`${pad('stdin')}none (/dev/null)`);
   else lines.push(`${pad('stdin')}${Buffer.byteLength(n.stdin)} bytes, below`);
   for (const { label, text } of below) lines.push(...block(label, text));
   if (n.stdin !== null) lines.push(...block('stdin', n.stdin));
-  lines.push(`Then: the Manager (${n.manager.roleFile}: ${n.manager.command}) gets the reply as {{result}} and picks the next task.`);
-  if (plan.git) lines.push(plan.git.commits ? `Commits: the step, once the Manager's answer is written, would be one commit in ${plan.git.repository ?? ''} (supervisor.git_commit; never pushed).` : `Commits: none (supervisor.git_commit is on, but ${plan.git.why ?? 'there is no repository'}).`);
+  lines.push(
+    `Then: the Manager (${n.manager.roleFile}: ${n.manager.command}) gets the reply as {{result}} and picks the next task.`,
+  );
+  if (plan.git)
+    lines.push(
+      plan.git.commits
+        ? `Commits: the step, once the Manager's answer is written, would be one commit in ${plan.git.repository ?? ''} (supervisor.git_commit; never pushed).`
+        : `Commits: none (supervisor.git_commit is on, but ${plan.git.why ?? 'there is no repository'}).`,
+    );
   return `${lines.join('\n')}\n${notify}`;
 }
 
 /** Why this timeout applies: who set it and what it wins over (pure). */
 export function timeoutWhy(choice: TimeoutChoice, roleFile: string): string {
-  const name = { role: `${roleFile} timeout:`, flag: '--timeout', board: 'supervisor.timeout in kanban.yaml', default: 'the default' };
+  const name = {
+    role: `${roleFile} timeout:`,
+    flag: '--timeout',
+    board: 'supervisor.timeout in kanban.yaml',
+    default: 'the default',
+  };
   const [winner, ...losers] = choice.asked;
-  if (!winner || winner.from === 'default') return `(the default: neither ${roleFile} timeout:, --timeout nor supervisor.timeout sets one)`;
-  const over = losers.map((l) => (l.from === 'default' ? `the ${formatDuration(l.ms)} default` : `${name[l.from]} ${formatDuration(l.ms)}`));
+  if (!winner || winner.from === 'default')
+    return `(the default: neither ${roleFile} timeout:, --timeout nor supervisor.timeout sets one)`;
+  const over = losers.map((l) =>
+    l.from === 'default' ? `the ${formatDuration(l.ms)} default` : `${name[l.from]} ${formatDuration(l.ms)}`,
+  );
   return `(from ${name[winner.from]}, which wins over ${over.join(', ')})`;
 }
 
 // Verbatim between marker lines; the end marker says when there is no final newline.
 function block(label: string, text: string): string[] {
   const whole = text.endsWith('\n');
-  return [`----- ${label} (${Buffer.byteLength(text)} bytes) -----`, whole ? text.slice(0, -1) : text, `----- end of ${label}${whole ? '' : ' (no final newline)'} -----`];
+  return [
+    `----- ${label} (${Buffer.byteLength(text)} bytes) -----`,
+    whole ? text.slice(0, -1) : text,
+    `----- end of ${label}${whole ? '' : ' (no final newline)'} -----`,
+  ];
 }
 
 function lineCount(text: string): number {

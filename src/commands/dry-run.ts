@@ -79,7 +79,15 @@ export async function dryRun(options: SettingsFlags & { file: string; env?: Node
   const board = readBoard(file);
   const notify = describeTargets(notifySettings(board.settings, options).notify, env);
   if (board.current === null || board.phase === 'complete') {
-    return { file, warnings: [], notify, nothing: board.current === null ? `the board has no next task (current: null). ${RUN_A_TASK.replace(/\.$/, '')}` : `the board is complete (phase: complete), so ${board.current} (current) is not run; to run it, set phase to another value (e.g. execute)` };
+    return {
+      file,
+      warnings: [],
+      notify,
+      nothing:
+        board.current === null
+          ? `the board has no next task (current: null). ${RUN_A_TASK.replace(/\.$/, '')}`
+          : `the board is complete (phase: complete), so ${board.current} (current) is not run; to run it, set phase to another value (e.g. execute)`,
+    };
   }
   const settings = resolveSettings(board.settings, options);
   // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
@@ -117,8 +125,15 @@ export async function dryRun(options: SettingsFlags & { file: string; env?: Node
 }
 
 /** Which timeout applies: role `timeout:` over `--timeout` over `supervisor.timeout` over the 30m default (pure). */
-export function timeoutChoice(role: Pick<Role, 'timeoutMs'>, flags: SettingsFlags, board: Pick<Board, 'settings'>): TimeoutChoice {
-  const fromBoard = board.settings.timeout === undefined || board.settings.timeout === null ? null : parseDuration(board.settings.timeout);
+export function timeoutChoice(
+  role: Pick<Role, 'timeoutMs'>,
+  flags: SettingsFlags,
+  board: Pick<Board, 'settings'>,
+): TimeoutChoice {
+  const fromBoard =
+    board.settings.timeout === undefined || board.settings.timeout === null
+      ? null
+      : parseDuration(board.settings.timeout);
   const asked: TimeoutChoice['asked'] = [];
   if (role.timeoutMs !== undefined) asked.push({ from: 'role', ms: role.timeoutMs });
   if (flags.timeoutMs !== undefined) asked.push({ from: 'flag', ms: flags.timeoutMs });
@@ -129,11 +144,24 @@ export function timeoutChoice(role: Pick<Role, 'timeoutMs'>, flags: SettingsFlag
 }
 
 // As a run's start finds the repository (git/open.ts); a missing identity is a warning here, as a missing command is.
-async function gitPlan(file: string, env: NodeJS.ProcessEnv, settings: Settings, warnings: string[]): Promise<NonNullable<DryRunPlan['git']>> {
-  const call = { cwd: path.dirname(file), env, timeoutMs: settings.gitTimeoutMs, graceMs: settings.killGraceMs, tag: agentTag({ board: file, run: '<dry-run>', step: 0, role: 'git' }, env[TAG_VARIABLE]) };
+async function gitPlan(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  settings: Settings,
+  warnings: string[],
+): Promise<NonNullable<DryRunPlan['git']>> {
+  const call = {
+    cwd: path.dirname(file),
+    env,
+    timeoutMs: settings.gitTimeoutMs,
+    graceMs: settings.killGraceMs,
+    tag: agentTag({ board: file, run: '<dry-run>', step: 0, role: 'git' }, env[TAG_VARIABLE]),
+  };
   try {
     const found = await findRepo(file, call);
-    return 'off' in found ? { commits: false, repository: null, why: found.off } : { commits: true, repository: found.repo.top };
+    return 'off' in found
+      ? { commits: false, repository: null, why: found.off }
+      : { commits: true, repository: found.repo.top };
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     warnings.push(`${error.message} A run would stop here with exit 2.`);
@@ -143,9 +171,16 @@ async function gitPlan(file: string, env: NodeJS.ProcessEnv, settings: Settings,
 
 // As a run prepares the agent (the tag shown as its run would set it: a dry run has no run),
 // with a missing command kept as a warning. The dry-run tests compare the result with a run's.
-function plan(board: Board, settings: Settings, inputs: AgentInputs, env: NodeJS.ProcessEnv, warnings: string[]): { role: Role; invocation: Invocation } {
+function plan(
+  board: Board,
+  settings: Settings,
+  inputs: AgentInputs,
+  env: NodeJS.ProcessEnv,
+  warnings: string[],
+): { role: Role; invocation: Invocation } {
   const planned = planAgent({ env, runId: '<run>' }, board, settings, inputs, 1);
-  if (planned.unfenceable !== undefined) warnings.push(`${planned.role.file}: ${planned.unfenceable} A run would stop here with exit 2.`);
+  if (planned.unfenceable !== undefined)
+    warnings.push(`${planned.role.file}: ${planned.unfenceable} A run would stop here with exit 2.`);
   try {
     checkCommand(planned.invocation);
   } catch (error) {

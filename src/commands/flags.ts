@@ -17,7 +17,9 @@ export interface SettingFlagValues {
 /** The settings the flags give, each checked; a bad value is an InputError with an example of a good one. */
 export function settingsFlags(flags: SettingFlagValues): SettingsFlags {
   return {
-    ...(typeof flags['max-retries'] === 'string' && { maxRetries: integerFlag('--max-retries', flags['max-retries'], 0) }),
+    ...(typeof flags['max-retries'] === 'string' && {
+      maxRetries: integerFlag('--max-retries', flags['max-retries'], 0),
+    }),
     ...(typeof flags['max-steps'] === 'string' && { maxSteps: integerFlag('--max-steps', flags['max-steps'], 1) }),
     ...(typeof flags.timeout === 'string' && { timeoutMs: requireDuration(flags.timeout, '--timeout') }),
     ...(typeof flags['max-cost'] === 'string' && { maxCostUsd: dollarsFlag(flags['max-cost']) }),
@@ -36,13 +38,19 @@ function notifyFlag(entry: string): string {
 /** `--max-cost USD`: an amount of US dollars above 0 (a leading $ allowed). */
 function dollarsFlag(value: string): number {
   const n = Number(value.replace(/^\$/, ''));
-  if (value.trim() === '' || !(n > 0) || !Number.isFinite(n)) throw new InputError(`--max-cost must be an amount of US dollars above 0 (got ${JSON.stringify(value)}), e.g. --max-cost 5 or --max-cost 2.50.`);
+  if (value.trim() === '' || !(n > 0) || !Number.isFinite(n))
+    throw new InputError(
+      `--max-cost must be an amount of US dollars above 0 (got ${JSON.stringify(value)}), e.g. --max-cost 5 or --max-cost 2.50.`,
+    );
   return n;
 }
 
 /** A whole-number flag of at least `min`. */
 export function integerFlag(name: string, value: string, min: number): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < min) throw new InputError(`${name} must be a whole number >= ${min} (got ${JSON.stringify(value)}), e.g. ${name} ${min + 2}.`);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min)
+    throw new InputError(
+      `${name} must be a whole number >= ${min} (got ${JSON.stringify(value)}), e.g. ${name} ${min + 2}.`,
+    );
   return n;
 }

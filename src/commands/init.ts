@@ -49,13 +49,16 @@ export function init(options: InitOptions): InitResult {
   const files = presetFiles(options.agent);
   const existing = Object.keys(files).filter((name) => lexists(path.join(options.dir, name)));
   if (existing.length && !options.force) {
-    throw new InputError(`${path.join(options.dir, existing[0] as string)} already exists${existing.length > 1 ? ` (and ${existing.length - 1} more board file(s))` : ''}; nothing was written. Use another folder, or pass --force to overwrite.`);
+    throw new InputError(
+      `${path.join(options.dir, existing[0] as string)} already exists${existing.length > 1 ? ` (and ${existing.length - 1} more board file(s))` : ''}; nothing was written. Use another folder, or pass --force to overwrite.`,
+    );
   }
   // The folder the person named is theirs (a symlink they made included); inside it, nothing is
   // written through a link: roles/, tasks/ and every file go through the safe-write path.
   mkdirSync(options.dir, { recursive: true });
   // Every refusal before the first write, so a refused init leaves no half board behind.
-  for (const folder of new Set(Object.keys(files).map((name) => path.posix.dirname(name)))) ensureRealDir(options.dir, folder, WALK);
+  for (const folder of new Set(Object.keys(files).map((name) => path.posix.dirname(name))))
+    ensureRealDir(options.dir, folder, WALK);
   const linked = [...Object.keys(files), '.gitignore'].find((name) => isSymlink(path.join(options.dir, name)));
   if (linked !== undefined) throw plantedSymlink(path.join(options.dir, linked));
   for (const [name, content] of Object.entries(files)) {
@@ -93,7 +96,11 @@ function appendMissing(fd: number, shown: string, header: string): GitignoreChan
   const has = new Set(text.split(/\r?\n/).map((line) => line.trim().replace(/^\//, '').replace(/\/$/, '')));
   const missing = RUN_OUTPUT.filter((line) => !has.has(line.replace(/\/$/, '')));
   if (missing.length === 0) return 'kept';
-  writeWhole(fd, Buffer.from(`${text === '' || text.endsWith('\n') ? '' : '\n'}${header}${missing.join('\n')}\n`), shown);
+  writeWhole(
+    fd,
+    Buffer.from(`${text === '' || text.endsWith('\n') ? '' : '\n'}${header}${missing.join('\n')}\n`),
+    shown,
+  );
   return 'appended';
 }
 
@@ -131,17 +138,23 @@ export function nextSteps(dir: string, agent: string, written: InitResult): stri
   // A folder argument means its kanban.yaml; the current folder needs none.
   const board = dir === '.' || dir === '' ? '' : ` ${shellWord(dir)}`;
   const lines = [`Created a ${agent} board in ${dir}: ${written.files.join(', ')}.`, 'Next:'];
-  lines.push(`  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in kanban.yaml).`);
+  lines.push(
+    `  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in kanban.yaml).`,
+  );
   // How to get the agent CLI ready to run unattended: installed, and logged in or given a key.
   const setup = AGENTS.find((cli) => cli.preset === agent)?.setup;
   if (setup) {
     lines.push(`  2. ${setup}`);
-    lines.push(`     The roles/*.md files say which permissions the agent gets; see the README, "Agent CLIs", to change them.`);
+    lines.push(
+      `     The roles/*.md files say which permissions the agent gets; see the README, "Agent CLIs", to change them.`,
+    );
   }
   const step = setup ? 3 : 2;
   lines.push(`  ${step}. Check it:  ${runnable(`validate${board}`)}`);
   lines.push(`  ${step + 1}. Run it:    ${runnable(board.trim())}`);
   lines.push(`  ${step + 2}. Read it:   ${runnable(`status${board}`)}   (then: logs, report)`);
-  lines.push(`Run output goes to .kanban-supervisor/ and supervisor.log.md beside kanban.yaml; ${IGNORED[written.gitignore]}.`);
+  lines.push(
+    `Run output goes to .kanban-supervisor/ and supervisor.log.md beside kanban.yaml; ${IGNORED[written.gitignore]}.`,
+  );
   return `${lines.join('\n')}\n`;
 }

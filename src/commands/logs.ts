@@ -37,9 +37,15 @@ export interface LogsIO {
  * `kanban-supervisor logs`: print what an agent printed in one attempt (the last, or the last
  * of a task, step, run or role), or follow the running one until it ends. Reads only.
  */
-export async function logsCommand(options: { file: string; flags: LogsFlags }, io: LogsIO = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function logsCommand(
+  options: { file: string; flags: LogsFlags },
+  io: LogsIO = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   const { flags } = options;
-  if (flags.stdout && flags.stderr) throw new InputError(`--stdout and --stderr each print one stream alone; give one of them, or neither for both under headings. See \`${runnable('logs --help')}\`.`);
+  if (flags.stdout && flags.stderr)
+    throw new InputError(
+      `--stdout and --stderr each print one stream alone; give one of them, or neither for both under headings. See \`${runnable('logs --help')}\`.`,
+    );
   const file = realBoardPath(options.file);
   const dir = path.dirname(file);
   const place = flags.try ? TRY_PLACE : RUN_PLACE;
@@ -52,11 +58,16 @@ export async function logsCommand(options: { file: string; flags: LogsFlags }, i
   const streams: Streams = flags.stdout ? 'stdout' : flags.stderr ? 'stderr' : 'both';
   const out = new Output(io.stdout, io.stdout.isTTY === true);
   if (!flags.follow || !running) {
-    if (flags.follow) io.stderr.write(`No attempt is running now${found.finished ? '' : ' (its supervisor stopped during the last one)'}; here is the last one${Object.keys(filter).length ? ' that matches' : ''}.\n`);
+    if (flags.follow)
+      io.stderr.write(
+        `No attempt is running now${found.finished ? '' : ' (its supervisor stopped during the last one)'}; here is the last one${Object.keys(filter).length ? ' that matches' : ''}.\n`,
+      );
     await printAttempt(dir, found, place, streams, running ? 'running' : 'stopped', out, flags.raw === true);
     return 0;
   }
-  io.stderr.write(`Following ${describeAttempt(found, 'running')}${streams === 'stderr' ? '' : shownAs(found.cli, flags.raw === true)}. Ctrl-C stops following, not the run.\n`);
+  io.stderr.write(
+    `Following ${describeAttempt(found, 'running')}${streams === 'stderr' ? '' : shownAs(found.cli, flags.raw === true)}. Ctrl-C stops following, not the run.\n`,
+  );
   const err = new Output(io.stderr, io.stderr.isTTY === true);
   const ended = await followAttempt(dir, found, place, search.size, {
     ...(streams !== 'stderr' && { stdout: out }),
@@ -103,14 +114,26 @@ function runPid(run: string): number | undefined {
 function nothingFound(search: Search, filter: AttemptFilter, place: OutputPlace, board: string): string {
   const arg = board === 'kanban.yaml' ? '' : ` ${shellWord(board)}`;
   if (!search.anyEvents) {
-    const first = place === TRY_PLACE ? runnable(`try Implementor${arg} --instruction "Say hello"`) : runnable(arg.trim());
+    const first =
+      place === TRY_PLACE ? runnable(`try Implementor${arg} --instruction "Say hello"`) : runnable(arg.trim());
     return `${place.events}: no attempts recorded yet, so there is no output to show. ${place === TRY_PLACE ? 'Try a role first' : 'Run the board first'}: ${first}`;
   }
   if (filter.step !== undefined) {
     const run = filter.run ?? search.lastRun;
-    const had = search.steps.length ? `; it has steps ${Math.min(...search.steps)} to ${Math.max(...search.steps)}` : '';
-    if (!filter.role || !search.steps.includes(filter.step)) return `run ${run} has no attempt in step ${filter.step}${had}. Pick one of those, or another run with --run ID.`;
+    const had = search.steps.length
+      ? `; it has steps ${Math.min(...search.steps)} to ${Math.max(...search.steps)}`
+      : '';
+    if (!filter.role || !search.steps.includes(filter.step))
+      return `run ${run} has no attempt in step ${filter.step}${had}. Pick one of those, or another run with --run ID.`;
   }
-  const what = [filter.attempt !== undefined && `number ${filter.attempt}`, filter.task && `on ${filter.task}`, filter.role && `by ${filter.role}`, filter.step !== undefined && `in step ${filter.step}`, filter.run && `of run ${filter.run}`].filter(Boolean).join(' ');
+  const what = [
+    filter.attempt !== undefined && `number ${filter.attempt}`,
+    filter.task && `on ${filter.task}`,
+    filter.role && `by ${filter.role}`,
+    filter.step !== undefined && `in step ${filter.step}`,
+    filter.run && `of run ${filter.run}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
   return `no attempt ${what} in ${place.events}. See which tasks ran and how: ${runnable(`status${arg}`)}`;
 }

@@ -38,9 +38,15 @@ const WRITE_FIXES: Record<string, string> = {
 /** The runs asked for on the command line (`--runs N`, `--all`), checked. */
 export function reportScope(runs: unknown, all: unknown): { runs?: number; all?: boolean } {
   if (runs === undefined) return all === true ? { all: true } : {};
-  if (all === true) throw new InputError('--runs and --all ask for different runs: pass one of them. See `kanban-supervisor report --help`.');
+  if (all === true)
+    throw new InputError(
+      '--runs and --all ask for different runs: pass one of them. See `kanban-supervisor report --help`.',
+    );
   const n = Number(runs);
-  if (!/^\d+$/.test(String(runs)) || !Number.isSafeInteger(n) || n < 1) throw new InputError(`--runs must be a whole number of runs, 1 or more (got ${JSON.stringify(runs)}). For every run, pass --all.`);
+  if (!/^\d+$/.test(String(runs)) || !Number.isSafeInteger(n) || n < 1)
+    throw new InputError(
+      `--runs must be a whole number of runs, 1 or more (got ${JSON.stringify(runs)}). For every run, pass --all.`,
+    );
   return { runs: n };
 }
 
@@ -77,10 +83,18 @@ export function report(options: ReportOptions): ReportResult {
   const board = readBoard(file);
   const recent = readRecentRuns(board.dir, options.all ? Infinity : (options.runs ?? REPORT_RUNS));
   if (!recent) {
-    throw new InputError(`${path.relative(process.cwd(), path.join(board.dir, EVENTS))}: no runs recorded yet, so there is nothing to report. Run the board first: ${runnable(options.file)}`);
+    throw new InputError(
+      `${path.relative(process.cwd(), path.join(board.dir, EVENTS))}: no runs recorded yet, so there is nothing to report. Run the board first: ${runnable(options.file)}`,
+    );
   }
   const out = path.resolve(options.out ?? defaultReportFile(file));
-  const context = { file, outDir: path.dirname(out), generated: options.now ?? new Date(), olderLeftOut: recent.olderLeftOut, titles: titlesOf(board.dir, recent.runs) };
+  const context = {
+    file,
+    outDir: path.dirname(out),
+    generated: options.now ?? new Date(),
+    olderLeftOut: recent.olderLeftOut,
+    titles: titlesOf(board.dir, recent.runs),
+  };
   try {
     const page = renderReport(recent.runs, context);
     if (options.out === undefined) {
@@ -92,7 +106,9 @@ export function report(options: ReportOptions): ReportResult {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof SupervisorError || typeof code !== 'string') throw error;
-    throw new UnwritableError(`${path.relative(process.cwd(), out) || out}: the report cannot be written (${code}). ${WRITE_FIXES[code] ?? 'Write it elsewhere with --out FILE.'}`);
+    throw new UnwritableError(
+      `${path.relative(process.cwd(), out) || out}: the report cannot be written (${code}). ${WRITE_FIXES[code] ?? 'Write it elsewhere with --out FILE.'}`,
+    );
   }
   const attempts = recent.runs.reduce((n, run) => n + run.attempts.length, 0);
   return { out, runs: recent.runs.length, attempts, olderLeftOut: recent.olderLeftOut };

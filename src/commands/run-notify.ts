@@ -24,7 +24,10 @@ export interface RunNotify {
  */
 export function runNotifier(options: RunNotify): Notifier | undefined {
   if (options.board.length === 0 && options.flags.length === 0) return undefined;
-  const entries = [...options.board.map((entry, i) => ({ entry, where: `supervisor.notify[${i}]` })), ...options.flags.map((entry) => ({ entry, where: '--notify' }))];
+  const entries = [
+    ...options.board.map((entry, i) => ({ entry, where: `supervisor.notify[${i}]` })),
+    ...options.flags.map((entry) => ({ entry, where: '--notify' })),
+  ];
   const { targets, unset } = resolveTargets(entries, options.env);
   const say = (message: string) => writeIfOpen(options.stderr, `kanban-supervisor: warning: ${message}\n`);
   for (const { name, where } of unset) if (where === '--notify') say(unsetWarning(name, where));
@@ -32,10 +35,22 @@ export function runNotifier(options: RunNotify): Notifier | undefined {
   const warn = (message: string): void => {
     say(message);
     try {
-      appendEntry(path.dirname(options.file), { time: new Date(), kind: 'Warning', agent: 'kanban-supervisor', task: '(notifications)', issue: `Notification not delivered: ${message}`, action: 'Nothing changes for the run' });
+      appendEntry(path.dirname(options.file), {
+        time: new Date(),
+        kind: 'Warning',
+        agent: 'kanban-supervisor',
+        task: '(notifications)',
+        issue: `Notification not delivered: ${message}`,
+        action: 'Nothing changes for the run',
+      });
     } catch {
       // An unwritable board is what the run ends with; the stderr line has told it.
     }
   };
-  return new Notifier(targets, { file: options.file, waitThresholdMs: options.waitThresholdMs, warn, ...(options.deps && { deps: options.deps }) });
+  return new Notifier(targets, {
+    file: options.file,
+    waitThresholdMs: options.waitThresholdMs,
+    warn,
+    ...(options.deps && { deps: options.deps }),
+  });
 }

@@ -13,9 +13,17 @@ import { localStamp } from '../util/time.js';
 /** `status` as a person reads it, local times, every text from the board or an agent cleaned for a terminal (pure but for `now`). */
 export function formatStatus(report: StatusReport, now: Date = new Date()): string {
   const name = path.basename(report.file);
-  const phase = report.phase === null ? 'no phase' : `phase ${clean(report.phase)}${report.subPhase ? `/${clean(report.subPhase)}` : ''}`;
-  const lines = [`${name} · ${phase} · current ${report.current === null ? `(none: nothing left to run. ${RUN_A_TASK})` : clean(report.current)}`];
-  if (report.completeWithCurrent) lines.push(`Note: phase is complete, so a run stops at once and ${clean(report.current ?? '')} is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`);
+  const phase =
+    report.phase === null
+      ? 'no phase'
+      : `phase ${clean(report.phase)}${report.subPhase ? `/${clean(report.subPhase)}` : ''}`;
+  const lines = [
+    `${name} · ${phase} · current ${report.current === null ? `(none: nothing left to run. ${RUN_A_TASK})` : clean(report.current)}`,
+  ];
+  if (report.completeWithCurrent)
+    lines.push(
+      `Note: phase is complete, so a run stops at once and ${clean(report.current ?? '')} is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`,
+    );
   lines.push(`Supervisor: ${lockText(report.lock, now)}`);
   const waiting = report.waiting && waitingText(report.waiting, now);
   if (waiting) lines.push(waiting);
@@ -23,21 +31,38 @@ export function formatStatus(report: StatusReport, now: Date = new Date()): stri
   const width = Math.max(4, ...report.tasks.map((t) => clean(t.task).length));
   const roleWidth = Math.max(4, ...report.tasks.map((t) => (t.role ?? '?').length));
   for (const task of report.tasks) {
-    const last = task.problem ? `! ${clean(task.problem)}` : task.last ? attemptText(task.last, report.lastRun) : notFound(report.history, 'no outcome', 'not run yet');
+    const last = task.problem
+      ? `! ${clean(task.problem)}`
+      : task.last
+        ? attemptText(task.last, report.lastRun)
+        : notFound(report.history, 'no outcome', 'not run yet');
     const title = task.title ? ` — ${shorten(clean(task.title), 50)}` : '';
-    lines.push(`  ${task.current ? '→' : ' '} ${clean(task.task).padEnd(width)}  ${(task.role ?? '?').padEnd(roleWidth)}  ${last}${title}`);
+    lines.push(
+      `  ${task.current ? '→' : ' '} ${clean(task.task).padEnd(width)}  ${(task.role ?? '?').padEnd(roleWidth)}  ${last}${title}`,
+    );
   }
   lines.push(...lastRunLines(report, now));
-  if (report.lastHalt && report.lastHalt.run !== report.lastRun?.id) lines.push(`Last halt before it: ${localStamp(report.lastHalt.time)}: ${endText(report.lastHalt)}`);
-  else if (!report.lastHalt && report.lastRun && !report.history.readAll) lines.push(`Last halt: ${notFound(report.history, 'none', '')}`);
+  if (report.lastHalt && report.lastHalt.run !== report.lastRun?.id)
+    lines.push(`Last halt before it: ${localStamp(report.lastHalt.time)}: ${endText(report.lastHalt)}`);
+  else if (!report.lastHalt && report.lastRun && !report.history.readAll)
+    lines.push(`Last halt: ${notFound(report.history, 'none', '')}`);
   return `${lines.join('\n')}\n`;
 }
 
 function lastRunLines(report: StatusReport, now: Date): string[] {
   const run = report.lastRun;
-  if (!run) return [`Last run: ${notFound(report.history, 'none', 'none recorded (.kanban-supervisor/events.jsonl is empty or missing)')}`];
-  const start = run.startNotRead ? `started before ${localStamp(run.start)} (${beyond(report.history)})` : `started ${localStamp(run.start)}`;
-  const ended = run.end ? endText(run.end) : report.lock.state === 'running' ? `still running (${formatDuration(now.getTime() - Date.parse(run.start))} so far)` : 'no end recorded: the supervisor was killed or crashed. Run again to resume; it stops what that run left first.';
+  if (!run)
+    return [
+      `Last run: ${notFound(report.history, 'none', 'none recorded (.kanban-supervisor/events.jsonl is empty or missing)')}`,
+    ];
+  const start = run.startNotRead
+    ? `started before ${localStamp(run.start)} (${beyond(report.history)})`
+    : `started ${localStamp(run.start)}`;
+  const ended = run.end
+    ? endText(run.end)
+    : report.lock.state === 'running'
+      ? `still running (${formatDuration(now.getTime() - Date.parse(run.start))} so far)`
+      : 'no end recorded: the supervisor was killed or crashed. Run again to resume; it stops what that run left first.';
   const lines = [`Last run: ${start}, ${run.steps} step(s): ${ended}`];
   if (run.commits) lines.push(`  committed: ${run.commits.count} step(s), ${reviewCommits(run.commits)}`);
   const spent = formatSpend(run.spend.total);
@@ -50,19 +75,27 @@ function lastRunLines(report: StatusReport, now: Date): string[] {
 
 function endText(end: RunEnd): string {
   if (end.type === 'done') return 'done';
-  const words = end.reason !== undefined && Object.hasOwn(OUTCOME_WORDS, end.reason) ? OUTCOME_WORDS[end.reason as OutcomeKind].long : `${end.type}, exit ${end.exitCode}`;
+  const words =
+    end.reason !== undefined && Object.hasOwn(OUTCOME_WORDS, end.reason)
+      ? OUTCOME_WORDS[end.reason as OutcomeKind].long
+      : `${end.type}, exit ${end.exitCode}`;
   const why = end.why ? ` — ${shorten(clean(end.why), 400)}` : '';
   return `${words} (exit ${end.exitCode})${why}`;
 }
 
 function waitingText(waiting: NonNullable<StatusReport['waiting']>, now: Date): string {
-  const until = waiting.until ? ` at ${localStamp(waiting.until)} (in ${formatDuration(Math.max(0, Date.parse(waiting.until) - now.getTime()))})` : '';
+  const until = waiting.until
+    ? ` at ${localStamp(waiting.until)} (in ${formatDuration(Math.max(0, Date.parse(waiting.until) - now.getTime()))})`
+    : '';
   const since = `since ${localStamp(waiting.since)}`;
   const reason = shorten(clean(waiting.reason), 300);
   if (!waiting.active) {
-    return waiting.until ? `Usage limit: the last run stopped for ${clean(waiting.cli ?? 'an agent')}'s usage limit, which resets ${until.trim()}; a run started before then waits for it. The CLI said: ${reason}` : '';
+    return waiting.until
+      ? `Usage limit: the last run stopped for ${clean(waiting.cli ?? 'an agent')}'s usage limit, which resets ${until.trim()}; a run started before then waits for it. The CLI said: ${reason}`
+      : '';
   }
-  if (waiting.for === 'usage_limit') return `Waiting: for ${clean(waiting.cli ?? 'an agent')}'s usage limit to reset${until}, ${since} (${clean(waiting.role ?? '')} on ${clean(waiting.task ?? '')}). The CLI said: ${reason}`;
+  if (waiting.for === 'usage_limit')
+    return `Waiting: for ${clean(waiting.cli ?? 'an agent')}'s usage limit to reset${until}, ${since} (${clean(waiting.role ?? '')} on ${clean(waiting.task ?? '')}). The CLI said: ${reason}`;
   const invalid = waiting.invalid ? ` Your last edit does not validate yet: ${clean(waiting.invalid)}` : '';
   return `Waiting: resident (--watch) ${since}, for an edit of kanban.yaml, a task or a role file${until ? `, or the usage limit's reset${until}` : ''}; it would have ended: ${reason}.${invalid}`;
 }
@@ -78,7 +111,8 @@ function beyond(history: HistoryWindow): string {
 }
 
 function size(bytes: number): string {
-  const [value, unit] = bytes >= 2 ** 20 ? [bytes / 2 ** 20, 'MiB'] : bytes >= 1024 ? [bytes / 1024, 'KiB'] : [bytes, 'bytes'];
+  const [value, unit] =
+    bytes >= 2 ** 20 ? [bytes / 2 ** 20, 'MiB'] : bytes >= 1024 ? [bytes / 1024, 'KiB'] : [bytes, 'bytes'];
   return `${value >= 10 || Number.isInteger(value) ? Math.round(value) : value.toFixed(1)} ${unit}`;
 }
 

@@ -65,14 +65,18 @@ export interface StatusReport {
 export function status(options: { file: string; windowBytes?: number }): StatusReport {
   const file = realBoardPath(options.file);
   const board = readBoard(file);
-  const listed = board.current !== null && !board.tasks.includes(board.current) ? [...board.tasks, board.current] : board.tasks;
+  const listed =
+    board.current !== null && !board.tasks.includes(board.current) ? [...board.tasks, board.current] : board.tasks;
   // The task files before the history: reading them churns memory, and doing it before the
   // history's records are held keeps the peak lower (10,000 tasks: ~160 MB -> ~135 MB).
   // Their paths checked at once: a folder of thousands of tasks is listed, not resolved a path at a time.
   const paths = resolveAllInBoard(board.dir, listed);
   const facts = listed.map((task, i) => ({ task, ...taskFacts(board, task, paths[i]) }));
   const spend: LastRun['spend'] = { total: emptySpend(), byRole: {}, byTask: {} };
-  const latest = readLatest(board.dir, listed, { windowBytes: options.windowBytes, lastRunAttempt: (attempt) => addSpend(spend, attempt) });
+  const latest = readLatest(board.dir, listed, {
+    windowBytes: options.windowBytes,
+    lastRunAttempt: (attempt) => addSpend(spend, attempt),
+  });
   const waiting = waitingFile.read(board.dir);
   const tasks = facts.map(({ task, ...rest }): TaskStatus => {
     const last = latest.attempts.get(task);

@@ -35,7 +35,10 @@ const USUAL = ['Implementor', 'Architect', 'Manager'];
  * reply. Takes no lock and never writes kanban.yaml; its events and attempt output are kept
  * apart in .kanban-supervisor/try/. Returns the exit code a run would give; errors are thrown.
  */
-export async function tryRole(options: { role: string; file: string; flags: TryFlags }, io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function tryRole(
+  options: { role: string; file: string; flags: TryFlags },
+  io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   const { flags } = options;
   const file = realBoardPath(options.file);
   const seen = readBoardSeen(file);
@@ -47,28 +50,42 @@ export async function tryRole(options: { role: string; file: string; flags: TryF
   // Every problem of the role (its file, command, reply schema) is found before anything is written.
   loadRole(board.dir, role, 'try');
   prepareAgent({ env: io.env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
-  const { reporter } = await reporterFor({ quiet: flags.quiet === true, noColor: flags['no-color'] === true }, io.stderr, io.env);
-  const task = typeof flags.task === 'string' ? inputs.task_file ?? inputs.done_task ?? flags.task : 'instruction';
+  const { reporter } = await reporterFor(
+    { quiet: flags.quiet === true, noColor: flags['no-color'] === true },
+    io.stderr,
+    io.env,
+  );
+  const task = typeof flags.task === 'string' ? (inputs.task_file ?? inputs.done_task ?? flags.task) : 'instruction';
   try {
-    const reply = await withRun('try', { file, seen, ...settingFlags, trying: role, env: io.env, listeners: [reporter.event], onLine: reporter.line }, async ({ ctx }) => {
-      try {
-        ctx.events.emit('step_started', { step: 1, role, task, phase: board.phase ?? null });
-        const validated = await runAgent(ctx, board, settings, { step: 1, inputs, task });
-        ctx.events.emit('done', { steps: 1 });
-        return validated;
-      } catch (error) {
-        const stopped = ctx.stop.interrupt.aborted ? (ctx.stop.interrupt.reason as unknown) : error;
-        if (stopped instanceof SupervisorError && stopped.exitCode >= 128) ctx.events.emit('interrupted', { steps: 1, exitCode: stopped.exitCode, message: stopped.message });
-        throw error;
-      }
-    });
+    const reply = await withRun(
+      'try',
+      { file, seen, ...settingFlags, trying: role, env: io.env, listeners: [reporter.event], onLine: reporter.line },
+      async ({ ctx }) => {
+        try {
+          ctx.events.emit('step_started', { step: 1, role, task, phase: board.phase ?? null });
+          const validated = await runAgent(ctx, board, settings, { step: 1, inputs, task });
+          ctx.events.emit('done', { steps: 1 });
+          return validated;
+        } catch (error) {
+          const stopped = ctx.stop.interrupt.aborted ? (ctx.stop.interrupt.reason as unknown) : error;
+          if (stopped instanceof SupervisorError && stopped.exitCode >= 128)
+            ctx.events.emit('interrupted', { steps: 1, exitCode: stopped.exitCode, message: stopped.message });
+          throw error;
+        }
+      },
+    );
     reporter.close();
     io.stdout.write(`${JSON.stringify(reply, null, 2)}\n`);
-    if (flags.quiet !== true) io.stderr.write(`${role} gave a valid reply (status ${String(reply.status)}). Its output: ${runnable(`logs${boardArg(options.file)} --try`)}\n`);
+    if (flags.quiet !== true)
+      io.stderr.write(
+        `${role} gave a valid reply (status ${String(reply.status)}). Its output: ${runnable(`logs${boardArg(options.file)} --try`)}\n`,
+      );
     return 0;
   } catch (error) {
     reporter.close();
-    throw error instanceof RetriesExhaustedError ? new RetriesExhaustedError(reworded(error.message, options.file)) : error;
+    throw error instanceof RetriesExhaustedError
+      ? new RetriesExhaustedError(reworded(error.message, options.file))
+      : error;
   }
 }
 
@@ -77,20 +94,40 @@ export function tryInputs(board: Board, role: string, flags: TryFlags): AgentInp
   const instruction = typeof flags.instruction === 'string' ? flags.instruction : undefined;
   const task = typeof flags.task === 'string' ? checkedTask(board, flags.task) : undefined;
   if (instruction === undefined && task === undefined) {
-    throw new InputError(`try needs something for ${role} to do: --instruction TEXT (its {{instruction}}) or --task FILE (a task file of the board), e.g. \`${runnable(`try ${shellWord(role)} --instruction "Say hello"`)}\`.`);
+    throw new InputError(
+      `try needs something for ${role} to do: --instruction TEXT (its {{instruction}}) or --task FILE (a task file of the board), e.g. \`${runnable(`try ${shellWord(role)} --instruction "Say hello"`)}\`.`,
+    );
   }
   const kanban_file = path.basename(board.file);
   if (role !== 'Manager') {
-    if (flags.result !== undefined) throw new InputError(`--result is the worker's reply the Manager hears about; ${role} gets none. Remove --result, or try Manager.`);
-    return { role, kanban_file, ...(task !== undefined && { task_file: task }), ...(instruction !== undefined && { instruction }) };
+    if (flags.result !== undefined)
+      throw new InputError(
+        `--result is the worker's reply the Manager hears about; ${role} gets none. Remove --result, or try Manager.`,
+      );
+    return {
+      role,
+      kanban_file,
+      ...(task !== undefined && { task_file: task }),
+      ...(instruction !== undefined && { instruction }),
+    };
   }
-  return { role, kanban_file, ...(task !== undefined && { done_task: task }), tasks: board.tasks, ...(flags.result !== undefined && { result: resultFlag(flags.result) }), ...(instruction !== undefined && { instruction }) };
+  return {
+    role,
+    kanban_file,
+    ...(task !== undefined && { done_task: task }),
+    tasks: board.tasks,
+    ...(flags.result !== undefined && { result: resultFlag(flags.result) }),
+    ...(instruction !== undefined && { instruction }),
+  };
 }
 
 // A task path of the board whose front-matter reads, as a run would need it.
 function checkedTask(board: Board, task: string): string {
   const where = resolveInBoard(board.dir, task);
-  if (!where.ok) throw new InputError(`--task ${task}: the task path ${where.reason}. Give the task file's path inside the board folder, e.g. tasks/001-example.md.`);
+  if (!where.ok)
+    throw new InputError(
+      `--task ${task}: the task path ${where.reason}. Give the task file's path inside the board folder, e.g. tasks/001-example.md.`,
+    );
   const relative = normalPath(task);
   readTaskMeta(board.dir, relative);
   return relative;
@@ -104,7 +141,9 @@ function resultFlag(value: string | boolean): Record<string, unknown> {
     parsed = undefined;
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new InputError(`--result must be a JSON object, the worker's reply (got ${JSON.stringify(value)}), e.g. --result '{"status":"ok","message":"done"}'.`);
+    throw new InputError(
+      `--result must be a JSON object, the worker's reply (got ${JSON.stringify(value)}), e.g. --result '{"status":"ok","message":"done"}'.`,
+    );
   }
   return parsed as Record<string, unknown>;
 }
@@ -112,7 +151,12 @@ function resultFlag(value: string | boolean): Record<string, unknown> {
 // runAgent words its last failure for a run ("the board is unchanged … run again to resume");
 // a try has no board to resume, only the same command to try again.
 function reworded(message: string, file: string): string {
-  return message.replace(' The board is unchanged.', '').replace(/then run again to resume at this task\.$/, `then try again. Its output: ${runnable(`logs${boardArg(file)} --try`)}`);
+  return message
+    .replace(' The board is unchanged.', '')
+    .replace(
+      /then run again to resume at this task\.$/,
+      `then try again. Its output: ${runnable(`logs${boardArg(file)} --try`)}`,
+    );
 }
 
 function boardArg(file: string): string {

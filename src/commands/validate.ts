@@ -14,7 +14,7 @@ export function formatValidation(result: Validation, cwd: string): string {
   const name = path.join(dir, path.basename(result.file));
   const warnings = result.warnings.map((w) => `${shown(w)} (warning)\n`).join('');
   const note = result.note ? ` ${result.note}` : '';
-  if (result.problems.length === 0) return `${warnings}${name}: OK — ${result.tasks} task file(s) and ${result.roles.length} role file(s) (${result.roles.join(', ')}) checked.${note}\n`;
+  if (result.problems.length === 0)
+    return `${warnings}${name}: OK — ${result.tasks} task file(s) and ${result.roles.length} role file(s) (${result.roles.join(', ')}) checked.${note}\n`;
   return `${result.problems.map(shown).join('\n')}\n${warnings}${result.problems.length} problem(s) found; nothing was run or changed.\n`;
 }
-

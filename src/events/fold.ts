@@ -1,4 +1,14 @@
-import { attemptEnd, attemptFrom, attemptKey, isManagerTurn, isRunEnd, runEnd, type AttemptEnd, type AttemptRecord, type RunEnd } from './records.js';
+import {
+  attemptEnd,
+  attemptFrom,
+  attemptKey,
+  isManagerTurn,
+  isRunEnd,
+  runEnd,
+  type AttemptEnd,
+  type AttemptRecord,
+  type RunEnd,
+} from './records.js';
 import type { SupervisorEvent } from './types.js';
 
 /** One step of a run: who ran what, and what happened around its attempts. */
@@ -96,7 +106,11 @@ export class RunFold {
         return undefined;
       case 'git_committed':
         // Newest first: the first one seen is the run's last commit.
-        run.record.commits = { count: (run.record.commits?.count ?? 0) + 1, first: String(event.commit), last: run.record.commits?.last ?? String(event.commit) };
+        run.record.commits = {
+          count: (run.record.commits?.count ?? 0) + 1,
+          first: String(event.commit),
+          last: run.record.commits?.last ?? String(event.commit),
+        };
         return undefined;
       default:
         if (!isRunEnd(event)) return undefined;
@@ -118,13 +132,20 @@ export class RunFold {
 
   /** The runs, oldest first, each with its attempts and steps oldest first. */
   runs(): RunRecord[] {
-    return [...this.folding.values()].reverse().map(({ record }) => ({ ...record, attempts: [...record.attempts].reverse(), stepRecords: [...record.stepRecords].reverse() }));
+    return [...this.folding.values()].reverse().map(({ record }) => ({
+      ...record,
+      attempts: [...record.attempts].reverse(),
+      stepRecords: [...record.stepRecords].reverse(),
+    }));
   }
 
   private runOf(event: SupervisorEvent): Folding {
     let run = this.folding.get(event.run);
     if (!run) {
-      run = { record: { id: event.run, start: event.time, last: event.time, steps: 0, attempts: [], stepRecords: [] }, pending: new Map() };
+      run = {
+        record: { id: event.run, start: event.time, last: event.time, steps: 0, attempts: [], stepRecords: [] },
+        pending: new Map(),
+      };
       this.folding.set(event.run, run);
     }
     return run;
@@ -154,7 +175,14 @@ export class RunFold {
     run.record.steps = Math.max(run.record.steps, n);
     const trigger = typeof event.trigger === 'string' ? { trigger: event.trigger } : {};
     if (this.keep.steps === false) return;
-    run.record.stepRecords.push({ step: n, time: event.time, task, role: String(event.role), ...trigger, ...(pending?.facts ?? newFacts()) });
+    run.record.stepRecords.push({
+      step: n,
+      time: event.time,
+      task,
+      role: String(event.role),
+      ...trigger,
+      ...(pending?.facts ?? newFacts()),
+    });
   }
 }
 
@@ -185,5 +213,11 @@ export function foldRuns(newestFirst: Iterable<SupervisorEvent>): RunRecord[] {
 
 /** Whether an attempt record is the one an event is about (the same run, step, role, turn and attempt). */
 export function isAttemptOf(attempt: AttemptRecord, event: SupervisorEvent): boolean {
-  return event.run === attempt.run && Number(event.step) === attempt.step && String(event.role) === attempt.role && Number(event.attempt) === attempt.attempt && isManagerTurn(event) === attempt.manager;
+  return (
+    event.run === attempt.run &&
+    Number(event.step) === attempt.step &&
+    String(event.role) === attempt.role &&
+    Number(event.attempt) === attempt.attempt &&
+    isManagerTurn(event) === attempt.manager
+  );
 }

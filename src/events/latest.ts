@@ -42,7 +42,11 @@ export interface Latest {
  * was not done, each task's last worker attempt — or `windowBytes` were read. A line is parsed only if it may matter, told from a
  * peek at it: most lines of a long history are about tasks already found.
  */
-export function readLatest(boardDir: string, tasks: readonly string[], options: { windowBytes?: number; chunkBytes?: number; lastRunAttempt?: (attempt: AttemptRecord) => void } = {}): Latest {
+export function readLatest(
+  boardDir: string,
+  tasks: readonly string[],
+  options: { windowBytes?: number; chunkBytes?: number; lastRunAttempt?: (attempt: AttemptRecord) => void } = {},
+): Latest {
   const limit = options.windowBytes ?? STATUS_WINDOW_BYTES;
   // The last run's attempts are handed over one by one, not held: that run can be weeks long.
   const fold = new RunFold({ attempts: false, steps: false });
@@ -81,6 +85,7 @@ export function readLatest(boardDir: string, tasks: readonly string[], options: 
   }) ?? { bytes: 0, read: 0, limit, readAll: true };
   const run = lastRun === undefined ? undefined : fold.peek(lastRun);
   const { attempts: _attempts, stepRecords: _steps, ...shown } = run ?? { attempts: undefined, stepRecords: undefined };
-  const latest = run && ({ ...shown, ...(!lastRunWhole && !window.readAll && { startNotRead: true as const }) } as LatestRun);
+  const latest =
+    run && ({ ...shown, ...(!lastRunWhole && !window.readAll && { startNotRead: true as const }) } as LatestRun);
   return { attempts, ...(latest && { lastRun: latest }), ...(lastHalt && { lastHalt }), window };
 }

@@ -22,7 +22,9 @@ function asEvent(text: string): SupervisorEvent | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const event = value as Partial<SupervisorEvent>;
-  return typeof event.time === 'string' && typeof event.type === 'string' && typeof event.run === 'string' ? (event as SupervisorEvent) : undefined;
+  return typeof event.time === 'string' && typeof event.type === 'string' && typeof event.run === 'string'
+    ? (event as SupervisorEvent)
+    : undefined;
 }
 
 /** The events on lines, in the lines' order; lines that hold none are skipped. */

@@ -46,7 +46,9 @@ export class BackwardLines implements Iterable<Line> {
       let nl = lastLf(chunk, end);
       if (nl >= 0 && (carry.length > 0 || skipping)) {
         // The line that carried over from newer chunks starts right after this newline.
-        const joined = skipping ? undefined : decodeLine(Buffer.concat([chunk.subarray(nl + 1), carry]), pos + nl + 1, this.maxLineBytes);
+        const joined = skipping
+          ? undefined
+          : decodeLine(Buffer.concat([chunk.subarray(nl + 1), carry]), pos + nl + 1, this.maxLineBytes);
         if (joined) yield joined;
         carry = Buffer.alloc(0);
         skipping = false;

@@ -21,7 +21,11 @@ export interface RecentRuns {
  * (events.jsonl, then events.1.jsonl) until a line of an older run: memory holds the runs
  * shown, not the files.
  */
-export function readRecentRuns(boardDir: string, count: number, options: { chunkBytes?: number } = {}): RecentRuns | undefined {
+export function readRecentRuns(
+  boardDir: string,
+  count: number,
+  options: { chunkBytes?: number } = {},
+): RecentRuns | undefined {
   return withStore(boardDir, (files) => {
     // The page shows attempts, not steps: none are kept.
     const fold = new RunFold({ steps: false });

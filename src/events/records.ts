@@ -66,7 +66,19 @@ export function isRunEnd(event: SupervisorEvent): event is SupervisorEvent & { t
 export function attemptFrom(started: SupervisorEvent, task: string): AttemptRecord {
   const trigger = typeof started.trigger === 'string' ? { trigger: started.trigger } : {};
   const cli = typeof started.cli === 'string' ? { cli: started.cli } : {};
-  return { run: started.run, step: Number(started.step), task, role: String(started.role), manager: isManagerTurn(started) || started.task !== task, ...trigger, attempt: Number(started.attempt), ...(Number(started.rerun) > 0 && { rerun: Number(started.rerun) }), of: Number(started.of), start: started.time, ...cli };
+  return {
+    run: started.run,
+    step: Number(started.step),
+    task,
+    role: String(started.role),
+    manager: isManagerTurn(started) || started.task !== task,
+    ...trigger,
+    attempt: Number(started.attempt),
+    ...(Number(started.rerun) > 0 && { rerun: Number(started.rerun) }),
+    of: Number(started.of),
+    start: started.time,
+    ...cli,
+  };
 }
 
 /** An attempt's end as its attempt_finished event tells it (pure). */

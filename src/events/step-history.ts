@@ -72,27 +72,37 @@ export class StepHistory {
   /** The steps, newest first: new objects each time, so the Manager's inputs never change after they are built. */
   recent(): HistoryStep[] {
     const newestFirst = this.groups.flat().reverse();
-    const steps = foldRuns(newestFirst).flatMap((run) => run.stepRecords.map((step): HistoryStep => {
-      const worker = run.attempts.filter((a) => a.step === step.step && !a.manager && a.finished);
-      const valid = worker.filter((a) => a.finished?.valid).at(-1)?.finished;
-      const invalid = worker.flatMap((a) => (a.finished && !a.finished.valid && a.finished.failure !== 'usage_limit' ? [text(a.finished.issue ?? a.finished.end)] : []));
-      return {
-        run: run.id,
-        step: step.step,
-        time: step.time,
-        task: step.task,
-        role: step.role,
-        ...(step.trigger !== undefined && { trigger: step.trigger }),
-        attempts: worker.length,
-        invalid: invalid.slice(0, INVALID_KEPT),
-        limit_waits: step.limitWaits,
-        ...(valid && { status: String(valid.status), message: text(valid.message) }),
-        ...(step.exhausted !== undefined && { exhausted: true as const, status: 'error', message: text(step.exhausted) }),
-        ...(step.personEditKept && { person_edit_kept: true as const }),
-        ...(step.board && { manager: { status: step.board.status, next_task: step.board.current } }),
-        ...(step.stopped !== undefined && { stopped: step.stopped }),
-      };
-    }));
+    const steps = foldRuns(newestFirst).flatMap((run) =>
+      run.stepRecords.map((step): HistoryStep => {
+        const worker = run.attempts.filter((a) => a.step === step.step && !a.manager && a.finished);
+        const valid = worker.filter((a) => a.finished?.valid).at(-1)?.finished;
+        const invalid = worker.flatMap((a) =>
+          a.finished && !a.finished.valid && a.finished.failure !== 'usage_limit'
+            ? [text(a.finished.issue ?? a.finished.end)]
+            : [],
+        );
+        return {
+          run: run.id,
+          step: step.step,
+          time: step.time,
+          task: step.task,
+          role: step.role,
+          ...(step.trigger !== undefined && { trigger: step.trigger }),
+          attempts: worker.length,
+          invalid: invalid.slice(0, INVALID_KEPT),
+          limit_waits: step.limitWaits,
+          ...(valid && { status: String(valid.status), message: text(valid.message) }),
+          ...(step.exhausted !== undefined && {
+            exhausted: true as const,
+            status: 'error',
+            message: text(step.exhausted),
+          }),
+          ...(step.personEditKept && { person_edit_kept: true as const }),
+          ...(step.board && { manager: { status: step.board.status, next_task: step.board.current } }),
+          ...(step.stopped !== undefined && { stopped: step.stopped }),
+        };
+      }),
+    );
     return steps.reverse().slice(0, STEPS);
   }
 }
@@ -104,7 +114,9 @@ export class StepHistory {
  */
 export function tailEvents(boardDir: string, bytes = TAIL_BYTES): SupervisorEvent[] {
   try {
-    return withStore(boardDir, (files) => [...parseEvents(new NewestFirst(files, { limitBytes: bytes }))].reverse()) ?? [];
+    return (
+      withStore(boardDir, (files) => [...parseEvents(new NewestFirst(files, { limitBytes: bytes }))].reverse()) ?? []
+    );
   } catch {
     return [];
   }

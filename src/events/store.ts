@@ -36,7 +36,9 @@ export function withStore<T>(boardDir: string, read: (files: StoreFile[]) => T, 
     // Node's own ERR_* included, is ours to report as a bug.
     const code = (error as NodeJS.ErrnoException).code;
     const aboutTheFile = typeof code === 'string' && /^E[A-Z]+$/.test(code);
-    throw error instanceof SupervisorError || !aboutTheFile ? error : unreadable(files[0]?.name ?? (names[0] as string), error);
+    throw error instanceof SupervisorError || !aboutTheFile
+      ? error
+      : unreadable(files[0]?.name ?? (names[0] as string), error);
   } finally {
     for (const file of files) closeSync(file.fd);
   }
@@ -85,7 +87,10 @@ export class NewestFirst implements Iterable<Line> {
   *[Symbol.iterator](): Generator<Line> {
     let left = this.options.limitBytes ?? Infinity;
     for (const file of this.files) {
-      this.current = new BackwardLines(file.fd, file.size, { limitBytes: Math.min(left, file.size), chunkBytes: this.options.chunkBytes });
+      this.current = new BackwardLines(file.fd, file.size, {
+        limitBytes: Math.min(left, file.size),
+        chunkBytes: this.options.chunkBytes,
+      });
       yield* this.current;
       this.done.push(this.current);
       left -= this.current.read;

@@ -37,7 +37,11 @@ export class EventTail {
     const fd = this.fd as number;
     const chunk = Buffer.allocUnsafe(64 * 1024);
     let found: SupervisorEvent | undefined;
-    for (let got = readSync(fd, chunk, 0, chunk.length, this.offset); got > 0; got = readSync(fd, chunk, 0, chunk.length, this.offset)) {
+    for (
+      let got = readSync(fd, chunk, 0, chunk.length, this.offset);
+      got > 0;
+      got = readSync(fd, chunk, 0, chunk.length, this.offset)
+    ) {
       this.offset += got;
       const lines = (this.carry + this.decoder.write(chunk.subarray(0, got))).split('\n');
       this.carry = lines.pop() ?? '';

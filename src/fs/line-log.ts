@@ -33,7 +33,8 @@ export class LineLog {
 
   /** Append `line` (without its `\n`, and holding none) whole, or not at all. */
   append(line: string): void {
-    if (line.includes('\n')) throw new InternalError(`A line for ${this.shown} holds a line break. This is a bug: please report it.`);
+    if (line.includes('\n'))
+      throw new InternalError(`A line for ${this.shown} holds a line break. This is a bug: please report it.`);
     this.write(Buffer.from(`${line}\n`, 'utf8'));
   }
 
@@ -45,7 +46,8 @@ export class LineLog {
 
   private write(bytes: Buffer): void {
     const fd = this.fd;
-    if (fd === undefined) throw new InternalError(`${this.shown} was written after it was closed. This is a bug: please report it.`);
+    if (fd === undefined)
+      throw new InternalError(`${this.shown} was written after it was closed. This is a bug: please report it.`);
     let before: number;
     try {
       before = fstatSync(fd).size;
@@ -62,7 +64,9 @@ export class LineLog {
     if (written < bytes.length) {
       cutBack(fd, before);
       // A short write on a regular file: the disk or the quota ran out part way.
-      throw new UnwritableError(`Cannot append to ${this.shown}: only ${written} of ${bytes.length} bytes were written (the disk is full?). Free some space and run again.`);
+      throw new UnwritableError(
+        `Cannot append to ${this.shown}: only ${written} of ${bytes.length} bytes were written (the disk is full?). Free some space and run again.`,
+      );
     }
   }
 }

@@ -1,7 +1,22 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, rmSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { checkOwned, isSymlink, openRealDir, procTarget, splitRelative, type RealDir, type WalkOptions } from './real-dir.js';
-import { badRelativePath, hardLinked, movedWhileOpening, notARegularFile, plantedSymlink, unwritableFrom } from './refuse.js';
+import {
+  checkOwned,
+  isSymlink,
+  openRealDir,
+  procTarget,
+  splitRelative,
+  type RealDir,
+  type WalkOptions,
+} from './real-dir.js';
+import {
+  badRelativePath,
+  hardLinked,
+  movedWhileOpening,
+  notARegularFile,
+  plantedSymlink,
+  unwritableFrom,
+} from './refuse.js';
 
 /**
  * Opening a file inside the board for writing so that nothing planted there redirects the
@@ -54,7 +69,8 @@ export function openFileIn(dir: RealDir, name: string, how: OpenHow, options: Op
     fd = openSync(dir.at(name), access | O_CREAT | O_EXCL | O_NOFOLLOW | (how === 'append' ? O_APPEND : 0), mode);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unwritableFrom(shown, 'create', error);
-    if (how === 'exclusive') throw isSymlink(dir.at(name)) ? plantedSymlink(shown) : unwritableFrom(shown, 'create', error);
+    if (how === 'exclusive')
+      throw isSymlink(dir.at(name)) ? plantedSymlink(shown) : unwritableFrom(shown, 'create', error);
     created = false;
     fd = openExisting(dir.at(name), access, shown);
   }
@@ -103,7 +119,8 @@ function checkWhere(fd: number, opened: Stats, dir: RealDir, name: string, shown
   } catch {
     there = undefined;
   }
-  if (!dir.stillThere() || there === undefined || there.ino !== opened.ino || there.dev !== opened.dev) throw movedWhileOpening(shown, 'another place');
+  if (!dir.stillThere() || there === undefined || there.ino !== opened.ino || there.dev !== opened.dev)
+    throw movedWhileOpening(shown, 'another place');
 }
 
 // Close a refused file; remove it if we created it, and only if the name still holds it.

@@ -41,22 +41,50 @@ export function openRegular(file: string, shown: string, options: ReadOptions = 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw new NotReadableError(`${shown}: is a symlink; refusing to read through it. Replace it with a regular file.`, 'it is a symlink', code);
-    if (code === 'EISDIR') throw new NotReadableError(`${shown}: is a folder, not a file. Replace it with a regular file.`, 'it is a folder, not a file', code);
-    if (code === 'EACCES') throw new NotReadableError(`${shown}: permission denied. Make it readable (chmod u+r ${shown}).`, 'permission denied', code);
+    if (code === 'ELOOP')
+      throw new NotReadableError(
+        `${shown}: is a symlink; refusing to read through it. Replace it with a regular file.`,
+        'it is a symlink',
+        code,
+      );
+    if (code === 'EISDIR')
+      throw new NotReadableError(
+        `${shown}: is a folder, not a file. Replace it with a regular file.`,
+        'it is a folder, not a file',
+        code,
+      );
+    if (code === 'EACCES')
+      throw new NotReadableError(
+        `${shown}: permission denied. Make it readable (chmod u+r ${shown}).`,
+        'permission denied',
+        code,
+      );
     const why = (error as Error).message.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
     throw new NotReadableError(`${shown}: cannot be read (${why}).`, why, code);
   }
   const stats = fstatSync(fd);
   if (stats.isFile()) return { fd, stats };
   closeSync(fd);
-  if (stats.isDirectory()) throw new NotReadableError(`${shown}: is a folder, not a file. Replace it with a regular file.`, 'it is a folder, not a file', undefined);
+  if (stats.isDirectory())
+    throw new NotReadableError(
+      `${shown}: is a folder, not a file. Replace it with a regular file.`,
+      'it is a folder, not a file',
+      undefined,
+    );
   const what = stats.isFIFO() ? 'a FIFO' : stats.isSocket() ? 'a socket' : 'a device';
-  throw new NotReadableError(`${shown}: is ${what}, not a regular file; refusing to read it (it could block the supervisor). Replace it with a regular file.`, `it is ${what}, not a regular file`, undefined);
+  throw new NotReadableError(
+    `${shown}: is ${what}, not a regular file; refusing to read it (it could block the supervisor). Replace it with a regular file.`,
+    `it is ${what}, not a regular file`,
+    undefined,
+  );
 }
 
 /** The first `maxBytes` (default: all) of a regular file as UTF-8; undefined when missing; see openRegular. */
-export function readRegular(file: string, shown: string, options: ReadOptions & { maxBytes?: number } = {}): string | undefined {
+export function readRegular(
+  file: string,
+  shown: string,
+  options: ReadOptions & { maxBytes?: number } = {},
+): string | undefined {
   const opened = openRegular(file, shown, options);
   if (!opened) return undefined;
   try {

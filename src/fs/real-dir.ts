@@ -1,4 +1,15 @@
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import { badRelativePath, notAFolder, notOwned, plantedSymlink, unwritableFrom } from './refuse.js';
 
@@ -44,12 +55,20 @@ const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 export function splitRelative(relative: string): string[] {
   if (relative === '' || relative === '.') return [];
   const parts = relative.split('/');
-  if (path.isAbsolute(relative) || parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))) throw badRelativePath(relative);
+  if (
+    path.isAbsolute(relative) ||
+    parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))
+  )
+    throw badRelativePath(relative);
   return parts;
 }
 
 /** Open the folder `relativeDir` of the board, checking (and creating, with `create`) every step. */
-export function openRealDir(boardDir: string, relativeDir: string, options: WalkOptions & { create?: boolean } = {}): RealDir {
+export function openRealDir(
+  boardDir: string,
+  relativeDir: string,
+  options: WalkOptions & { create?: boolean } = {},
+): RealDir {
   const parts = splitRelative(relativeDir);
   const viaProc = options.viaProc ?? (process.platform === 'linux' && existsSync('/proc/self/fd'));
   let real: string;

@@ -30,7 +30,9 @@ export function unwritableFrom(shown: string, doing: string, error: unknown): un
 
 /** A symlink where the supervisor meant to write or to find a folder. */
 export function plantedSymlink(shown: string): UnsafePathError {
-  return new UnsafePathError(`${shown} is a symlink (planted in the board folder?); refusing to write through it. Remove it and run again.`);
+  return new UnsafePathError(
+    `${shown} is a symlink (planted in the board folder?); refusing to write through it. Remove it and run again.`,
+  );
 }
 
 /** Something other than a folder where a folder must be. */
@@ -40,17 +42,23 @@ export function notAFolder(shown: string): UnsafePathError {
 
 /** A FIFO, socket or device where a regular file must be (opening a FIFO could block forever). */
 export function notARegularFile(shown: string): UnsafePathError {
-  return new UnsafePathError(`${shown} is not a regular file (a FIFO or a device?); refusing to write to it. Remove it and run again.`);
+  return new UnsafePathError(
+    `${shown} is not a regular file (a FIFO or a device?); refusing to write to it. Remove it and run again.`,
+  );
 }
 
 /** A file with more than one name: one of them may be planted to a file outside the board folder. */
 export function hardLinked(shown: string, links: number): UnsafePathError {
-  return new UnsafePathError(`${shown} has ${links} hard links (one may point at a file outside the board folder); refusing to write to it. Remove it and run again.`);
+  return new UnsafePathError(
+    `${shown} has ${links} hard links (one may point at a file outside the board folder); refusing to write to it. Remove it and run again.`,
+  );
 }
 
 /** A folder or file in the board's state owned by another user. */
 export function notOwned(shown: string, owner: number, me: number): UnsafePathError {
-  return new UnsafePathError(`${shown} is owned by uid ${owner}, not by you (uid ${me}); refusing to write there. Remove it and run again.`);
+  return new UnsafePathError(
+    `${shown} is owned by uid ${owner}, not by you (uid ${me}); refusing to write there. Remove it and run again.`,
+  );
 }
 
 /** What was opened is not where it was meant to be: a folder on the way was swapped meanwhile. */
@@ -62,5 +70,7 @@ export function movedWhileOpening(shown: string, actual: string): UnsafePathErro
 
 /** A relative path that could leave the board folder: only our own code builds these, so it is a bug. */
 export function badRelativePath(relative: string): InternalError {
-  return new InternalError(`kanban-supervisor tried to write ${JSON.stringify(relative)}, which is not a plain path inside the board folder. This is a bug: please report it.`);
+  return new InternalError(
+    `kanban-supervisor tried to write ${JSON.stringify(relative)}, which is not a plain path inside the board folder. This is a bug: please report it.`,
+  );
 }

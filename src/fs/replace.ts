@@ -8,7 +8,7 @@ import { movedWhileOpening, notARegularFile, plantedSymlink, unwritableFrom } fr
 /** Write all of `bytes` to `fd`, looping on partial writes; a failure names `shown` and the cause. */
 export function writeWhole(fd: number, bytes: Uint8Array, shown: string): void {
   try {
-    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+    for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
   } catch (error) {
     throw unwritableFrom(shown, 'write', error);
   }
@@ -29,7 +29,12 @@ export function tempName(name: string, random = randomBytes(6).toString('hex')):
  * saved the file meanwhile. `text` may be a function that writes the content to the temp file's
  * fd itself (a page streamed out in pieces, never held whole).
  */
-export function replaceFileAtomic(boardDir: string, relative: string, text: string | Uint8Array | ((fd: number) => void), options: OpenOptions & { stillSame?: () => boolean } = {}): boolean {
+export function replaceFileAtomic(
+  boardDir: string,
+  relative: string,
+  text: string | Uint8Array | ((fd: number) => void),
+  options: OpenOptions & { stillSame?: () => boolean } = {},
+): boolean {
   const name = path.posix.basename(relative);
   const dir = openRealDir(boardDir, path.posix.dirname(relative), { ...options, create: true });
   const shown = path.join(dir.shown, name);

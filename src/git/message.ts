@@ -31,7 +31,8 @@ export function commitMessage(about: CommitAbout, dirtyBefore: readonly string[]
   const head = `${cleanLine(about.task)}: ${cleanLine(about.role)} ${status}`;
   const tail = manager === 'ok' ? '' : ` [Manager: ${manager}]`;
   const firstLine = cleanLine(said.split('\n')[0] ?? '');
-  const subject = firstLine === '' ? `${head}${tail}` : `${shorten(`${head} — ${firstLine}`, SUBJECT_MAX - tail.length)}${tail}`;
+  const subject =
+    firstLine === '' ? `${head}${tail}` : `${shorten(`${head} — ${firstLine}`, SUBJECT_MAX - tail.length)}${tail}`;
   const body = [
     ...(said.includes('\n') || [...firstLine].length > SUBJECT_MAX - head.length - tail.length - 3 ? [said, ''] : []),
     `Manager: ${manager}${text(about.answer.message) === '' ? '' : ` — ${cleanLine(text(about.answer.message))}`}`,
@@ -40,7 +41,10 @@ export function commitMessage(about: CommitAbout, dirtyBefore: readonly string[]
     `Run: ${about.runId}`,
   ];
   if (dirtyBefore.length > 0) {
-    body.push('', 'These paths had uncommitted changes before this step, and the step changed them again; this commit holds both:');
+    body.push(
+      '',
+      'These paths had uncommitted changes before this step, and the step changed them again; this commit holds both:',
+    );
     for (const file of dirtyBefore) body.push(`  ${cleanLine(shownPath(file))}`);
   }
   return `${subject}\n\n${body.join('\n')}\n`;

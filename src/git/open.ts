@@ -26,9 +26,16 @@ export async function findRepo(file: string, call: GitCall): Promise<FoundRepo> 
   // Plain English from git here, to tell "not a repository" from other refusals.
   const plain: GitCall = { ...call, cwd: dir, env: gitEnv(call.env, { LC_ALL: 'C' }) };
   const top = await runGit(['rev-parse', '--show-toplevel'], plain);
-  if (top.startError !== undefined) return { off: `git could not be started (${top.startError}${top.startError === 'ENOENT' ? ': it is not installed or not on PATH' : ''})` };
-  if (top.code !== 0 && /not a git repository/i.test(top.stderr)) return { off: `${dir} is not inside a git repository` };
-  if (top.code !== 0) throw new InputError(`${file}: supervisor.git_commit is on, but git refuses the board's folder: ${gitSaid(top.stderr)}. Fix that, or set supervisor.git_commit to false.`);
+  if (top.startError !== undefined)
+    return {
+      off: `git could not be started (${top.startError}${top.startError === 'ENOENT' ? ': it is not installed or not on PATH' : ''})`,
+    };
+  if (top.code !== 0 && /not a git repository/i.test(top.stderr))
+    return { off: `${dir} is not inside a git repository` };
+  if (top.code !== 0)
+    throw new InputError(
+      `${file}: supervisor.git_commit is on, but git refuses the board's folder: ${gitSaid(top.stderr)}. Fix that, or set supervisor.git_commit to false.`,
+    );
   const topDir = Buffer.from(top.stdout.replace(/\n$/, ''), 'latin1').toString('utf8');
   for (const who of ['GIT_AUTHOR_IDENT', 'GIT_COMMITTER_IDENT']) {
     const ident = await runGit(['var', who], { ...plain, cwd: topDir });
@@ -39,17 +46,31 @@ export async function findRepo(file: string, call: GitCall): Promise<FoundRepo> 
     );
   }
   await refuseHalfDone(file, topDir, plain);
-  return { repo: { top: topDir, board: Buffer.from(path.relative(topDir, dir).split(path.sep).join('/')).toString('latin1') } };
+  return {
+    repo: { top: topDir, board: Buffer.from(path.relative(topDir, dir).split(path.sep).join('/')).toString('latin1') },
+  };
 }
 
 // What git keeps while a merge, cherry-pick, revert or rebase waits for a person: a commit then would finish it.
-const HALF_DONE = { MERGE_HEAD: 'a merge', CHERRY_PICK_HEAD: 'a cherry-pick', REVERT_HEAD: 'a revert', 'rebase-merge': 'a rebase', 'rebase-apply': 'a rebase (or git am)' };
+const HALF_DONE = {
+  MERGE_HEAD: 'a merge',
+  CHERRY_PICK_HEAD: 'a cherry-pick',
+  REVERT_HEAD: 'a revert',
+  'rebase-merge': 'a rebase',
+  'rebase-apply': 'a rebase (or git am)',
+};
 
 // A step's commit in the middle of a person's merge would become that merge's commit: refused at the start (exit 2).
 async function refuseHalfDone(file: string, top: string, call: GitCall): Promise<void> {
   const gitDir = await runGit(['rev-parse', '--absolute-git-dir'], { ...call, cwd: top });
-  if (gitDir.code !== 0) throw new InputError(`${file}: supervisor.git_commit is on, but git cannot tell where the repository of ${top} is: ${gitSaid(gitDir.stderr)}.`);
+  if (gitDir.code !== 0)
+    throw new InputError(
+      `${file}: supervisor.git_commit is on, but git cannot tell where the repository of ${top} is: ${gitSaid(gitDir.stderr)}.`,
+    );
   const dir = Buffer.from(gitDir.stdout.replace(/\n$/, ''), 'latin1').toString('utf8');
   const found = Object.entries(HALF_DONE).find(([name]) => existsSync(path.join(dir, name)));
-  if (found) throw new InputError(`${file}: supervisor.git_commit is on, but ${found[1]} is in progress in ${top}: a step's commit would become part of it. Finish it (git commit, git rebase --continue) or abort it (git merge --abort, git rebase --abort), then run again.`);
+  if (found)
+    throw new InputError(
+      `${file}: supervisor.git_commit is on, but ${found[1]} is in progress in ${top}: a step's commit would become part of it. Finish it (git commit, git rebase --continue) or abort it (git merge --abort, git rebase --abort), then run again.`,
+    );
 }

@@ -11,10 +11,22 @@ import { cleanLine } from '../util/text.js';
 
 // Variables that point git at another repository, index or object store: set by a git hook or
 // a person's shell for *their* git, never meant for ours (we find the board's own repository).
-const INHERITED_GIT = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_COMMON_DIR', 'GIT_NAMESPACE', 'GIT_PREFIX'];
+const INHERITED_GIT = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+];
 
 /** The environment git runs with: the caller's, without the variables above, never prompting, pathspecs taken literally (pure). */
-export function gitEnv(env: Readonly<Record<string, string | undefined>>, more: Record<string, string> = {}): Record<string, string | undefined> {
+export function gitEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  more: Record<string, string> = {},
+): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = { ...env };
   for (const name of INHERITED_GIT) delete out[name];
   // An agent may have made a file named `*` or `:(glob)x`: a path is only ever itself.

@@ -50,7 +50,13 @@ export async function runGit(args: readonly string[], call: GitCall, input?: Buf
   const pid = subprocess.pid;
   if (pid === undefined) {
     const failed = await subprocess;
-    return { code: null, stdout: '', stderr: '', stopped: null, startError: String(failed.code ?? failed.originalMessage ?? 'unknown error') };
+    return {
+      code: null,
+      stdout: '',
+      stderr: '',
+      stopped: null,
+      startError: String(failed.code ?? failed.originalMessage ?? 'unknown error'),
+    };
   }
   let stopped: GitResult['stopped'] = null;
   // A hook's background process may hold git's pipes: it is stopped, not waited for.
@@ -58,15 +64,24 @@ export async function runGit(args: readonly string[], call: GitCall, input?: Buf
     stopped ??= 'timeout';
   });
   const unstop = call.stop
-    ? onStop(call.stop, () => {
-        stopped ??= 'interrupted';
-        git.killer.terminate();
-      }, () => git.killer.kill())
+    ? onStop(
+        call.stop,
+        () => {
+          stopped ??= 'interrupted';
+          git.killer.terminate();
+        },
+        () => git.killer.kill(),
+      )
     : () => {};
   try {
     await git.ended;
     const result = await subprocess;
-    return { code: result.exitCode ?? null, stdout: Buffer.from(result.stdout).toString('latin1'), stderr: Buffer.from(result.stderr).toString('utf8'), stopped };
+    return {
+      code: result.exitCode ?? null,
+      stdout: Buffer.from(result.stdout).toString('latin1'),
+      stderr: Buffer.from(result.stderr).toString('utf8'),
+      stopped,
+    };
   } finally {
     unstop();
   }

@@ -34,7 +34,8 @@ function contentHash(full: Buffer): string | undefined {
   try {
     const hash = createHash('sha256');
     const buffer = Buffer.alloc(CHUNK);
-    for (let read = readSync(fd, buffer, 0, CHUNK, null); read > 0; read = readSync(fd, buffer, 0, CHUNK, null)) hash.update(buffer.subarray(0, read));
+    for (let read = readSync(fd, buffer, 0, CHUNK, null); read > 0; read = readSync(fd, buffer, 0, CHUNK, null))
+      hash.update(buffer.subarray(0, read));
     return hash.digest('hex');
   } catch {
     return undefined;

@@ -23,10 +23,16 @@ export interface HookContext {
 /** Parse a hook's command line and check its program exists, so a typo fails before the run, not hours later. */
 export function parseHook(flag: Hook['flag'], text: string, cwd: string, env: NodeJS.ProcessEnv): Hook {
   const split = splitWords(text);
-  if (!split.ok) throw new InputError(`${flag} ${JSON.stringify(text)} ${split.reason}. Give the command and its arguments, e.g. ${flag} "notify-send 'board halted'".`);
+  if (!split.ok)
+    throw new InputError(
+      `${flag} ${JSON.stringify(text)} ${split.reason}. Give the command and its arguments, e.g. ${flag} "notify-send 'board halted'".`,
+    );
   const argv = split.words as [string, ...string[]];
   const problem = programProblem(argv[0], cwd, env);
-  if (problem) throw new InputError(`${flag}: the command "${argv[0]}" ${problem}. Install it or fix the ${flag} command (it is run as argv, not through a shell).`);
+  if (problem)
+    throw new InputError(
+      `${flag}: the command "${argv[0]}" ${problem}. Install it or fix the ${flag} command (it is run as argv, not through a shell).`,
+    );
   return { flag, argv };
 }
 
@@ -46,7 +52,12 @@ export function hookEnv(outcome: Outcome, context: HookContext, base: NodeJS.Pro
 
 // Like a shell's lookup: a name with a slash is a path (from the board folder), else PATH is searched.
 function programProblem(file: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
-  const candidates = file.includes('/') ? [path.resolve(cwd, file)] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, file));
+  const candidates = file.includes('/')
+    ? [path.resolve(cwd, file)]
+    : (env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, file));
   for (const candidate of candidates) {
     try {
       if (statSync(candidate).isFile()) {

@@ -29,13 +29,22 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * goes to the supervisor's stderr (so `--json` stdout stays clean). Resolves with a warning when
  * it fails or was stopped; never rejects, since a notification never changes the run's exit code.
  */
-export async function runHook(hook: Hook, outcome: Outcome, context: HookContext, base: NodeJS.ProcessEnv, limits: HookLimits = {}): Promise<string | null> {
+export async function runHook(
+  hook: Hook,
+  outcome: Outcome,
+  context: HookContext,
+  base: NodeJS.ProcessEnv,
+  limits: HookLimits = {},
+): Promise<string | null> {
   const [file, ...args] = hook.argv;
   const what = `${hook.flag} command (${hook.argv.join(' ')})`;
   const timeoutMs = limits.timeoutMs ?? HOOK_TIMEOUT_MS;
   const graceMs = limits.graceMs ?? HOOK_GRACE_MS;
   const signals = limits.signals ?? process;
-  const tag = agentTag({ board: context.file, run: `${context.run}|${hook.flag}|${process.pid}`, step: 0, role: 'hook' }, base[TAG_VARIABLE]);
+  const tag = agentTag(
+    { board: context.file, run: `${context.run}|${hook.flag}|${process.pid}`, step: 0, role: 'hook' },
+    base[TAG_VARIABLE],
+  );
   const env = safeEnv({ ...hookEnv(outcome, context, base), [TAG_VARIABLE]: tag });
   // Listening before the spawn: a signal while the hook starts would otherwise kill the
   // supervisor and leave the hook running, holding its stderr. It stops the hook once it runs.

@@ -16,7 +16,8 @@ export function splitWords(text: string): { ok: true; words: string[] } | { ok: 
       else word = `${word ?? ''}${c}`;
     } else if (quote === '"') {
       if (c === '"') quote = null;
-      else if (c === '\\' && (text[i + 1] === '"' || text[i + 1] === '\\')) word = `${word ?? ''}${text[++i] as string}`;
+      else if (c === '\\' && (text[i + 1] === '"' || text[i + 1] === '\\'))
+        word = `${word ?? ''}${text[++i] as string}`;
       else word = `${word ?? ''}${c}`;
     } else if (/\s/.test(c)) {
       if (word !== null) words.push(word);

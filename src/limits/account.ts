@@ -28,11 +28,17 @@ function fingerprint(secret: string): string {
  * The account an agent's argv runs as, from its environment (pure): `home` stands for HOME when
  * the environment has none, `cwd` anchors a relative config folder.
  */
-export function accountOf(command: readonly string[], env: Readonly<Record<string, string | undefined>>, home: string, cwd: string): Account {
+export function accountOf(
+  command: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+  cwd: string,
+): Account {
   const agent = agentFor(command);
   const cli = agent.name === 'generic' ? programOf(command) : agent.name;
   // The first variable set names the folder; with none set (not even HOME), the HOME pair with `home`.
-  const [variable, under] = agent.login.folder.find(([name]) => env[name]) ?? agent.login.folder.find(([name]) => name === 'HOME') ?? ['HOME', ''];
+  const [variable, under] = agent.login.folder.find(([name]) => env[name]) ??
+    agent.login.folder.find(([name]) => name === 'HOME') ?? ['HOME', ''];
   const folder = path.resolve(cwd, env[variable] || home, under);
   const keys = agent.login.keys.filter((key) => env[key]).map((key) => `${key} ${fingerprint(env[key] as string)}`);
   const description = [cli, folder, ...keys].join(' · ');

@@ -15,7 +15,9 @@ export interface SharedLimit {
 }
 
 /** What to do with an account's entry before calling its CLI: wait until `until`, or ignore it for a `reason`. */
-export type SharedDecision = { wait: true; until: number; entry: SharedLimit } | { wait: false; reason: string; stale: boolean; entry?: SharedLimit };
+export type SharedDecision =
+  | { wait: true; until: number; entry: SharedLimit }
+  | { wait: false; reason: string; stale: boolean; entry?: SharedLimit };
 
 // An entry further off than this is no reset a CLI means (a planted or mangled file).
 const ABSURD_MS = 366 * 86_400_000;
@@ -37,15 +39,24 @@ export function parseSharedLimit(text: string): SharedLimit | string {
  */
 export function sharedDecision(parsed: SharedLimit | string, account: Account, now: number): SharedDecision {
   if (typeof parsed === 'string') return { wait: false, reason: `broken: ${parsed}`, stale: false };
-  if (parsed.cli !== account.cli || parsed.account !== account.description) return { wait: false, reason: `broken: it names another account (${parsed.account})`, stale: false };
+  if (parsed.cli !== account.cli || parsed.account !== account.description)
+    return { wait: false, reason: `broken: it names another account (${parsed.account})`, stale: false };
   const until = Date.parse(parsed.until);
-  if (until <= now) return { wait: false, reason: `stale: its limit ended at ${parsed.until}`, stale: true, entry: parsed };
-  if (until - now > ABSURD_MS) return { wait: false, reason: `broken: its limit ends more than a year ahead (${parsed.until})`, stale: false };
+  if (until <= now)
+    return { wait: false, reason: `stale: its limit ended at ${parsed.until}`, stale: true, entry: parsed };
+  if (until - now > ABSURD_MS)
+    return { wait: false, reason: `broken: its limit ends more than a year ahead (${parsed.until})`, stale: false };
   return { wait: true, until, entry: parsed };
 }
 
 /** The text of an account's entry, learnt by `board` at `now`, lasting until `until`. */
 export function sharedLimitText(account: Account, board: string, now: number, until: number): string {
-  const entry: SharedLimit = { cli: account.cli, account: account.description, until: new Date(until).toISOString(), board, since: new Date(now).toISOString() };
+  const entry: SharedLimit = {
+    cli: account.cli,
+    account: account.description,
+    until: new Date(until).toISOString(),
+    board,
+    since: new Date(now).toISOString(),
+  };
   return `${JSON.stringify(entry, null, 2)}\n`;
 }

@@ -22,7 +22,12 @@ export interface SharedLook {
 }
 
 /** The account an invocation runs as, from its own environment, and where its limits are shared. */
-export function sharedAccountOf(invocation: { file: string; args: readonly string[]; env: Readonly<Record<string, string>>; cwd: string }, settings: Settings, boardDir: string, supervisorEnv: NodeJS.ProcessEnv): SharedAccount {
+export function sharedAccountOf(
+  invocation: { file: string; args: readonly string[]; env: Readonly<Record<string, string>>; cwd: string },
+  settings: Settings,
+  boardDir: string,
+  supervisorEnv: NodeJS.ProcessEnv,
+): SharedAccount {
   const home = homedir();
   return {
     account: accountOf([invocation.file, ...invocation.args], invocation.env, home, invocation.cwd),
@@ -31,7 +36,12 @@ export function sharedAccountOf(invocation: { file: string; args: readonly strin
 }
 
 /** Record that the account is limited until `until`, learnt by `board` at `now`; returns a note if it could not be. */
-export function recordSharedLimit(shared: SharedAccount, board: string, now: number, until: number): string | undefined {
+export function recordSharedLimit(
+  shared: SharedAccount,
+  board: string,
+  now: number,
+  until: number,
+): string | undefined {
   return writeEntry(shared.folder, shared.account, sharedLimitText(shared.account, board, now, until));
 }
 

@@ -31,11 +31,18 @@ const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
  * The folder (pure): `supervisor.shared_limits` (relative to the board folder, `~/` allowed), else
  * `$XDG_STATE_HOME/kanban-supervisor/limits`, else `~/.local/state/kanban-supervisor/limits`.
  */
-export function limitsFolder(setting: string | null, boardDir: string, env: Readonly<Record<string, string | undefined>>, home: string): LimitsFolder {
+export function limitsFolder(
+  setting: string | null,
+  boardDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+): LimitsFolder {
   if (setting) return { base: path.resolve(boardDir, setting.replace(/^~(?=\/|$)/, home)), relative: '' };
   // The XDG spec: a relative XDG_STATE_HOME is invalid and ignored.
   const state = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : undefined;
-  return state ? { base: state, relative: 'kanban-supervisor/limits' } : { base: home, relative: '.local/state/kanban-supervisor/limits' };
+  return state
+    ? { base: state, relative: 'kanban-supervisor/limits' }
+    : { base: home, relative: '.local/state/kanban-supervisor/limits' };
 }
 
 /** The account's entry file as shown in notes. */

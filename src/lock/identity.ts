@@ -34,7 +34,13 @@ export function selfIdentity(): ProcessIdentity {
   const bootId = readOr(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
   const pidNs = readOr(() => readlinkSync('/proc/self/ns/pid'));
   const startTicks = readProcInfo('self')?.startTicks;
-  return { pid: process.pid, host: hostname(), ...(bootId && { bootId }), ...(pidNs && { pidNs }), ...(startTicks !== undefined && { startTicks }) };
+  return {
+    pid: process.pid,
+    host: hostname(),
+    ...(bootId && { bootId }),
+    ...(pidNs && { pidNs }),
+    ...(startTicks !== undefined && { startTicks }),
+  };
 }
 
 /** The real probe: alive unless gone or a zombie, with its start time where /proc has it. */
@@ -61,7 +67,8 @@ export function ownerState(owner: ProcessIdentity, self: ProcessIdentity, probe:
   if (owner.pid === self.pid) return 'dead';
   const seen = probe(owner.pid);
   if (!seen.alive) return 'dead';
-  if (owner.startTicks !== undefined && seen.startTicks !== undefined && owner.startTicks !== seen.startTicks) return 'dead';
+  if (owner.startTicks !== undefined && seen.startTicks !== undefined && owner.startTicks !== seen.startTicks)
+    return 'dead';
   return 'alive';
 }
 

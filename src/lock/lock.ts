@@ -38,7 +38,11 @@ export function readLockOwner(stateDir: string): LockOwner | null {
  * meets the same lock. A live owner is refused with exit 75; an abandoned lock is taken over.
  * `onLost` is called if the lock is taken away mid-run. Returns the release.
  */
-export async function acquireBoardLock(stateDir: string, board: string, onLost: (error: BoardLockedError) => void): Promise<() => Promise<void>> {
+export async function acquireBoardLock(
+  stateDir: string,
+  board: string,
+  onLost: (error: BoardLockedError) => void,
+): Promise<() => Promise<void>> {
   const lock = lockPath(stateDir);
   const options = {
     lockfilePath: lock,
@@ -47,7 +51,12 @@ export async function acquireBoardLock(stateDir: string, board: string, onLost: 
     // Staleness is judged here (with the owner record), never by removing a folder that holds one.
     stale: 24 * 3_600_000,
     update: UPDATE_MS,
-    onCompromised: (error: Error) => onLost(new BoardLockedError(`${board}: the run lock .kanban-supervisor/run.lock was lost (${error.message}); stopped to keep two supervisors off one board. Check that no other supervisor runs on it, then run again.`)),
+    onCompromised: (error: Error) =>
+      onLost(
+        new BoardLockedError(
+          `${board}: the run lock .kanban-supervisor/run.lock was lost (${error.message}); stopped to keep two supervisors off one board. Check that no other supervisor runs on it, then run again.`,
+        ),
+      ),
   };
   let release: () => Promise<void>;
   try {
@@ -152,7 +161,8 @@ async function setAsideAbandoned(stateDir: string, board: string): Promise<void>
 function removeDeadAsides(stateDir: string): void {
   for (const entry of readdirSync(stateDir)) {
     const pid = Number(/^run\.lock\.taken-(\d+)$/.exec(entry)?.[1]);
-    if (pid > 0 && pid !== process.pid && !isAlive(pid)) rmSync(path.join(stateDir, entry), { recursive: true, force: true });
+    if (pid > 0 && pid !== process.pid && !isAlive(pid))
+      rmSync(path.join(stateDir, entry), { recursive: true, force: true });
   }
 }
 
@@ -165,7 +175,9 @@ function ownerIn(lockDir: string): LockOwner | null {
 }
 
 function lockedError(board: string, owner: LockOwner | null): BoardLockedError {
-  const who = owner ? `pid ${owner.pid} on ${owner.host}, since ${owner.since}, running ${owner.board}` : 'owner unknown';
+  const who = owner
+    ? `pid ${owner.pid} on ${owner.host}, since ${owner.since}, running ${owner.board}`
+    : 'owner unknown';
   return new BoardLockedError(
     `${board} is locked by another kanban-supervisor (${who}). Wait for it to finish or stop it; if none runs, remove .kanban-supervisor/run.lock (a lock from another host also goes stale after ${STALE_MS / 1000}s).`,
   );

@@ -71,6 +71,11 @@ export class AttemptFile {
 function incompleteLog(shown: string, kept: number, error: unknown): UnwritableError {
   const message = (error as Error).message;
   const prefix = `Cannot write ${shown}: `;
-  const cause = error instanceof UnwritableError && message.startsWith(prefix) ? message.slice(prefix.length) : `${message}. Check the disk and run again.`;
-  return new UnwritableError(`Cannot write ${shown} in full: this attempt's output log is incomplete (${kept} bytes kept, the rest lost), so the run stopped after it; ${cause}`);
+  const cause =
+    error instanceof UnwritableError && message.startsWith(prefix)
+      ? message.slice(prefix.length)
+      : `${message}. Check the disk and run again.`;
+  return new UnwritableError(
+    `Cannot write ${shown} in full: this attempt's output log is incomplete (${kept} bytes kept, the rest lost), so the run stopped after it; ${cause}`,
+  );
 }

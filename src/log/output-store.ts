@@ -94,7 +94,9 @@ export class OutputStore {
   }
 
   private keep(run: string, names: string[], bytes: number): void {
-    const failedTask = names.map((name) => /^\d+-[^-]+-\d+-(.*)\.failed\.(?:out|err)$/.exec(name)?.[1]).find((task) => task !== undefined);
+    const failedTask = names
+      .map((name) => /^\d+-[^-]+-\d+-(.*)\.failed\.(?:out|err)$/.exec(name)?.[1])
+      .find((task) => task !== undefined);
     const kept: Kept = { run, names, bytes, ...(failedTask !== undefined && { failedTask }) };
     this.kept.push(kept);
     this.bytes += bytes;
@@ -104,7 +106,8 @@ export class OutputStore {
   // Earlier runs past keep_runs (this one counts too) lose their files when a run starts.
   private pruneRuns(): void {
     const runs = [...new Set(this.kept.filter((k) => this.spare(k)).map((k) => k.run))].sort();
-    for (const run of runs.slice(0, Math.max(0, runs.length - (this.retention.runs - 1)))) this.remove(this.kept.filter((k) => k.run === run && this.spare(k)));
+    for (const run of runs.slice(0, Math.max(0, runs.length - (this.retention.runs - 1))))
+      this.remove(this.kept.filter((k) => k.run === run && this.spare(k)));
   }
 
   // The oldest attempts go while the folder holds too many bytes or attempts; a task's last
@@ -123,10 +126,12 @@ export class OutputStore {
   // for a symlink is left alone, never followed.
   private remove(victims: Kept[]): void {
     const gone = new Set(victims);
-    this.kept = victims.length === 1 && this.kept[0] === victims[0] ? this.kept.slice(1) : this.kept.filter((k) => !gone.has(k));
+    this.kept =
+      victims.length === 1 && this.kept[0] === victims[0] ? this.kept.slice(1) : this.kept.filter((k) => !gone.has(k));
     for (const victim of victims) {
       this.bytes -= victim.bytes;
-      if (victim.failedTask !== undefined && this.lastFailed.get(victim.failedTask) === victim) this.lastFailed.delete(victim.failedTask);
+      if (victim.failedTask !== undefined && this.lastFailed.get(victim.failedTask) === victim)
+        this.lastFailed.delete(victim.failedTask);
     }
     for (const run of new Set(victims.map((v) => v.run))) {
       let dir: RealDir;
@@ -135,7 +140,8 @@ export class OutputStore {
       } catch {
         continue;
       }
-      for (const victim of victims) if (victim.run === run) for (const name of victim.names) rmSync(dir.at(name), { force: true });
+      for (const victim of victims)
+        if (victim.run === run) for (const name of victim.names) rmSync(dir.at(name), { force: true });
       if (dir !== this.dir) {
         dir.close();
         if (!this.kept.some((k) => k.run === run)) removeEmptyDir(path.join(this.boardDir, this.folder, run));
@@ -164,5 +170,11 @@ export function attemptFileBase(step: number, role: string, attempt: number, tas
 
 // Task paths name the files; only what is safe in a file name is kept.
 function slug(task: string): string {
-  return task.replace(/\.md$/, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(-60) || 'task';
+  return (
+    task
+      .replace(/\.md$/, '')
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^[._]+/, '')
+      .slice(-60) || 'task'
+  );
 }

@@ -25,7 +25,12 @@ export interface LogEntry {
 
 /** Render an entry as Markdown (pure); a secret in its Issue or Received (a command's key, an agent printing a token) is masked. */
 export function formatEntry(entry: LogEntry): string {
-  const lines = [`### ${entry.time.toISOString()} ${entry.kind}`, '', `**Agent:** ${entry.agent}  `, `**Task:** ${entry.task}  `];
+  const lines = [
+    `### ${entry.time.toISOString()} ${entry.kind}`,
+    '',
+    `**Agent:** ${entry.agent}  `,
+    `**Task:** ${entry.task}  `,
+  ];
   if (entry.attempt) lines.push(`**Attempt:** ${entry.attempt}  `);
   lines.push(`**Issue:** ${maskText(entry.issue)}`, '');
   if (entry.expected) lines.push('**Expected:**', fence(JSON.stringify(entry.expected, null, 2), 'json'), '');

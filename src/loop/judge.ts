@@ -6,26 +6,43 @@ import { checkReply, type ReplyRules } from '../reply/validate.js';
 
 /** An attempt's reply if it is valid, else why not and what was received (bounded, for the log). */
 export type Judgement =
-  | { valid: true; reply: Record<string, unknown>; via: string }
-  | { valid: false; issue: string; received: string };
+  { valid: true; reply: Record<string, unknown>; via: string } | { valid: false; issue: string; received: string };
 
 const RECEIVED_MAX = 4000;
 
 /** Judge an attempt by the format of its output only (the agent CLIs' envelopes given); the exit code alone never decides (SPEC §3). */
-export function judgeAttempt(result: AttemptResult, output: OutputStrategy, rules: ReplyRules, limits: { timeoutMs: number; idleTimeoutMs: number | null }, envelopes: readonly Envelope[]): Judgement {
+export function judgeAttempt(
+  result: AttemptResult,
+  output: OutputStrategy,
+  rules: ReplyRules,
+  limits: { timeoutMs: number; idleTimeoutMs: number | null },
+  envelopes: readonly Envelope[],
+): Judgement {
   const killed = `was killed with ${result.killedWith ?? 'SIGTERM'}`;
-  if (result.end === 'timeout') return invalid(`timed out after ${formatDuration(limits.timeoutMs)} and ${killed}`, result);
-  if (result.end === 'idle-timeout') return invalid(`printed nothing for ${formatDuration(limits.idleTimeoutMs ?? 0)} (idle_timeout) and ${killed}`, result);
-  if (result.end === 'spawn-failed') return invalid(`could not be started: ${result.spawnError ?? 'unknown error'}`, result);
+  if (result.end === 'timeout')
+    return invalid(`timed out after ${formatDuration(limits.timeoutMs)} and ${killed}`, result);
+  if (result.end === 'idle-timeout')
+    return invalid(
+      `printed nothing for ${formatDuration(limits.idleTimeoutMs ?? 0)} (idle_timeout) and ${killed}`,
+      result,
+    );
+  if (result.end === 'spawn-failed')
+    return invalid(`could not be started: ${result.spawnError ?? 'unknown error'}`, result);
   if (result.end === 'gave-up') {
-    const said = result.failure && 'detail' in result.failure ? `as ${result.failure.cli}: ${result.failure.detail}` : 'a failure';
+    const said =
+      result.failure && 'detail' in result.failure ? `as ${result.failure.cli}: ${result.failure.detail}` : 'a failure';
     return invalid(`reported an error ${said}; stopped rather than left to retry it`, result);
   }
   const extraction = extractReply(result.stdout, output, envelopes);
-  if (!extraction.found) return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}${stderrNote(result)}`, result);
+  if (!extraction.found)
+    return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}${stderrNote(result)}`, result);
   const verdict = checkReply(extraction.reply, rules);
   if (!verdict.valid) {
-    return { valid: false, issue: `replied in the wrong format: ${verdict.issues.slice(0, 3).join('; ')}`, received: bounded(safeStringify(extraction.reply)) };
+    return {
+      valid: false,
+      issue: `replied in the wrong format: ${verdict.issues.slice(0, 3).join('; ')}`,
+      received: bounded(safeStringify(extraction.reply)),
+    };
   }
   return { valid: true, reply: extraction.reply, via: extraction.via };
 }
@@ -43,7 +60,10 @@ function truncatedNote(result: AttemptResult): string {
 // Many CLIs say why they failed on stderr only (Gemini CLI with no key): the reason must show.
 // A crash's stack trace ends in frames (`at async ModuleLoader…`); its error line says why.
 function stderrNote(result: AttemptResult): string {
-  const lines = result.stderrTail.split('\n').map(cleanLine).filter((line) => line !== '');
+  const lines = result.stderrTail
+    .split('\n')
+    .map(cleanLine)
+    .filter((line) => line !== '');
   const error = crashLine(lines);
   if (error !== undefined) return `; stderr: ${shorten(error, 300)} (then a stack trace)`;
   const last = lines.slice(-3);
@@ -76,7 +96,10 @@ function receivedText(result: AttemptResult): string {
     const stderr = result.stderrTail.trim();
     return stderr ? `(stdout was empty; stderr ends with:)\n${bounded(stderr)}` : '(nothing on stdout or stderr)';
   }
-  const head = result.stdoutTruncated || result.stdout.length > RECEIVED_MAX ? `(last ${RECEIVED_MAX} characters of ${result.stdoutBytes} bytes of stdout)\n` : '';
+  const head =
+    result.stdoutTruncated || result.stdout.length > RECEIVED_MAX
+      ? `(last ${RECEIVED_MAX} characters of ${result.stdoutBytes} bytes of stdout)\n`
+      : '';
   return head + bounded(result.stdout);
 }
 

@@ -37,7 +37,12 @@ export async function superviseBoard(ctx: RunContext, tally = new RunTally(), se
       }
       const settings = resolveSettings(board.settings, ctx.flags);
       checkBudget(ctx, board, settings);
-      if (steps >= settings.maxSteps) throw guardStop(ctx, board, `Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`);
+      if (steps >= settings.maxSteps)
+        throw guardStop(
+          ctx,
+          board,
+          `Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`,
+        );
       steps++;
       const task = board.current as string; // not finished: current is a task
       const result = await runStep(ctx, board, settings, tally.nextStep());
@@ -45,7 +50,12 @@ export async function superviseBoard(ctx: RunContext, tally = new RunTally(), se
       written = result.written;
       if (answer.status !== 'ok') throw managerHalt(ctx, board, task, answer, `after ${task}`);
       sameTask = next === board.current && reply.status === 'ok' ? sameTask + 1 : 0;
-      if (sameTask >= settings.maxSameTask) throw guardStop(ctx, board, `The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`);
+      if (sameTask >= settings.maxSameTask)
+        throw guardStop(
+          ctx,
+          board,
+          `The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`,
+        );
       for (const due of tally.stepCompleted(task, settings.periodic)) {
         periodic++;
         written = await runPeriodic(ctx, tally, due.role, written);
@@ -59,13 +69,26 @@ export async function superviseBoard(ctx: RunContext, tally = new RunTally(), se
 }
 
 // A periodic role's step, on the board as the step before it left it; its Manager's answer is applied like any other.
-async function runPeriodic(ctx: RunContext, tally: RunTally, role: string, written: WrittenText | undefined): Promise<WrittenText | undefined> {
+async function runPeriodic(
+  ctx: RunContext,
+  tally: RunTally,
+  role: string,
+  written: WrittenText | undefined,
+): Promise<WrittenText | undefined> {
   throwIfStopped(ctx.stop);
   const board = readBoard(ctx.file, written);
   const settings = resolveSettings(board.settings, ctx.flags);
   checkBudget(ctx, board, settings);
-  const { answer, written: wrote } = await runPeriodicStep(ctx, board, settings, tally.nextStep(), role, tally.takeDone(role));
-  if (answer.status !== 'ok') throw managerHalt(ctx, board, path.basename(board.file), answer, `after ${role}'s periodic run`);
+  const { answer, written: wrote } = await runPeriodicStep(
+    ctx,
+    board,
+    settings,
+    tally.nextStep(),
+    role,
+    tally.takeDone(role),
+  );
+  if (answer.status !== 'ok')
+    throw managerHalt(ctx, board, path.basename(board.file), answer, `after ${role}'s periodic run`);
   return wrote;
 }
 
@@ -83,14 +106,34 @@ function checkBudget(ctx: RunContext, board: Board, settings: Settings): void {
 
 // A guard or the budget stops the run (exit 5): one Halt entry in the Supervisor Log, like every halt.
 function guardStop(ctx: RunContext, board: Board, message: string): GuardError {
-  appendEntry(ctx.dir, { time: ctx.clock.now(), kind: 'Halt', agent: 'kanban-supervisor', task: String(board.current), issue: message, action: 'Stopping (exit 5); the board is as the last step left it' });
+  appendEntry(ctx.dir, {
+    time: ctx.clock.now(),
+    kind: 'Halt',
+    agent: 'kanban-supervisor',
+    task: String(board.current),
+    issue: message,
+    action: 'Stopping (exit 5); the board is as the last step left it',
+  });
   return new GuardError(message);
 }
 
 // The Manager's status is not ok: its answer is written, and a person is asked for (exit 4).
-function managerHalt(ctx: RunContext, board: Board, task: string, answer: Record<string, unknown>, after: string): HaltedForHumanError {
+function managerHalt(
+  ctx: RunContext,
+  board: Board,
+  task: string,
+  answer: Record<string, unknown>,
+  after: string,
+): HaltedForHumanError {
   const said = `The Manager halted for a person (status ${String(answer.status)}) ${after}: ${String(answer.message)}`;
-  appendEntry(ctx.dir, { time: ctx.clock.now(), kind: 'Halt', agent: 'Manager', task, issue: said, action: `Halting for a person (exit 4); the Manager's answer is written to ${path.basename(board.file)}` });
+  appendEntry(ctx.dir, {
+    time: ctx.clock.now(),
+    kind: 'Halt',
+    agent: 'Manager',
+    task,
+    issue: said,
+    action: `Halting for a person (exit 4); the Manager's answer is written to ${path.basename(board.file)}`,
+  });
   return new HaltedForHumanError(said);
 }
 

@@ -46,12 +46,22 @@ export interface LimitWait {
  */
 export function limitWaitUntil(now: number, resetAt: Date | null, limitWaitMs: number, fallbacks: number): LimitWait {
   const reset = resetAt?.getTime() ?? NaN;
-  if (Number.isFinite(reset) && reset > now && reset - now <= ABSURD_MS) return { until: reset + MARGIN_MS, resetKnown: true };
-  return { until: now + Math.min(Math.max(limitWaitMs, MIN_FALLBACK_MS) * 2 ** fallbacks, MAX_FALLBACK_MS), resetKnown: false };
+  if (Number.isFinite(reset) && reset > now && reset - now <= ABSURD_MS)
+    return { until: reset + MARGIN_MS, resetKnown: true };
+  return {
+    until: now + Math.min(Math.max(limitWaitMs, MIN_FALLBACK_MS) * 2 ** fallbacks, MAX_FALLBACK_MS),
+    resetKnown: false,
+  };
 }
 
 /** Wait for a usage limit to reset (or, without a usable reset time, a fallback that doubles), then let the same attempt run again. */
-export async function waitForLimit(ctx: RunContext, settings: Settings, where: FailedRun, failure: Extract<Failure, { kind: 'usage_limit' }>, shared?: SharedAccount): Promise<void> {
+export async function waitForLimit(
+  ctx: RunContext,
+  settings: Settings,
+  where: FailedRun,
+  failure: Extract<Failure, { kind: 'usage_limit' }>,
+  shared?: SharedAccount,
+): Promise<void> {
   const now = ctx.clock.now().getTime();
   const { until, resetKnown } = limitWaitUntil(now, failure.resetAt, settings.limitWaitMs, ctx.limits.fallbacks);
   if (!resetKnown) ctx.limits.fallbacks++;
@@ -59,8 +69,17 @@ export async function waitForLimit(ctx: RunContext, settings: Settings, where: F
   // recorded before the cap, so that a run ending with exit 69 still tells the others.
   const note = resetKnown && shared ? recordSharedLimit(shared, ctx.file, now, until) : undefined;
   // A reset given but not used is named, so a person sees why the wait is not until then.
-  const given = !resetKnown && failure.resetAt && Number.isFinite(failure.resetAt.getTime()) ? { ignoredReset: failure.resetAt.toISOString() } : {};
-  await waitOut(ctx, settings, where, { now, until, resetKnown, cli: failure.cli, reason: failure.detail, said: `The CLI said: ${failure.detail}` }, { ...given, ...(note && { sharedLimitUnrecorded: note }) });
+  const given =
+    !resetKnown && failure.resetAt && Number.isFinite(failure.resetAt.getTime())
+      ? { ignoredReset: failure.resetAt.toISOString() }
+      : {};
+  await waitOut(
+    ctx,
+    settings,
+    where,
+    { now, until, resetKnown, cli: failure.cli, reason: failure.detail, said: `The CLI said: ${failure.detail}` },
+    { ...given, ...(note && { sharedLimitUnrecorded: note }) },
+  );
 }
 
 /**
@@ -68,14 +87,25 @@ export async function waitForLimit(ctx: RunContext, settings: Settings, where: F
  * account learnt (src/limits/); the wait is capped like one learnt here. An entry that cannot be
  * used is ignored and the note returned, for the attempt's event.
  */
-export async function waitForSharedLimit(ctx: RunContext, settings: Settings, where: FailedRun, shared: SharedAccount): Promise<string | undefined> {
+export async function waitForSharedLimit(
+  ctx: RunContext,
+  settings: Settings,
+  where: FailedRun,
+  shared: SharedAccount,
+): Promise<string | undefined> {
   const now = ctx.clock.now().getTime();
   const look = lookForSharedLimit(shared, now, ctx.file);
   if (!look.limit) return look.ignored;
   const { entry, until, file } = look.limit;
   const reason = `not calling it: the supervisor of ${entry.board} learnt at ${entry.since} that this account (${entry.account}) is limited until then`;
   const said = `Shared by another supervisor (${file}): ${reason}.`;
-  await waitOut(ctx, settings, where, { now, until, resetKnown: true, cli: entry.cli, reason, said }, { learntFrom: entry.board, learntAt: entry.since, sharedFile: file });
+  await waitOut(
+    ctx,
+    settings,
+    where,
+    { now, until, resetKnown: true, cli: entry.cli, reason, said },
+    { learntFrom: entry.board, learntAt: entry.since, sharedFile: file },
+  );
   return undefined;
 }
 
@@ -91,21 +121,51 @@ interface Wait {
 }
 
 // Wait until `wait.until` (waiting.json says so meanwhile) unless that goes past a cap (exit 69); Ctrl-C ends it.
-async function waitOut(ctx: RunContext, settings: Settings, where: FailedRun, wait: Wait, fields: Record<string, unknown>): Promise<void> {
+async function waitOut(
+  ctx: RunContext,
+  settings: Settings,
+  where: FailedRun,
+  wait: Wait,
+  fields: Record<string, unknown>,
+): Promise<void> {
   const { now, until, resetKnown, cli, reason, said } = wait;
-  const waiting = { for: 'usage_limit' as const, reason, since: new Date(now).toISOString(), until: new Date(until).toISOString(), role: where.role, task: where.task, cli, pid: process.pid };
+  const waiting = {
+    for: 'usage_limit' as const,
+    reason,
+    since: new Date(now).toISOString(),
+    until: new Date(until).toISOString(),
+    role: where.role,
+    task: where.task,
+    cli,
+    pid: process.pid,
+  };
   waitingFile.write(ctx.dir, waiting);
   const cap = limitCap(ctx, settings, now, until);
   if (cap) {
     const waited = ctx.limits.waitedMs > 0 ? ` after waiting ${formatDuration(ctx.limits.waitedMs)} already` : '';
-    appendEntry(ctx.dir, { time: new Date(now), kind: 'Halt', agent: where.role, task: where.task, issue: `Usage limit (${cli}) until ${waiting.until}${waited}, past ${cap.name}: ${reason}`, action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset' });
+    appendEntry(ctx.dir, {
+      time: new Date(now),
+      kind: 'Halt',
+      agent: where.role,
+      task: where.task,
+      issue: `Usage limit (${cli}) until ${waiting.until}${waited}, past ${cap.name}: ${reason}`,
+      action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset',
+    });
     throw new LimitWaitError(
       `${where.role}'s ${cli} usage limit ${resetKnown ? 'resets' : 'gave no usable reset time; the next try would be'} at ${localStamp(until)} (in ${formatDuration(until - now)}), later than ${cap.words}${waited}. ` +
         `The board is unchanged; run again after ${localStamp(until)} (status --json shows it as waiting.until)${cap.fix}. ${said}`,
       new Date(until),
     );
   }
-  ctx.events.emit('limit_wait', { ...where, until: waiting.until, waitMs: until - now, reason, cli, resetKnown, ...fields });
+  ctx.events.emit('limit_wait', {
+    ...where,
+    until: waiting.until,
+    waitMs: until - now,
+    reason,
+    cli,
+    resetKnown,
+    ...fields,
+  });
   await sleepUntil(ctx, until);
   throwIfStopped(ctx.stop); // Ctrl-C ends the wait at once
   ctx.limits.waitedMs += ctx.clock.now().getTime() - now;
@@ -114,12 +174,25 @@ async function waitOut(ctx: RunContext, settings: Settings, where: FailedRun, wa
 }
 
 // What a wait until `until` would go past, if anything: max_limit_wait in all, or the run's --max-time deadline.
-function limitCap(ctx: RunContext, settings: Settings, now: number, until: number): { name: string; words: string; fix: string } | undefined {
+function limitCap(
+  ctx: RunContext,
+  settings: Settings,
+  now: number,
+  until: number,
+): { name: string; words: string; fix: string } | undefined {
   if (ctx.limits.waitedMs + (until - now) > settings.maxLimitWaitMs) {
-    return { name: `max_limit_wait (${formatDuration(settings.maxLimitWaitMs)})`, words: `max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}) lets this run wait`, fix: ', or raise supervisor.max_limit_wait' };
+    return {
+      name: `max_limit_wait (${formatDuration(settings.maxLimitWaitMs)})`,
+      words: `max_limit_wait (${formatDuration(settings.maxLimitWaitMs)}) lets this run wait`,
+      fix: ', or raise supervisor.max_limit_wait',
+    };
   }
   if (ctx.deadline && until > ctx.deadline.getTime()) {
-    return { name: `the run's time limit (${localStamp(ctx.deadline.getTime())})`, words: `this run's time limit (--max-time or supervisor.max_time) ends it at ${localStamp(ctx.deadline.getTime())}`, fix: '' };
+    return {
+      name: `the run's time limit (${localStamp(ctx.deadline.getTime())})`,
+      words: `this run's time limit (--max-time or supervisor.max_time) ends it at ${localStamp(ctx.deadline.getTime())}`,
+      fix: '',
+    };
   }
   return undefined;
 }
@@ -139,25 +212,49 @@ export async function resumeKnownWait(ctx: RunContext, settings: Settings): Prom
     return waitingFile.clear(ctx.dir);
   }
   const where = { step: 0, role: known.role ?? 'agent', task: known.task ?? '' };
-  await waitForLimit(ctx, settings, where, { kind: 'usage_limit', cli: known.cli ?? 'the agent', detail: known.reason, resetAt: new Date(until - MARGIN_MS) });
+  await waitForLimit(ctx, settings, where, {
+    kind: 'usage_limit',
+    cli: known.cli ?? 'the agent',
+    detail: known.reason,
+    resetAt: new Date(until - MARGIN_MS),
+  });
 }
 
 /** Back off from a transient service error before the same attempt runs again (`retry` counts from 1). */
-export async function backOff(ctx: RunContext, settings: Settings, where: FailedRun, failure: Extract<Failure, { kind: 'transient' }>, retry: number): Promise<void> {
+export async function backOff(
+  ctx: RunContext,
+  settings: Settings,
+  where: FailedRun,
+  failure: Extract<Failure, { kind: 'transient' }>,
+  retry: number,
+): Promise<void> {
   const waitMs = Math.min(settings.transientBackoffMs * 2 ** (retry - 1), MAX_BACKOFF_MS);
-  ctx.events.emit('backoff', { ...where, retry, of: settings.transientRetries, waitMs, reason: failure.detail, cli: failure.cli });
+  ctx.events.emit('backoff', {
+    ...where,
+    retry,
+    of: settings.transientRetries,
+    waitMs,
+    reason: failure.detail,
+    cli: failure.cli,
+  });
   await ctx.clock.sleep(waitMs, ctx.stop.interrupt);
   throwIfStopped(ctx.stop);
 }
 
 /** The error that stops a run whose agent CLI has no usable login: no retry can help, a person must log in (exit 2). */
 export function loginError(invocation: Invocation, failure: Extract<Failure, { kind: 'login' }>): InputError {
-  return new InputError(`${invocation.roleFile}: ${invocation.role}'s ${failure.cli} cannot work until someone logs in or fixes its account: ${failure.detail}. ${failure.hint} Then run again to resume at this task.`);
+  return new InputError(
+    `${invocation.roleFile}: ${invocation.role}'s ${failure.cli} cannot work until someone logs in or fixes its account: ${failure.detail}. ${failure.hint} Then run again to resume at this task.`,
+  );
 }
 
 // Node's timers hold at most 24.8 days; a longer wait is slept in parts.
 async function sleepUntil(ctx: RunContext, until: number): Promise<void> {
-  for (let left = until - ctx.clock.now().getTime(); left > 0 && !ctx.stop.interrupt.aborted; left = until - ctx.clock.now().getTime()) {
+  for (
+    let left = until - ctx.clock.now().getTime();
+    left > 0 && !ctx.stop.interrupt.aborted;
+    left = until - ctx.clock.now().getTime()
+  ) {
     await ctx.clock.sleep(left, ctx.stop.interrupt);
   }
 }

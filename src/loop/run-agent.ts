@@ -38,11 +38,22 @@ const MESSAGE_CHARS = 500;
  * Manager is to get for the task (`on_exhausted: manager`). A usage limit, a transient service error or a
  * missing login spends no retry (not-format.ts). See src/agent/README.md for the lifecycle.
  */
-export async function runAgent(ctx: RunContext, board: Board, settings: Settings, run: AgentRun): Promise<Record<string, unknown>> {
+export async function runAgent(
+  ctx: RunContext,
+  board: Board,
+  settings: Settings,
+  run: AgentRun,
+): Promise<Record<string, unknown>> {
   const { invocation, output, rules, failures } = prepareAgent(ctx, board, settings, run.inputs, run.step);
   const total = settings.maxRetries + 1;
   // The Manager's events name the board and the task it hears about as fields of their own.
-  const where = { step: run.step, role: invocation.role, task: run.task, ...(run.inputs.done_task !== undefined && { board: run.inputs.kanban_file, done_task: run.inputs.done_task }), ...(run.trigger !== undefined && { trigger: run.trigger }) };
+  const where = {
+    step: run.step,
+    role: invocation.role,
+    task: run.task,
+    ...(run.inputs.done_task !== undefined && { board: run.inputs.kanban_file, done_task: run.inputs.done_task }),
+    ...(run.trigger !== undefined && { trigger: run.trigger }),
+  };
   const logTask = logTaskOf(run);
   const place = { step: run.step, role: invocation.role, task: run.task };
   const reading = { command: [invocation.file, ...invocation.args], patterns: failures };
@@ -54,18 +65,34 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
   let transient = 0;
   // Attempt N of `total` in events, files, the console and the log alike; a re-run of it after a
   // usage limit or a service error keeps N and is told apart by `rerun`.
-  for (let attempt = 1, rerun = 0; attempt <= total; ) {
+  for (let attempt = 1, rerun = 0; attempt <= total;) {
     // A stop (Ctrl-C, a lost lock) after an invalid attempt ends the run instead of a retry.
     throwIfStopped(ctx.stop);
     // A limit another supervisor of the account learnt is waited out here, without calling the CLI.
     const sharedIgnored = await waitForSharedLimit(ctx, settings, place, shared);
     const files = ctx.output.open(run.step, invocation.role, attempt, run.task, rerun);
-    ctx.events.emit('attempt_started', { ...where, attempt, of: total, ...(rerun > 0 && { rerun }), command: describeCommand(invocation, 200), ...cli, timeoutMs: invocation.timeoutMs, ...(sharedIgnored && { sharedLimitIgnored: sharedIgnored }) });
+    ctx.events.emit('attempt_started', {
+      ...where,
+      attempt,
+      of: total,
+      ...(rerun > 0 && { rerun }),
+      command: describeCommand(invocation, 200),
+      ...cli,
+      timeoutMs: invocation.timeoutMs,
+      ...(sharedIgnored && { sharedLimitIgnored: sharedIgnored }),
+    });
     const result = await ctx.runAttempt(invocation, files, ctx);
     const judgement = result.end === 'interrupted' ? null : judgeAttempt(result, output, rules, invocation, AGENTS);
     // stdout's JSON objects, found once for the failure and the usage.
     const events = stdoutEvents(result.stdout);
-    const failure: Failure | undefined = judgement && !judgement.valid ? (result.failure ?? classifyFailure({ stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode, events }, { ...reading, timeZone: agentTimeZone(invocation), now: ctx.clock.now() })) : undefined;
+    const failure: Failure | undefined =
+      judgement && !judgement.valid
+        ? (result.failure ??
+          classifyFailure(
+            { stdout: result.stdout, stderr: result.stderrTail, exitCode: result.exitCode, events },
+            { ...reading, timeZone: agentTimeZone(invocation), now: ctx.clock.now() },
+          ))
+        : undefined;
     // A figure that cannot be a spend (negative, infinite) is dropped with a note, never added.
     const { usage, ignored } = checkUsage(agent.usage(events));
     ctx.spend.add(usage);
@@ -83,7 +110,11 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
       stdoutBytes: result.stdoutBytes,
       valid: judgement?.valid ?? false,
       ...(judgement && !judgement.valid && { issue: judgement.issue, failure: failure?.kind }),
-      ...(judgement?.valid && { via: judgement.via, status: judgement.reply.status, message: shorten(String(judgement.reply.message), MESSAGE_CHARS) }),
+      ...(judgement?.valid && {
+        via: judgement.via,
+        status: judgement.reply.status,
+        message: shorten(String(judgement.reply.message), MESSAGE_CHARS),
+      }),
       ...(usage && { usage }),
       ...(ignored.length > 0 && { usageIgnored: ignored }),
       ...(written.out && { stdoutFile: written.out }),
@@ -94,12 +125,23 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     const refusal = files.out.refusal ?? files.err.refusal;
     if (refusal) throw refusal;
     // The stop's reason is the error to end with (a signal, a lost lock, closed output).
-    if (!judgement) throw (ctx.stop.interrupt.reason as Error | undefined) ?? new InterruptedError(`Interrupted: ${invocation.role} was stopped.`, 'SIGINT');
+    if (!judgement)
+      throw (
+        (ctx.stop.interrupt.reason as Error | undefined) ??
+        new InterruptedError(`Interrupted: ${invocation.role} was stopped.`, 'SIGINT')
+      );
     // The budget is checked between steps (loop.ts): a reply paid for always reaches the Manager.
     if (judgement.valid) return judgement.reply;
 
     if (failure?.kind === 'login') {
-      appendEntry(board.dir, { time: ctx.clock.now(), kind: 'Halt', agent: invocation.role, task: logTask, issue: `Login missing or rejected (${failure.cli}): ${failure.detail}`, action: `Halting for a person: ${failure.hint}` });
+      appendEntry(board.dir, {
+        time: ctx.clock.now(),
+        kind: 'Halt',
+        agent: invocation.role,
+        task: logTask,
+        issue: `Login missing or rejected (${failure.cli}): ${failure.detail}`,
+        action: `Halting for a person: ${failure.hint}`,
+      });
       throw loginError(invocation, failure);
     }
     if (failure?.kind === 'usage_limit') {
@@ -114,9 +156,21 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     }
 
     const issue = `Invalid output format: ${invocation.role} (${describeCommand(invocation)}) ${judgement.issue}`;
-    const entry = { time: ctx.clock.now(), agent: invocation.role, task: logTask, issue, expected: expectedReply(rules.manager), received: judgement.received };
+    const entry = {
+      time: ctx.clock.now(),
+      agent: invocation.role,
+      task: logTask,
+      issue,
+      expected: expectedReply(rules.manager),
+      received: judgement.received,
+    };
     if (attempt < total) {
-      appendEntry(board.dir, { ...entry, kind: 'Retry Event', attempt: `${attempt}/${settings.maxRetries} (retry ${attempt} of ${settings.maxRetries} follows: attempt ${attempt + 1}/${total})`, action: 'Rescheduling with exact same parameters' });
+      appendEntry(board.dir, {
+        ...entry,
+        kind: 'Retry Event',
+        attempt: `${attempt}/${settings.maxRetries} (retry ${attempt} of ${settings.maxRetries} follows: attempt ${attempt + 1}/${total})`,
+        action: 'Rescheduling with exact same parameters',
+      });
       ctx.events.emit('retry', { ...where, retry: attempt, maxRetries: settings.maxRetries, issue });
       attempt++;
       rerun = 0;
@@ -124,11 +178,22 @@ export async function runAgent(ctx: RunContext, board: Board, settings: Settings
     }
     if (run.handOver) {
       const message = `${invocation.role} gave no valid reply for ${run.task} in ${total} attempts: ${judgement.issue}`;
-      appendEntry(board.dir, { ...entry, kind: 'Retries Exhausted', attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`, action: 'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next' });
+      appendEntry(board.dir, {
+        ...entry,
+        kind: 'Retries Exhausted',
+        attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`,
+        action:
+          'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next',
+      });
       ctx.events.emit('handed_to_manager', { ...where, attempts: total, issue, message });
       return { status: 'error', message }; // on_exhausted: manager — the Manager decides (SPEC §5b)
     }
-    appendEntry(board.dir, { ...entry, kind: 'Halt', attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`, action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task' });
+    appendEntry(board.dir, {
+      ...entry,
+      kind: 'Halt',
+      attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`,
+      action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task',
+    });
     ctx.events.emit('halted', { ...where, exitCode: 3, reason: 'retries_exhausted', issue });
     const last = written.out ? `; last output: ${written.out}` : '';
     throw new RetriesExhaustedError(

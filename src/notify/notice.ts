@@ -38,11 +38,23 @@ export interface NoticePlace {
 /** The notice for a run's end (pure): `line` is the outcome as printed; what to do next is the outcome table's (errors.ts). */
 export function endNotice(outcome: { kind: OutcomeKind; exitCode: number }, line: string, at: NoticePlace): Notice {
   const words = OUTCOME_WORDS[outcome.kind];
-  return { event: 'run_ended', ...where(at), outcome: outcome.kind, exitCode: outcome.exitCode, message: line, next: nextOf(words.long), title: `${boardName(at.file)}: ${words.short} (exit ${outcome.exitCode})` };
+  return {
+    event: 'run_ended',
+    ...where(at),
+    outcome: outcome.kind,
+    exitCode: outcome.exitCode,
+    message: line,
+    next: nextOf(words.long),
+    title: `${boardName(at.file)}: ${words.short} (exit ${outcome.exitCode})`,
+  };
 }
 
 /** The notice for a usage-limit wait (pure): only one longer than `thresholdMs`, as its `limit_wait` event tells it. */
-export function limitWaitNotice(event: Readonly<Record<string, unknown>>, thresholdMs: number, at: NoticePlace): Notice | undefined {
+export function limitWaitNotice(
+  event: Readonly<Record<string, unknown>>,
+  thresholdMs: number,
+  at: NoticePlace,
+): Notice | undefined {
   const waitMs = Number(event.waitMs);
   if (!(waitMs > thresholdMs) || typeof event.until !== 'string') return undefined;
   const who = `${String(event.role ?? 'an agent')}'s ${String(event.cli ?? 'agent')} usage limit`;
@@ -59,7 +71,9 @@ export function limitWaitNotice(event: Readonly<Record<string, unknown>>, thresh
 
 /** The notice for a resident run (--watch) that stopped to wait for a person, from its `waiting` event (pure). */
 export function waitingNotice(event: Readonly<Record<string, unknown>>, at: NoticePlace): Notice {
-  const kind = (typeof event.outcome === 'string' && event.outcome in OUTCOME_WORDS ? event.outcome : 'bad_input') as OutcomeKind;
+  const kind = (
+    typeof event.outcome === 'string' && event.outcome in OUTCOME_WORDS ? event.outcome : 'bad_input'
+  ) as OutcomeKind;
   const until = typeof event.until === 'string' ? ` or the usage limit's reset at ${localClock(event.until)}` : '';
   return {
     event: 'waiting',
@@ -76,10 +90,21 @@ export function waitingNotice(event: Readonly<Record<string, unknown>>, at: Noti
 export function requestFor(target: NotifyTarget, notice: Notice): { headers: Record<string, string>; body: string } {
   switch (target.format) {
     case 'slack':
-      return { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: plainText(notice, true) }) };
+      return {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: plainText(notice, true) }),
+      };
     case 'ntfy':
       // Header values must be ISO-8859-1: the title is kept to ASCII.
-      return { headers: { 'content-type': 'text/plain; charset=utf-8', title: ascii(`kanban-supervisor: ${notice.title}`), priority: urgent(notice) ? 'high' : 'default', tags: urgent(notice) ? 'warning' : 'white_check_mark' }, body: plainText(notice, false) };
+      return {
+        headers: {
+          'content-type': 'text/plain; charset=utf-8',
+          title: ascii(`kanban-supervisor: ${notice.title}`),
+          priority: urgent(notice) ? 'high' : 'default',
+          tags: urgent(notice) ? 'warning' : 'white_check_mark',
+        },
+        body: plainText(notice, false),
+      };
     default:
       return { headers: { 'content-type': 'application/json' }, body: JSON.stringify(notice) };
   }
@@ -87,7 +112,11 @@ export function requestFor(target: NotifyTarget, notice: Notice): { headers: Rec
 
 /** The notice as lines of text: what happened, the board and task, what to do next (pure). */
 export function plainText(notice: Notice, withTitle: boolean): string {
-  const lines = [...(withTitle ? [`kanban-supervisor: ${notice.title}`] : []), notice.message, `Board: ${notice.board}${notice.task ? ` · task: ${notice.task}` : ''}${notice.exitCode === null ? '' : ` · exit ${notice.exitCode}`}`];
+  const lines = [
+    ...(withTitle ? [`kanban-supervisor: ${notice.title}`] : []),
+    notice.message,
+    `Board: ${notice.board}${notice.task ? ` · task: ${notice.task}` : ''}${notice.exitCode === null ? '' : ` · exit ${notice.exitCode}`}`,
+  ];
   if (notice.next && !notice.message.includes(notice.next)) lines.push(`Next: ${notice.next}`);
   return lines.join('\n');
 }

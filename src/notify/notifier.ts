@@ -56,8 +56,19 @@ export class Notifier {
   };
 
   /** Tell of the run's end: `line` is its outcome as printed; `at` where it stood (the last task, its run id). */
-  end(outcome: { kind: OutcomeKind; exitCode: number }, line: string, at: { file: string; task: string; run: string }): void {
-    this.send(endNotice(outcome, line, { file: at.file, task: at.task || this.task, run: at.run || this.run, time: this.now() }));
+  end(
+    outcome: { kind: OutcomeKind; exitCode: number },
+    line: string,
+    at: { file: string; task: string; run: string },
+  ): void {
+    this.send(
+      endNotice(outcome, line, {
+        file: at.file,
+        task: at.task || this.task,
+        run: at.run || this.run,
+        time: this.now(),
+      }),
+    );
   }
 
   /** Wait for every pending delivery, at most `capMs`; then give the rest up (their warnings are told). */
@@ -74,7 +85,13 @@ export class Notifier {
 
   private send(notice: Notice): void {
     for (const target of this.targets) {
-      const sending: Promise<void> = deliver(target, notice, this.stop.signal, this.options.deps ?? REAL_SEND, this.options.policy ?? SEND_POLICY)
+      const sending: Promise<void> = deliver(
+        target,
+        notice,
+        this.stop.signal,
+        this.options.deps ?? REAL_SEND,
+        this.options.policy ?? SEND_POLICY,
+      )
         .then((failed) => this.failed(target, notice, failed))
         .finally(() => this.pending.delete(sending));
       this.pending.add(sending);
@@ -86,13 +103,22 @@ export class Notifier {
     if (why === 'missing') {
       if (this.toldMissing) return;
       this.toldMissing = true;
-      this.options.warn('desktop notifications need notify-send (Debian/Ubuntu: apt-get install libnotify-bin) or, on macOS, osascript; none is installed, so none is shown.');
+      this.options.warn(
+        'desktop notifications need notify-send (Debian/Ubuntu: apt-get install libnotify-bin) or, on macOS, osascript; none is installed, so none is shown.',
+      );
       return;
     }
-    this.options.warn(`the ${notice.event === 'run_ended' ? "run's end" : notice.event === 'limit_wait' ? 'usage-limit wait' : 'wait for a person'} could not be told to ${target.shown} (${target.format}): ${why}. The run's exit code is unchanged.`);
+    this.options.warn(
+      `the ${notice.event === 'run_ended' ? "run's end" : notice.event === 'limit_wait' ? 'usage-limit wait' : 'wait for a person'} could not be told to ${target.shown} (${target.format}): ${why}. The run's exit code is unchanged.`,
+    );
   }
 
   private place(event: Readonly<Record<string, unknown>>): { file: string; task: string; run: string; time: Date } {
-    return { file: this.options.file, task: typeof event.task === 'string' ? event.task : this.task, run: typeof event.run === 'string' ? event.run : this.run, time: this.now() };
+    return {
+      file: this.options.file,
+      task: typeof event.task === 'string' ? event.task : this.task,
+      run: typeof event.run === 'string' ? event.run : this.run,
+      time: this.now(),
+    };
   }
 }

@@ -44,7 +44,13 @@ export const REAL_SEND: SendDeps = {
  * an HTTP status of 300 or more). Resolves with why it failed in the end, 'missing' for a
  * desktop without its notifier, or undefined once delivered. Never rejects; `signal` gives up.
  */
-export async function deliver(target: NotifyTarget, notice: Notice, signal: AbortSignal, deps: SendDeps = REAL_SEND, policy: SendPolicy = SEND_POLICY): Promise<string | undefined> {
+export async function deliver(
+  target: NotifyTarget,
+  notice: Notice,
+  signal: AbortSignal,
+  deps: SendDeps = REAL_SEND,
+  policy: SendPolicy = SEND_POLICY,
+): Promise<string | undefined> {
   let why = 'not tried';
   for (let attempt = 0; attempt < policy.tries && !signal.aborted; attempt++) {
     if (attempt > 0) await deps.sleep(policy.backoffMs[attempt - 1] ?? policy.backoffMs.at(-1) ?? 0, signal);
@@ -68,12 +74,25 @@ export async function deliver(target: NotifyTarget, notice: Notice, signal: Abor
 export function desktopArgv(platform: NodeJS.Platform, notice: Notice): [string, ...string[]] | undefined {
   const body = plainText(notice, false);
   const title = `kanban-supervisor: ${notice.title}`;
-  if (platform === 'darwin') return ['osascript', '-e', `display notification ${appleString(body)} with title ${appleString(title)}`];
+  if (platform === 'darwin')
+    return ['osascript', '-e', `display notification ${appleString(body)} with title ${appleString(title)}`];
   if (platform === 'win32') return undefined;
-  return ['notify-send', '--app-name=kanban-supervisor', `--urgency=${notice.exitCode !== null && notice.exitCode !== 0 ? 'critical' : 'normal'}`, title, body];
+  return [
+    'notify-send',
+    '--app-name=kanban-supervisor',
+    `--urgency=${notice.exitCode !== null && notice.exitCode !== 0 ? 'critical' : 'normal'}`,
+    title,
+    body,
+  ];
 }
 
-async function post(target: NotifyTarget, notice: Notice, stop: AbortSignal, deps: SendDeps, timeoutMs: number): Promise<string | undefined> {
+async function post(
+  target: NotifyTarget,
+  notice: Notice,
+  stop: AbortSignal,
+  deps: SendDeps,
+  timeoutMs: number,
+): Promise<string | undefined> {
   const { headers, body } = requestFor(target, notice);
   // fetch refuses a URL with a user name in it: it is sent as HTTP basic authentication (a protected ntfy topic).
   const url = new URL(target.url);
@@ -83,7 +102,13 @@ async function post(target: NotifyTarget, notice: Notice, stop: AbortSignal, dep
     url.password = '';
   }
   try {
-    const response = await deps.fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]) });
+    const response = await deps.fetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]),
+    });
     await response.body?.cancel();
     return response.status < 300 ? undefined : `HTTP ${response.status}`;
   } catch (error) {
@@ -91,7 +116,10 @@ async function post(target: NotifyTarget, notice: Notice, stop: AbortSignal, dep
     const name = error instanceof Error ? error.name : 'Error';
     if (name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
     if (name === 'AbortError') return "no answer before the run's end stopped waiting";
-    const cause = error instanceof Error && error.cause instanceof Error ? ((error.cause as NodeJS.ErrnoException).code ?? error.cause.name) : name;
+    const cause =
+      error instanceof Error && error.cause instanceof Error
+        ? ((error.cause as NodeJS.ErrnoException).code ?? error.cause.name)
+        : name;
     return `could not connect (${cause})`;
   }
 }

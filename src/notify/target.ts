@@ -14,12 +14,14 @@ export interface NotifyTarget {
 }
 
 /** One entry of `supervisor.notify` / `--notify` as written: a target, the name of a variable holding one, or what is wrong with it. */
-export type NotifyEntry = { ok: true; target: NotifyTarget } | { ok: true; envName: string } | { ok: false; reason: string };
+export type NotifyEntry =
+  { ok: true; target: NotifyTarget } | { ok: true; envName: string } | { ok: false; reason: string };
 
 const PREFIXES: readonly NotifyFormat[] = ['slack', 'ntfy', 'json'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** How each kind of entry is written, for the fix in a message. */
-export const NOTIFY_FORMS = 'an http(s) URL (Slack webhook, ntfy topic, or any URL for JSON), slack+URL, ntfy+URL or json+URL to force a format, desktop, or env:NAME';
+export const NOTIFY_FORMS =
+  'an http(s) URL (Slack webhook, ntfy topic, or any URL for JSON), slack+URL, ntfy+URL or json+URL to force a format, desktop, or env:NAME';
 
 /** Read one entry (pure). The entry itself never appears in a reason: it may hold a token. */
 export function parseNotifyEntry(entry: string): NotifyEntry {
@@ -27,12 +29,21 @@ export function parseNotifyEntry(entry: string): NotifyEntry {
   if (text === 'desktop') return { ok: true, target: { format: 'desktop', url: '', shown: 'desktop' } };
   if (text.startsWith('env:')) {
     const name = text.slice(4);
-    return ENV_NAME.test(name) ? { ok: true, envName: name } : { ok: false, reason: 'env: must be followed by the name of an environment variable (letters, digits, _), e.g. env:SLACK_WEBHOOK' };
+    return ENV_NAME.test(name)
+      ? { ok: true, envName: name }
+      : {
+          ok: false,
+          reason:
+            'env: must be followed by the name of an environment variable (letters, digits, _), e.g. env:SLACK_WEBHOOK',
+        };
   }
   const forced = /^([a-z]+)\+(?=[a-z][\w+.-]*:)/i.exec(text);
   const shown = maskUrl(text);
   if (forced && !PREFIXES.includes((forced[1] as string).toLowerCase() as NotifyFormat)) {
-    return { ok: false, reason: `${shown} has an unknown prefix ${forced[1] as string}+ (known: slack+, ntfy+, json+)` };
+    return {
+      ok: false,
+      reason: `${shown} has an unknown prefix ${forced[1] as string}+ (known: slack+, ntfy+, json+)`,
+    };
   }
   const rest = forced ? text.slice(forced[0].length) : text;
   let url: URL;
@@ -41,7 +52,8 @@ export function parseNotifyEntry(entry: string): NotifyEntry {
   } catch {
     return { ok: false, reason: `${shown} is not a URL` };
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: `${shown} is not an http or https URL` };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { ok: false, reason: `${shown} is not an http or https URL` };
   const format = forced ? ((forced[1] as string).toLowerCase() as NotifyFormat) : formatOf(url);
   return { ok: true, target: { format, url: url.href, shown } };
 }
@@ -64,7 +76,10 @@ export function notifyProblem(entry: unknown, where: string): string | undefined
  * Every entry as a target, `env:NAME` read from `env` (pure). A malformed entry, or a variable
  * holding one, is an InputError (exit 2); a variable not set is returned in `unset`, to be warned of.
  */
-export function resolveTargets(entries: ReadonlyArray<{ entry: string; where: string }>, env: Readonly<Record<string, string | undefined>>): { targets: NotifyTarget[]; unset: Array<{ name: string; where: string }> } {
+export function resolveTargets(
+  entries: ReadonlyArray<{ entry: string; where: string }>,
+  env: Readonly<Record<string, string | undefined>>,
+): { targets: NotifyTarget[]; unset: Array<{ name: string; where: string }> } {
   const targets: NotifyTarget[] = [];
   const unset: Array<{ name: string; where: string }> = [];
   for (const { entry, where } of entries) {
@@ -80,7 +95,10 @@ export function resolveTargets(entries: ReadonlyArray<{ entry: string; where: st
       continue;
     }
     const inner = parseNotifyEntry(value);
-    if (!inner.ok || !('target' in inner)) throw new InputError(`${where}: the variable ${parsed.envName} ${inner.ok ? 'names another variable' : `holds no usable target (${inner.reason})`}. Set it to ${NOTIFY_FORMS.replace(/, or env:NAME$/, '')}.`);
+    if (!inner.ok || !('target' in inner))
+      throw new InputError(
+        `${where}: the variable ${parsed.envName} ${inner.ok ? 'names another variable' : `holds no usable target (${inner.reason})`}. Set it to ${NOTIFY_FORMS.replace(/, or env:NAME$/, '')}.`,
+      );
     targets.push(inner.target);
   }
   return { targets, unset };
@@ -101,7 +119,10 @@ export function unsetWarning(name: string, where: string): string {
 }
 
 /** Where notifications would go, as --dry-run shows them (pure): masked, `env:NAME` with what it holds or that it is unset. */
-export function describeTargets(entries: readonly string[], env: Readonly<Record<string, string | undefined>>): string[] {
+export function describeTargets(
+  entries: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
   return entries.map((entry) => {
     const parsed = parseNotifyEntry(entry);
     if (!parsed.ok) return `${maskUrl(entry)} (${parsed.reason})`;
@@ -109,6 +130,8 @@ export function describeTargets(entries: readonly string[], env: Readonly<Record
     const value = env[parsed.envName]?.trim();
     if (!value) return `env:${parsed.envName} (not set: nothing is sent)`;
     const inner = parseNotifyEntry(value);
-    return inner.ok && 'target' in inner ? `env:${parsed.envName} → ${inner.target.shown} (${inner.target.format})` : `env:${parsed.envName} (holds no usable target)`;
+    return inner.ok && 'target' in inner
+      ? `env:${parsed.envName} → ${inner.target.shown} (${inner.target.format})`
+      : `env:${parsed.envName} (holds no usable target)`;
   });
 }

@@ -38,7 +38,8 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
   const took = typeof event.durationMs === 'number' ? ` ${style.dim(`(${formatDuration(event.durationMs)})`)}` : '';
   switch (event.type) {
     case 'attempt_finished':
-      if (event.valid) return `  ${statusMark(event.status, style)} ${role} replied ${replyText(event.status, event.message)}${took}${ignoredText(event, style)}`;
+      if (event.valid)
+        return `  ${statusMark(event.status, style)} ${role} replied ${replyText(event.status, event.message)}${took}${ignoredText(event, style)}`;
       return `  ${style.red('✗')} ${role} attempt ${String(event.attempt)}/${String(event.of ?? '?')}: ${cleanLine(String(event.issue ?? event.end))}${took}${ignoredText(event, style)}`;
     case 'retry':
       return `  ${style.yellow('↻')} retry ${String(event.retry)}/${String(event.maxRetries)} with the exact same inputs`;
@@ -57,7 +58,9 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
     case 'waiting':
       return `${style.yellow('⏸')} ${waitingText(event)}`;
     case 'woke':
-      return event.by === 'time' ? '▶ the usage limit has reset; carrying on from the board as it is' : `▶ ${filesText(event.files)} changed; carrying on from the board as it is`;
+      return event.by === 'time'
+        ? '▶ the usage limit has reset; carrying on from the board as it is'
+        : `▶ ${filesText(event.files)} changed; carrying on from the board as it is`;
     case 'warning':
       return `${style.yellow('!')} ${cleanLine(String(event.file))}${event.line === undefined ? '' : `:${String(event.line)}`}: ${shorten(cleanLine(String(event.message)), MESSAGE_CHARS)} (warning)`;
     case 'edit_invalid':
@@ -72,8 +75,13 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
 /** What a resident run waits for, and why it is not running (pure; agent text cleaned). */
 export function waitingText(event: SupervisorEvent): string {
   const until = typeof event.until === 'string' ? ` or until ${localClock(event.until)} (the usage limit's reset)` : '';
-  const via = event.via === 'polling' ? ` (comparing the files every few seconds: ${shorten(cleanLine(String(event.why)), 80)})` : '';
-  const ended = Object.hasOwn(OUTCOME_WORDS, String(event.outcome)) ? OUTCOME_WORDS[event.outcome as OutcomeKind].short : cleanLine(String(event.outcome));
+  const via =
+    event.via === 'polling'
+      ? ` (comparing the files every few seconds: ${shorten(cleanLine(String(event.why)), 80)})`
+      : '';
+  const ended = Object.hasOwn(OUTCOME_WORDS, String(event.outcome))
+    ? OUTCOME_WORDS[event.outcome as OutcomeKind].short
+    : cleanLine(String(event.outcome));
   return `waiting for an edit of kanban.yaml, a task or a role file${until}${via} — ${ended}: ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
 }
 
@@ -90,10 +98,13 @@ function filesText(files: unknown): string {
 }
 
 function step(event: SupervisorEvent, role: string, task: string): string | null {
-  if (event.type === 'step_started' && event.trigger !== undefined) return `step ${String(event.step)} · ${role} (periodic) · ${String(event.done_tasks ?? 0)} task(s) done since its last run`;
+  if (event.type === 'step_started' && event.trigger !== undefined)
+    return `step ${String(event.step)} · ${role} (periodic) · ${String(event.done_tasks ?? 0)} task(s) done since its last run`;
   if (event.type === 'step_started') return `step ${String(event.step)} · ${role} · ${task}`;
   // A re-run after a usage limit or a service error is the same attempt again.
-  if (event.type === 'attempt_started' && ((event.attempt ?? 1) > 1 || event.rerun !== undefined)) return `  attempt ${String(event.attempt)}/${String(event.of)}${event.rerun === undefined ? '' : ' again'} · ${role}`;
-  if (event.type === 'run_started') return `run ${event.run} on ${cleanLine(String(event.board))} (pid ${String(event.pid)})`;
+  if (event.type === 'attempt_started' && ((event.attempt ?? 1) > 1 || event.rerun !== undefined))
+    return `  attempt ${String(event.attempt)}/${String(event.of)}${event.rerun === undefined ? '' : ' again'} · ${role}`;
+  if (event.type === 'run_started')
+    return `run ${event.run} on ${cleanLine(String(event.board))} (pid ${String(event.pid)})`;
   return null;
 }

@@ -87,12 +87,25 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
     switch (event.type) {
       case 'step_started':
         resident = null;
-        step = { number: Number(event.step), role: cleanLine(String(event.role)), task: event.trigger === undefined ? cleanLine(String(event.task)) : `periodic, ${String(event.done_tasks ?? 0)} task(s) done since its last run`, start: now() };
+        step = {
+          number: Number(event.step),
+          role: cleanLine(String(event.role)),
+          task:
+            event.trigger === undefined
+              ? cleanLine(String(event.task))
+              : `periodic, ${String(event.done_tasks ?? 0)} task(s) done since its last run`,
+          start: now(),
+        };
         attempt = null;
         break;
       case 'attempt_started':
         waiting = null;
-        attempt = { role: cleanLine(String(event.role)), number: Number(event.attempt), of: Number(event.of), start: now() };
+        attempt = {
+          role: cleanLine(String(event.role)),
+          number: Number(event.attempt),
+          of: Number(event.of),
+          start: now(),
+        };
         latest = '';
         break;
       case 'board_written':
@@ -105,13 +118,17 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
         if (!ended) break;
         const failed = event.type === 'halted' || event.type === 'interrupted';
         const mark = failed ? style.red('✗') : statusMark(ended.status, style);
-        const line = (m: string, dim: (s: string) => string) => `${m} step ${ended.number} · ${ended.role} · ${ended.task}${nextOf(event)} ${dim(`(${formatDuration(now() - ended.start)})`)}`;
+        const line = (m: string, dim: (s: string) => string) =>
+          `${m} step ${ended.number} · ${ended.role} · ${ended.task}${nextOf(event)} ${dim(`(${formatDuration(now() - ended.start)})`)}`;
         permanent(line(failed ? '✗' : statusMark(ended.status, PLAIN), PLAIN.dim), line(mark, style.dim));
         break;
       }
       case 'limit_wait':
       case 'backoff':
-        waiting = event.type === 'limit_wait' ? `waiting for ${cleanLine(String(event.cli))}'s usage limit to reset at ${localClock(String(event.until))}` : `${cleanLine(String(event.cli))} service error: trying again in ${formatDuration(Number(event.waitMs))}`;
+        waiting =
+          event.type === 'limit_wait'
+            ? `waiting for ${cleanLine(String(event.cli))}'s usage limit to reset at ${localClock(String(event.until))}`
+            : `${cleanLine(String(event.cli))} service error: trying again in ${formatDuration(Number(event.waitMs))}`;
         permanent(eventLine(event, PLAIN) as string, eventLine(event, style) as string);
         break;
       case 'limit_resumed':
@@ -131,7 +148,10 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
           if (step && event.valid && event.done_task === undefined) step.status = event.status;
           attempt = null;
         }
-        const line = event.type === 'attempt_finished' || event.type === 'retry' || event.type === 'handed_to_manager' ? eventLine(event, style) : null;
+        const line =
+          event.type === 'attempt_finished' || event.type === 'retry' || event.type === 'handed_to_manager'
+            ? eventLine(event, style)
+            : null;
         if (line) permanent(eventLine(event, PLAIN) as string, line);
       }
     }
@@ -157,7 +177,8 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
 
 function nextOf(event: SupervisorEvent): string {
   if (event.type === 'human_edit_kept') return ' → your edit of the board is kept';
-  if (event.type === 'board_written') return ` → ${event.current === null ? 'no next task' : cleanLine(String(event.current))}`;
+  if (event.type === 'board_written')
+    return ` → ${event.current === null ? 'no next task' : cleanLine(String(event.current))}`;
   return '';
 }
 

@@ -29,12 +29,20 @@ export interface FinishedRun {
 export function finishedOutcome(run: FinishedRun, file: string, spent = ''): Outcome {
   const took = `${formatDuration(run.elapsedMs)}${spent ? `, ${spent}` : ''}`;
   if (run.reason === 'once') {
-    return { kind: 'once', exitCode: 0, message: `Ran one step (--once) in ${took}. Run again to continue: ${runnable(file)}` };
+    return {
+      kind: 'once',
+      exitCode: 0,
+      message: `Ran one step (--once) in ${took}. Run again to continue: ${runnable(file)}`,
+    };
   }
   // `phase: complete` ends the run whatever `current` says: a task left there will not run.
-  const why = run.current === null ? 'the board has no next task' : `phase is complete, so ${run.current} (current) is not run; to run it, set phase in ${path.basename(file)} to another value (e.g. execute)`;
+  const why =
+    run.current === null
+      ? 'the board has no next task'
+      : `phase is complete, so ${run.current} (current) is not run; to run it, set phase in ${path.basename(file)} to another value (e.g. execute)`;
   // Nothing ran: a task added to a finished board waits for `current` to name it (the supervisor never reads task files to guess).
-  const next = run.current === null && run.steps === 0 ? RUN_A_TASK : `See what happened: ${runnable(`report ${file}`)}`;
+  const next =
+    run.current === null && run.steps === 0 ? RUN_A_TASK : `See what happened: ${runnable(`report ${file}`)}`;
   return { kind: 'done', exitCode: 0, message: `Done: ${why} (${run.steps} step(s), ${took}). ${next}` };
 }
 
@@ -44,7 +52,11 @@ export function finishedOutcome(run: FinishedRun, file: string, spent = ''): Out
  */
 export function failedOutcome(error: unknown, file?: string, spent = ''): Outcome {
   if (!(error instanceof SupervisorError)) {
-    return { kind: 'internal_error', exitCode: ExitCode.internal, message: error instanceof Error ? error.message : String(error) };
+    return {
+      kind: 'internal_error',
+      exitCode: ExitCode.internal,
+      message: error instanceof Error ? error.message : String(error),
+    };
   }
   const kind = outcomeKind(error.exitCode);
   // An agent's message may span lines; the outcome is one line.
@@ -69,7 +81,12 @@ export function outcomeLine(outcome: Outcome): string {
  * Print a run's final line: a success on stdout (stderr under --json, whose stdout holds only
  * events), a failure on stderr. The one place every exit of a run is worded.
  */
-export function printOutcome(outcome: Outcome, mode: ReporterMode, style: Style, streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): void {
+export function printOutcome(
+  outcome: Outcome,
+  mode: ReporterMode,
+  style: Style,
+  streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): void {
   const line = outcomeLine(outcome);
   if (outcome.exitCode !== 0 || mode === 'json') writeIfOpen(streams.stderr, `${line}\n`);
   else writeIfOpen(streams.stdout, `${mode === 'live' ? `${style.green('✓')} ` : ''}${line}\n`);

@@ -24,13 +24,16 @@ export function plainReporter(output: PlainOutput): Reporter {
   const beat = () => {
     if (!attempt) return;
     const quiet = latest ? `; last output ${formatDuration(now() - latest.at)} ago: ${latest.text}` : '; no output yet';
-    output.write(`${stamp()}   … ${attempt.role} attempt ${attempt.number}/${attempt.of} running for ${formatDuration(now() - attempt.start)}${quiet}\n`);
+    output.write(
+      `${stamp()}   … ${attempt.role} attempt ${attempt.number}/${attempt.of} running for ${formatDuration(now() - attempt.start)}${quiet}\n`,
+    );
   };
   const timer = output.heartbeatMs ? setInterval(beat, output.heartbeatMs) : undefined;
   timer?.unref();
   return {
     event: (event) => {
-      if (event.type === 'attempt_started') attempt = { role: String(event.role), number: Number(event.attempt), of: Number(event.of), start: now() };
+      if (event.type === 'attempt_started')
+        attempt = { role: String(event.role), number: Number(event.attempt), of: Number(event.of), start: now() };
       if (event.type === 'attempt_finished') attempt = null;
       if (event.type === 'attempt_started') latest = null;
       const line = eventLine(event, NO_COLOUR);

@@ -8,7 +8,11 @@ import type { Reporter } from './types.js';
 const HEARTBEAT_MS = 5 * 60_000;
 
 /** The reporter that shows a run's progress on `out` (a TTY stream for the live mode). */
-export function createReporter(mode: ReporterMode, out: NodeJS.WritableStream & { columns?: number }, options: { colour?: boolean; heartbeatMs?: number } = {}): Reporter {
+export function createReporter(
+  mode: ReporterMode,
+  out: NodeJS.WritableStream & { columns?: number },
+  options: { colour?: boolean; heartbeatMs?: number } = {},
+): Reporter {
   const write = (text: string) => writeIfOpen(out, text);
   const style = createStyle(mode === 'live' && options.colour === true);
   const none = { line: () => {}, close: () => {}, style };
@@ -26,8 +30,15 @@ export function createReporter(mode: ReporterMode, out: NodeJS.WritableStream & 
 }
 
 /** Create the reporter for these flags on this process's stdout. */
-export function reporterFor(flags: { json?: boolean; quiet?: boolean; noColor?: boolean; heartbeatMs?: number }, stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv): { mode: ReporterMode; reporter: Reporter } {
+export function reporterFor(
+  flags: { json?: boolean; quiet?: boolean; noColor?: boolean; heartbeatMs?: number },
+  stdout: NodeJS.WriteStream,
+  env: NodeJS.ProcessEnv,
+): { mode: ReporterMode; reporter: Reporter } {
   const mode = reporterMode({ ...flags, isTTY: stdout.isTTY === true, env });
-  const options = { colour: wantsColour(stdout.isTTY === true, env, flags.noColor === true), ...(flags.heartbeatMs !== undefined && { heartbeatMs: flags.heartbeatMs }) };
+  const options = {
+    colour: wantsColour(stdout.isTTY === true, env, flags.noColor === true),
+    ...(flags.heartbeatMs !== undefined && { heartbeatMs: flags.heartbeatMs }),
+  };
   return { mode, reporter: createReporter(mode, stdout, options) };
 }

@@ -24,7 +24,9 @@ if (trigger !== undefined) {
   const ok = result.status === 'ok';
   reply({
     status: ok ? 'ok' : 'escalate',
-    message: ok ? `${trigger} replied ok; ${current ?? 'no task'} stays current` : `${trigger} ended with status ${String(result.status)}: ${String(result.message ?? '')}. Read it, act on it, then edit the board to carry on.`,
+    message: ok
+      ? `${trigger} replied ok; ${current ?? 'no task'} stays current`
+      : `${trigger} ended with status ${String(result.status)}: ${String(result.message ?? '')}. Read it, act on it, then edit the board to carry on.`,
     next_task: current,
     tasks,
   });

@@ -39,15 +39,23 @@ function tryParseTrimmed(text: string): unknown {
  * Find the reply object in an agent's stdout using the role's `output` strategy (SPEC §3), given
  * the known envelopes in the order `auto` tries them. Pure.
  */
-export function extractReply(stdout: string, strategy: OutputStrategy, envelopes: readonly Envelope[], depth = 0): Extraction {
+export function extractReply(
+  stdout: string,
+  strategy: OutputStrategy,
+  envelopes: readonly Envelope[],
+  depth = 0,
+): Extraction {
   const out = new ParsedOutput(stdout);
   if (strategy === 'whole' || strategy === 'fenced' || strategy === 'last-line') {
     const reply = GENERIC[strategy](out);
-    return reply ? { found: true, reply, via: strategy } : { found: false, issue: `printed no JSON reply (output: ${strategy})` };
+    return reply
+      ? { found: true, reply, via: strategy }
+      : { found: false, issue: `printed no JSON reply (output: ${strategy})` };
   }
   if (strategy !== 'auto') {
     const unwrapped = envelopes.find((e) => e.name === strategy)?.unwrap(out);
-    if (!unwrapped) return { found: false, issue: `printed something other than ${strategy}'s JSON output (output: ${strategy})` };
+    if (!unwrapped)
+      return { found: false, issue: `printed something other than ${strategy}'s JSON output (output: ${strategy})` };
     return fromUnwrapped(unwrapped, strategy, envelopes, depth);
   }
   if (stdout.trim() === '') return { found: false, issue: 'printed nothing on stdout' };
@@ -59,7 +67,11 @@ export function extractReply(stdout: string, strategy: OutputStrategy, envelopes
     const reply = GENERIC[name](out);
     if (reply) return { found: true, reply, via: name };
   }
-  return { found: false, issue: 'printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block and the last JSON line)' };
+  return {
+    found: false,
+    issue:
+      'printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block and the last JSON line)',
+  };
 }
 
 function fromUnwrapped(unwrapped: Unwrapped, name: string, envelopes: readonly Envelope[], depth: number): Extraction {
@@ -67,7 +79,9 @@ function fromUnwrapped(unwrapped: Unwrapped, name: string, envelopes: readonly E
   if ('reply' in unwrapped) return { found: true, reply: unwrapped.reply, via: name };
   if (depth >= MAX_DEPTH) return { found: false, issue: `printed output wrapped more than ${MAX_DEPTH} levels deep` };
   const inner = extractReply(unwrapped.text, 'auto', envelopes, depth + 1);
-  return inner.found ? { ...inner, via: `${name} > ${inner.via}` } : { found: false, issue: `${inner.issue} (in the ${name} result text)` };
+  return inner.found
+    ? { ...inner, via: `${name} > ${inner.via}` }
+    : { found: false, issue: `${inner.issue} (in the ${name} result text)` };
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {

@@ -45,7 +45,13 @@ export function patternProblems(patterns: FailurePatterns): string[] {
  * the order login, usage_limit, transient (a person is the safest answer when several match).
  * An invalid pattern never matches; patternProblems reports it.
  */
-export function matchPatterns(stdout: string, stderr: string, patterns: FailurePatterns, timeZone: string, now: Date): PatternMatch | undefined {
+export function matchPatterns(
+  stdout: string,
+  stderr: string,
+  patterns: FailurePatterns,
+  timeZone: string,
+  now: Date,
+): PatternMatch | undefined {
   const text = `${stderr.slice(-TEXT_MAX)}\n${stdout.slice(-TEXT_MAX).split('\n').slice(-STDOUT_LINES).join('\n')}`;
   for (const kind of KINDS) {
     for (const source of patterns[kind] ?? []) {

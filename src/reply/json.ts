@@ -73,7 +73,12 @@ export function parse(text: string): unknown {
 
 /** The first non-blank line of a text, trimmed; empty for none. */
 export function firstLine(text: string | undefined): string {
-  return (text ?? '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+  return (
+    (text ?? '')
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? ''
+  );
 }
 
 /** A string field of an object, or undefined. */

@@ -67,7 +67,15 @@ function isTimeZone(zone: string): boolean {
 
 /** The wall-clock reading of `date` in `timeZone`. */
 function wallTimeOf(date: Date, timeZone: string): WallTime {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' }).formatToParts(date);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+  }).formatToParts(date);
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour') % 24, minute: get('minute') };
 }
@@ -90,7 +98,13 @@ export function instantOf(wall: WallTime, timeZone: string): Date {
   const candidates = [...offsets].map((offset) => asUtc - offset);
   const exact = candidates.filter((instant) => {
     const seen = wallTimeOf(new Date(instant), timeZone);
-    return seen.year === wall.year && seen.month === wall.month && seen.day === wall.day && seen.hour === wall.hour && seen.minute === wall.minute;
+    return (
+      seen.year === wall.year &&
+      seen.month === wall.month &&
+      seen.day === wall.day &&
+      seen.hour === wall.hour &&
+      seen.minute === wall.minute
+    );
   });
   return new Date(Math.max(...(exact.length > 0 ? exact : candidates)));
 }
@@ -123,7 +137,10 @@ export function parseLocalResetTime(text: string, timeZone: string, now: Date): 
     let reset = instantOf({ ...today, ...clock }, timeZone);
     if (reset.getTime() + SHOWN_MINUTE < now.getTime() - CLOCK_SLACK) {
       const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
-      reset = instantOf({ year: tomorrow.getUTCFullYear(), month: tomorrow.getUTCMonth() + 1, day: tomorrow.getUTCDate(), ...clock }, timeZone);
+      reset = instantOf(
+        { year: tomorrow.getUTCFullYear(), month: tomorrow.getUTCMonth() + 1, day: tomorrow.getUTCDate(), ...clock },
+        timeZone,
+      );
     }
     return new Date(reset.getTime() + SHOWN_MINUTE);
   }
@@ -135,7 +152,8 @@ export function parseLocalResetTime(text: string, timeZone: string, now: Date): 
   const year = dated[3] ? Number(dated[3]) : today.year;
   const reset = instantOf({ year, month, day, ...time }, timeZone);
   // No year shown and the date already behind us: the CLI meant next year (a reset across New Year).
-  if (!dated[3] && reset.getTime() + SHOWN_MINUTE < now.getTime() - 86_400_000) return new Date(instantOf({ year: year + 1, month, day, ...time }, timeZone).getTime() + SHOWN_MINUTE);
+  if (!dated[3] && reset.getTime() + SHOWN_MINUTE < now.getTime() - 86_400_000)
+    return new Date(instantOf({ year: year + 1, month, day, ...time }, timeZone).getTime() + SHOWN_MINUTE);
   return new Date(reset.getTime() + SHOWN_MINUTE);
 }
 

@@ -24,10 +24,12 @@ const MAX_DEPTH = 64;
 
 /** Check a reply's format, never its content (SPEC §3). */
 export function checkReply(reply: Record<string, unknown>, rules: ReplyRules): Verdict {
-  if (depthExceeds(reply, MAX_DEPTH)) return { valid: false, issues: [`the reply nests deeper than ${MAX_DEPTH} levels`] };
+  if (depthExceeds(reply, MAX_DEPTH))
+    return { valid: false, issues: [`the reply nests deeper than ${MAX_DEPTH} levels`] };
   const schema = validator(rules.manager ? 'manager-reply' : 'reply');
   if (!schema(reply)) return { valid: false, issues: describeErrors(schema.errors, reply) };
-  if (rules.extra && !rules.extra(reply)) return { valid: false, issues: describeErrors(rules.extra.errors, reply).map((i) => `${i} (role schema)`) };
+  if (rules.extra && !rules.extra(reply))
+    return { valid: false, issues: describeErrors(rules.extra.errors, reply).map((i) => `${i} (role schema)`) };
   const issues = rules.manager ? (rules.paths?.(reply as unknown as ManagerAnswer) ?? []) : [];
   if (issues.length) return { valid: false, issues };
   return { valid: true };

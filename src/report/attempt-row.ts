@@ -9,8 +9,22 @@ export type Linker = (boardRelative: string) => string;
 
 /** A row of the "Every attempt" table: when, who, how it ended, what it said, what it spent, its logs. */
 export function attemptRow(a: AttemptRecord, link: Linker): string {
-  const logs = [a.finished?.stdoutFile && `<a href="${esc(link(a.finished.stdoutFile))}">stdout</a>`, a.finished?.stderrFile && `<a href="${esc(link(a.finished.stderrFile))}">stderr</a>`].filter(Boolean).join(' · ');
-  const cells = [a.run, String(a.step), laneOf(a), a.role, `${a.attempt}/${a.of}${a.attempt > 1 ? ' ↻' : ''}`, localStamp(a.start), a.finished ? formatDuration(a.finished.durationMs) : '—', spentBy(a) || '—'];
+  const logs = [
+    a.finished?.stdoutFile && `<a href="${esc(link(a.finished.stdoutFile))}">stdout</a>`,
+    a.finished?.stderrFile && `<a href="${esc(link(a.finished.stderrFile))}">stderr</a>`,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  const cells = [
+    a.run,
+    String(a.step),
+    laneOf(a),
+    a.role,
+    `${a.attempt}/${a.of}${a.attempt > 1 ? ' ↻' : ''}`,
+    localStamp(a.start),
+    a.finished ? formatDuration(a.finished.durationMs) : '—',
+    spentBy(a) || '—',
+  ];
   return `<tr class="${kind(a)}" data-attempt-row="${esc(attemptId(a))}">${cells.map((c) => `<td>${esc(c)}</td>`).join('')}<td class="result">${esc(result(a))}</td><td>${logs || '—'}</td></tr>`;
 }
 
@@ -30,7 +44,8 @@ export function kind(a: AttemptRecord): string {
 /** How an attempt ended, in words: its reply's status and message start, or why it gave none. */
 export function result(a: AttemptRecord): string {
   if (!a.finished) return 'no end recorded';
-  if (a.finished.valid) return `replied ${cleanLine(a.finished.status ?? '')}${a.finished.message ? `: ${shorten(cleanLine(a.finished.message), 200)}` : ''}`;
+  if (a.finished.valid)
+    return `replied ${cleanLine(a.finished.status ?? '')}${a.finished.message ? `: ${shorten(cleanLine(a.finished.message), 200)}` : ''}`;
   return cleanLine(a.finished.issue ?? a.finished.end);
 }
 

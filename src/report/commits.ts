@@ -8,5 +8,7 @@ import { cleanLine } from '../util/text.js';
 export function reviewCommits(commits: NonNullable<RunRecord['commits']>): string {
   // The ids are read from the event log, a file in the board folder: shown cleaned, shortened.
   const short = (id: string) => cleanLine(id).slice(0, 12);
-  return commits.count === 1 ? `git show ${short(commits.last)}` : `git log -p ${short(commits.first)}^..${short(commits.last)}`;
+  return commits.count === 1
+    ? `git show ${short(commits.last)}`
+    : `git log -p ${short(commits.first)}^..${short(commits.last)}`;
 }

@@ -42,7 +42,9 @@ export function* renderReport(runs: RunRecord[], context: PageContext): Generato
     ['wall time', formatDuration(sum.wallMs)],
     ...(sum.all.spend.priced ? [['spent', formatSpend(sum.all.spend)] as [string, string]] : []),
   ];
-  const scope = context.olderLeftOut ? ` · the last ${runs.length} runs; older runs are left out (kanban-supervisor report --all shows every run)` : '';
+  const scope = context.olderLeftOut
+    ? ` · the last ${runs.length} runs; older runs are left out (kanban-supervisor report --all shows every run)`
+    : '';
   yield `<!doctype html>
 <html lang="en">
 <head>
@@ -83,9 +85,15 @@ ${sum.byRole.map((r) => `<tr><td>${esc(r.role)}</td>${tallyCells(r)}</tr>`).join
 function* timeline(run: RunRecord, link: Linker, titles: ReadonlyMap<string, string> = new Map()): Generator<string> {
   const start = Date.parse(run.start);
   const span = Math.max(1, runSpanMs(run));
-  const outcome = run.end ? (run.end.type === 'done' ? 'done' : `${run.end.type}, exit ${run.end.exitCode}`) : 'no end recorded';
+  const outcome = run.end
+    ? run.end.type === 'done'
+      ? 'done'
+      : `${run.end.type}, exit ${run.end.exitCode}`
+    : 'no end recorded';
   const why = run.end?.why ? `<div class="muted">${esc(cleanLine(run.end.why))}</div>` : '';
-  const commits = run.commits ? ` · committed: ${run.commits.count} step(s), <code>${esc(reviewCommits(run.commits))}</code>` : '';
+  const commits = run.commits
+    ? ` · committed: ${run.commits.count} step(s), <code>${esc(reviewCommits(run.commits))}</code>`
+    : '';
   yield `<section class="run" data-run="${esc(run.id)}">
 <h2>Run ${esc(run.id)} <span class="badge ${esc(run.end?.type ?? 'unfinished')}">${esc(outcome)}</span></h2>
 <div class="muted">started ${esc(localStamp(run.start))} · ${run.steps} step(s) · ${esc(formatDuration(span))}${commits}</div>${why}
@@ -117,7 +125,9 @@ function bar(a: AttemptRecord, start: number, span: number, run: RunRecord, link
   const duration = a.finished ? a.finished.durationMs : Date.parse(run.last) - Date.parse(a.start);
   const left = clamp((from / span) * 100);
   const width = Math.min(100 - left, Math.max(0.3, (duration / span) * 100));
-  const classes = ['bar', kind(a), a.manager ? 'manager' : 'worker', a.attempt > 1 ? 'retry' : ''].filter(Boolean).join(' ');
+  const classes = ['bar', kind(a), a.manager ? 'manager' : 'worker', a.attempt > 1 ? 'retry' : '']
+    .filter(Boolean)
+    .join(' ');
   const label = `${a.attempt > 1 ? `↻${a.attempt - 1} ` : ''}${timedOut(a) ? 'timeout · ' : ''}${a.role}`;
   const title = `${a.role} · step ${a.step} · attempt ${a.attempt}/${a.of} · ${formatDuration(Math.max(0, duration))} · ${result(a)}`;
   const href = a.finished?.stdoutFile ? ` href="${esc(link(a.finished.stdoutFile))}"` : '';
@@ -125,7 +135,10 @@ function bar(a: AttemptRecord, start: number, span: number, run: RunRecord, link
 }
 
 function tallyCells(t: Tally): string {
-  return [t.attempts, t.valid, t.retries, t.timeouts].map((n) => `<td class="num">${n}</td>`).join('') + `<td class="num">${esc(formatDuration(t.agentMs))}</td><td class="num">${esc(formatSpend(t.spend) || '—')}</td>`;
+  return (
+    [t.attempts, t.valid, t.retries, t.timeouts].map((n) => `<td class="num">${n}</td>`).join('') +
+    `<td class="num">${esc(formatDuration(t.agentMs))}</td><td class="num">${esc(formatSpend(t.spend) || '—')}</td>`
+  );
 }
 
 // Event log paths are relative to the board folder; the page may be written anywhere. An
@@ -138,7 +151,11 @@ function linker(context: PageContext): Linker {
     const folder = path.dirname(boardRelative);
     let way = folders.get(folder);
     if (way === undefined) {
-      way = path.relative(context.outDir, path.join(boardDir, folder)).split(path.sep).map(encodeURIComponent).join('/');
+      way = path
+        .relative(context.outDir, path.join(boardDir, folder))
+        .split(path.sep)
+        .map(encodeURIComponent)
+        .join('/');
       folders.set(folder, way);
     }
     const name = encodeURIComponent(path.basename(boardRelative));
@@ -149,4 +166,3 @@ function linker(context: PageContext): Linker {
 function clamp(percent: number): number {
   return Math.min(100, Math.max(0, percent));
 }
-

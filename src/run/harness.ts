@@ -60,22 +60,38 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
   let output: OutputStore | undefined;
   let stopTimer = (): void => {};
   try {
-    if (kind === 'run') release = await acquireBoardLock(path.join(board.dir, '.kanban-supervisor'), path.basename(file), (lost) => stopper.request(lost));
+    if (kind === 'run')
+      release = await acquireBoardLock(path.join(board.dir, '.kanban-supervisor'), path.basename(file), (lost) =>
+        stopper.request(lost),
+      );
     const clock = options.clock ?? systemClock;
     const runId = newRunId(clock.now(), process.pid);
     const place = kind === 'run' ? RUN_PLACE : TRY_PLACE;
     // The Manager's history: earlier runs from the event log's tail, then this run's events as they come.
     const history = kind === 'run' ? StepHistory.fromBoard(board.dir) : undefined;
-    events = new EventLog(board.dir, runId, [...(history ? [history.record] : []), ...(options.listeners ?? [])], () => clock.now(), place.events);
+    events = new EventLog(
+      board.dir,
+      runId,
+      [...(history ? [history.record] : []), ...(options.listeners ?? [])],
+      () => clock.now(),
+      place.events,
+    );
     const settings = resolveSettings(board.settings, options);
     // A batch job's budget counts from here: the lock is held and the run is about to start.
-    const deadline = kind === 'run' && settings.maxTimeMs !== null ? new Date(clock.now().getTime() + settings.maxTimeMs) : undefined;
+    const deadline =
+      kind === 'run' && settings.maxTimeMs !== null ? new Date(clock.now().getTime() + settings.maxTimeMs) : undefined;
     if (deadline) stopTimer = startTimeLimit(deadline, settings.maxTimeMs as number, clock, stopper);
     if (kind === 'run') removeDeadTemps(file);
     // Each takes over only its own records: a run never stops a live try's agent, nor a try a run's.
-    const leftover = kind === 'run' ? await stopLeftoverAgent(board.dir, settings.killGraceMs) : (await stopLeftoverTries(board.dir, settings.killGraceMs))[0];
+    const leftover =
+      kind === 'run'
+        ? await stopLeftoverAgent(board.dir, settings.killGraceMs)
+        : (await stopLeftoverTries(board.dir, settings.killGraceMs))[0];
     output = new OutputStore(board.dir, runId, settings.retention, place.runs);
-    const git = kind === 'run' && settings.gitCommit ? await openCommits(file, runId, env, stopper, settings, events, clock) : undefined;
+    const git =
+      kind === 'run' && settings.gitCommit
+        ? await openCommits(file, runId, env, stopper, settings, events, clock)
+        : undefined;
     const ctx: RunContext = {
       file,
       dir: board.dir,
@@ -95,8 +111,18 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
       ...(history && { history }),
       ...(git instanceof StepCommits && { git }),
     };
-    events.emit('run_started', { board: path.basename(file), pid: process.pid, ...(leftover && { stoppedLeftoverAgent: leftover }), ...(options.trying && { try: options.trying }) });
-    for (const warning of warnings) events.emit('warning', { file: warning.file, ...(warning.line !== undefined && { line: warning.line }), message: warning.message });
+    events.emit('run_started', {
+      board: path.basename(file),
+      pid: process.pid,
+      ...(leftover && { stoppedLeftoverAgent: leftover }),
+      ...(options.trying && { try: options.trying }),
+    });
+    for (const warning of warnings)
+      events.emit('warning', {
+        file: warning.file,
+        ...(warning.line !== undefined && { line: warning.line }),
+        message: warning.message,
+      });
     if (typeof git === 'string') events.emit('warning', { file: path.basename(file), message: git });
     return await body({ ctx, board, seen, stopper }).catch((error: unknown) => {
       // Whatever was underway, a stop (a signal, a lost lock, closed output) is what the person must hear about.
@@ -120,9 +146,33 @@ function preflight(file: string, env: NodeJS.ProcessEnv, seen: WrittenText): Pro
 }
 
 // supervisor.git_commit: the board's repository and identity, checked before any agent runs; no repository (or no git) is one warning.
-async function openCommits(file: string, runId: string, env: NodeJS.ProcessEnv, stopper: Stopper, settings: Settings, events: EventLog, clock: Clock): Promise<StepCommits | string> {
-  const run = { file, runId, env, stop: stopper.signals, timeoutMs: settings.gitTimeoutMs, graceMs: settings.killGraceMs, events, now: () => clock.now() };
-  const found = await findRepo(file, { cwd: path.dirname(file), env, timeoutMs: run.timeoutMs, graceMs: run.graceMs, tag: agentTag({ board: file, run: runId, step: 0, role: 'git' }, env[TAG_VARIABLE]), stop: run.stop });
+async function openCommits(
+  file: string,
+  runId: string,
+  env: NodeJS.ProcessEnv,
+  stopper: Stopper,
+  settings: Settings,
+  events: EventLog,
+  clock: Clock,
+): Promise<StepCommits | string> {
+  const run = {
+    file,
+    runId,
+    env,
+    stop: stopper.signals,
+    timeoutMs: settings.gitTimeoutMs,
+    graceMs: settings.killGraceMs,
+    events,
+    now: () => clock.now(),
+  };
+  const found = await findRepo(file, {
+    cwd: path.dirname(file),
+    env,
+    timeoutMs: run.timeoutMs,
+    graceMs: run.graceMs,
+    tag: agentTag({ board: file, run: runId, step: 0, role: 'git' }, env[TAG_VARIABLE]),
+    stop: run.stop,
+  });
   if ('off' in found) return `supervisor.git_commit is on, but ${found.off}: the run goes on without commits.`;
   return new StepCommits(found.repo, run);
 }

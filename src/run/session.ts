@@ -55,10 +55,21 @@ export async function runSession(options: SessionOptions, io: RunIO): Promise<Ru
   const stopper = new Stopper();
   const unwatch = stopper.watchOutput(io);
   try {
-    const result = await supervise({ ...run, spend, listeners: [track, reporter.event, ...(notifier ? [notifier] : [])], onLine: reporter.line, env: io.env, stopper });
+    const result = await supervise({
+      ...run,
+      spend,
+      listeners: [track, reporter.event, ...(notifier ? [notifier] : [])],
+      onLine: reporter.line,
+      env: io.env,
+      stopper,
+    });
     return { outcome: finishedOutcome(result, options.file, formatSpend(spend.total)), context };
   } catch (error) {
-    return { outcome: failedOutcome(error, options.file, formatSpend(spend.total)), context, ...(!(error instanceof SupervisorError) && { bug: error }) };
+    return {
+      outcome: failedOutcome(error, options.file, formatSpend(spend.total)),
+      context,
+      ...(!(error instanceof SupervisorError) && { bug: error }),
+    };
   } finally {
     reporter.close();
     unwatch();

@@ -13,7 +13,10 @@ const UNCHANGED = 'The board is unchanged; run again to resume at the current ta
  * run ends with this very error; an error of another kind is left as it is.
  */
 export function idleStop(error: unknown, waitingFor: string): void {
-  if ((error instanceof InterruptedError || error instanceof OutputClosedError) && error.message.includes(AGENT_STOPPED)) {
+  if (
+    (error instanceof InterruptedError || error instanceof OutputClosedError) &&
+    error.message.includes(AGENT_STOPPED)
+  ) {
     error.message = error.message.replace(AGENT_STOPPED, ` while waiting for ${waitingFor}: no agent was running`);
   }
 }
@@ -45,7 +48,8 @@ export class Stopper {
 
   /** Turn SIGINT, SIGTERM and SIGHUP of `source` into requests; returns how to stop listening. */
   listen(source: NodeJS.EventEmitter): () => void {
-    const onSignal = (signal: NodeJS.Signals) => this.request(new InterruptedError(`Interrupted by ${signal}${AGENT_STOPPED}. ${UNCHANGED}`, signal));
+    const onSignal = (signal: NodeJS.Signals) =>
+      this.request(new InterruptedError(`Interrupted by ${signal}${AGENT_STOPPED}. ${UNCHANGED}`, signal));
     for (const signal of SIGNALS) source.on(signal, onSignal);
     return () => {
       for (const signal of SIGNALS) source.off(signal, onSignal);
@@ -60,9 +64,13 @@ export class Stopper {
     const watchers = (['stdout', 'stderr'] as const).map((name) => {
       // EIO: the terminal is gone, a hang-up like the SIGHUP that comes with it (129), not a closed pipe.
       const onError = (error: NodeJS.ErrnoException) =>
-        this.request(error.code === 'EIO'
-          ? new InterruptedError(`The terminal was lost (${name}: EIO)${AGENT_STOPPED}. ${UNCHANGED}`, 'SIGHUP')
-          : new OutputClosedError(`${name} was closed under the run (${error.code ?? error.message})${AGENT_STOPPED}. ${UNCHANGED}`));
+        this.request(
+          error.code === 'EIO'
+            ? new InterruptedError(`The terminal was lost (${name}: EIO)${AGENT_STOPPED}. ${UNCHANGED}`, 'SIGHUP')
+            : new OutputClosedError(
+                `${name} was closed under the run (${error.code ?? error.message})${AGENT_STOPPED}. ${UNCHANGED}`,
+              ),
+        );
       streams[name].on('error', onError);
       return () => streams[name].off('error', onError);
     });

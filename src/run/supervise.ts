@@ -10,7 +10,13 @@ import { residentRun } from './watch/resident.js';
 import { fsDirWatcher } from './watch/watcher.js';
 
 /** How a run ended normally, and where. */
-export type SuperviseResult = LoopResult & { file: string; runId: string | null; elapsedMs: number; current: string | null; phase: string | null };
+export type SuperviseResult = LoopResult & {
+  file: string;
+  runId: string | null;
+  elapsedMs: number;
+  current: string | null;
+  phase: string | null;
+};
 
 /**
  * Run a board until the Manager says there is no next task (or one step with --once): open the
@@ -21,16 +27,28 @@ export type SuperviseResult = LoopResult & { file: string; runId: string | null;
  */
 export async function supervise(options: RunOptions): Promise<SuperviseResult> {
   const started = performance.now();
-  if (options.watch && options.once) throw new InputError('--watch and --once cannot be used together: --watch keeps running after the board is done, --once stops after one step. Pass one of them.');
+  if (options.watch && options.once)
+    throw new InputError(
+      '--watch and --once cannot be used together: --watch keeps running after the board is done, --once stops after one step. Pass one of them.',
+    );
   const file = realBoardPath(options.file);
-  const ended = (loop: LoopResult, runId: string | null, now = readBoard(file)): SuperviseResult => ({ ...loop, file, runId, elapsedMs: performance.now() - started, current: now.current, phase: now.phase ?? null });
+  const ended = (loop: LoopResult, runId: string | null, now = readBoard(file)): SuperviseResult => ({
+    ...loop,
+    file,
+    runId,
+    elapsedMs: performance.now() - started,
+    current: now.current,
+    phase: now.phase ?? null,
+  });
   const seen: WrittenText = options.seen ?? readBoardSeen(file);
   // A resident run takes the lock and waits even on a board with nothing to run yet.
   const first = boardOf(file, seen.text, seen);
   if (!options.watch && isFinished(first)) return ended({ steps: 0, reason: 'done' }, null, first);
   return withRun('run', { ...options, file, seen }, async ({ ctx, board }) => {
     await resumeKnownWait(ctx, resolveSettings(board.settings, options));
-    const result = options.watch ? await residentRun(ctx, { watcher: options.watcher ?? fsDirWatcher }) : await superviseBoard(ctx, undefined, seen);
+    const result = options.watch
+      ? await residentRun(ctx, { watcher: options.watcher ?? fsDirWatcher })
+      : await superviseBoard(ctx, undefined, seen);
     return ended(result, ctx.runId);
   });
 }

@@ -13,9 +13,14 @@ export function startTimeLimit(until: Date, ms: number, clock: Clock, stopper: S
   const deadline = until.getTime();
   void (async () => {
     // The clock's sleeps are cut at about 24 days (Node's longest timer): sleep again until the deadline.
-    while (!cancel.signal.aborted && clock.now().getTime() < deadline) await clock.sleep(deadline - clock.now().getTime(), cancel.signal);
+    while (!cancel.signal.aborted && clock.now().getTime() < deadline)
+      await clock.sleep(deadline - clock.now().getTime(), cancel.signal);
     if (cancel.signal.aborted) return;
-    stopper.request(new TimeLimitError(`The run reached its time limit of ${formatDuration(ms)} (--max-time or supervisor.max_time): whatever was running was stopped. The board is unchanged; run again to resume at the current task.`));
+    stopper.request(
+      new TimeLimitError(
+        `The run reached its time limit of ${formatDuration(ms)} (--max-time or supervisor.max_time): whatever was running was stopped. The board is unchanged; run again to resume at the current task.`,
+      ),
+    );
   })();
   return () => cancel.abort();
 }

@@ -35,14 +35,39 @@ export interface Fence {
 
 /** Secrets the agent cannot read unless a role declares one of them writable (then the declaration wins). */
 export const DEFAULT_HIDDEN = [
-  '~/.ssh', '~/.aws', '~/.gnupg', '~/.config/gh', '~/.config/hub', '~/.netrc', '~/.docker', '~/.kube', '~/.git-credentials',
-  '~/.config/gcloud', '~/.azure', '~/.npmrc', '~/.yarnrc.yml', '~/.pypirc', '~/.cargo/credentials.toml', '~/.password-store',
-  '~/.vault-token', '~/.terraform.d', '~/.pgpass', '~/.local/share/keyrings', '~/.config/op', '~/.config/rclone', '~/.s3cfg',
+  '~/.ssh',
+  '~/.aws',
+  '~/.gnupg',
+  '~/.config/gh',
+  '~/.config/hub',
+  '~/.netrc',
+  '~/.docker',
+  '~/.kube',
+  '~/.git-credentials',
+  '~/.config/gcloud',
+  '~/.azure',
+  '~/.npmrc',
+  '~/.yarnrc.yml',
+  '~/.pypirc',
+  '~/.cargo/credentials.toml',
+  '~/.password-store',
+  '~/.vault-token',
+  '~/.terraform.d',
+  '~/.pgpass',
+  '~/.local/share/keyrings',
+  '~/.config/op',
+  '~/.config/rclone',
+  '~/.s3cfg',
   // Shell histories hold pasted tokens often enough.
-  '~/.bash_history', '~/.zsh_history',
+  '~/.bash_history',
+  '~/.zsh_history',
   // Sockets stay usable on a read-only mount: one to a daemon that starts processes for the user
   // (docker, podman, systemd --user over D-Bus) or holds their keys (gpg-agent, keyrings) is a way out.
-  '/run/user', '/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock', '/run/dbus/system_bus_socket',
+  '/run/user',
+  '/run/docker.sock',
+  '/run/podman/podman.sock',
+  '/run/containerd/containerd.sock',
+  '/run/dbus/system_bus_socket',
 ];
 
 type Mount = { path: string; how: 'write' | 'hide-dir' | 'hide-file' };
@@ -66,11 +91,18 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
   const hides: Mount[] = [];
   for (const written of [...DEFAULT_HIDDEN, ...place.sockets, ...spec.hide]) {
     const found = at(written, place);
-    if (found && !writable.includes(found.real) && !hides.some((m) => m.path === found.real)) hides.push({ path: found.real, how: found.kind === 'dir' ? 'hide-dir' : 'hide-file' });
+    if (found && !writable.includes(found.real) && !hides.some((m) => m.path === found.real))
+      hides.push({ path: found.real, how: found.kind === 'dir' ? 'hide-dir' : 'hide-file' });
   }
-  const mounts = [...unique(writable).map((path): Mount => ({ path, how: 'write' })), ...hides].sort((a, b) => depth(a.path) - depth(b.path));
+  const mounts = [...unique(writable).map((path): Mount => ({ path, how: 'write' })), ...hides].sort(
+    (a, b) => depth(a.path) - depth(b.path),
+  );
   const inWritable = (file: string) => writable.some((dir) => file === dir || file.startsWith(`${dir}/`));
-  const readOnly = unique([`${place.boardDir}/.kanban-supervisor`, ...place.own.filter(inWritable), ...place.gitDirs.filter(inWritable)]);
+  const readOnly = unique([
+    `${place.boardDir}/.kanban-supervisor`,
+    ...place.own.filter(inWritable),
+    ...place.gitDirs.filter(inWritable),
+  ]);
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   for (const mount of mounts) {
     if (mount.how === 'write') args.push('--bind', mount.path, mount.path);
@@ -81,13 +113,42 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
   // No --new-session: the agent must stay in the process group the supervisor kills as one. No
   // --die-with-parent: bubblewrap ends on the first SIGTERM, and with it the agent would be killed
   // outright, without its kill_grace; what a killed supervisor leaves is the next run's to stop, as for any agent.
-  args.push('--unshare-pid', ...(spec.network ? [] : ['--unshare-net']), '--setenv', 'TMPDIR', '/tmp', '--chdir', place.cwd, '--');
-  return { program: place.bwrap, args, writable: unique(writable), readOnly, hidden: hides.map((m) => m.path), missing, network: spec.network };
+  args.push(
+    '--unshare-pid',
+    ...(spec.network ? [] : ['--unshare-net']),
+    '--setenv',
+    'TMPDIR',
+    '/tmp',
+    '--chdir',
+    place.cwd,
+    '--',
+  );
+  return {
+    program: place.bwrap,
+    args,
+    writable: unique(writable),
+    readOnly,
+    hidden: hides.map((m) => m.path),
+    missing,
+    network: spec.network,
+  };
 }
 
 /** The argv that checks once per run that this machine can build a fence at all (user namespaces, /proc). */
 export function probeArgs(network: boolean): string[] {
-  return ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', ...(network ? [] : ['--unshare-net']), '--', 'true'];
+  return [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--unshare-pid',
+    ...(network ? [] : ['--unshare-net']),
+    '--',
+    'true',
+  ];
 }
 
 function at(written: string, place: FencePlace): { real: string; kind: 'dir' | 'file' } | undefined {

@@ -11,7 +11,13 @@ import { expandPath, type SandboxSpec } from './spec.js';
  * the board's own files that exist (`own`, board-relative), the repository's git folders,
  * credential sockets.
  */
-export function fencePlace(boardDir: string, own: string[], cwd: string, env: NodeJS.ProcessEnv, bwrap: string): FencePlace {
+export function fencePlace(
+  boardDir: string,
+  own: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  bwrap: string,
+): FencePlace {
   const board = realOr(boardDir);
   const socket = env.SSH_AUTH_SOCK;
   return {
@@ -69,7 +75,12 @@ function pointed(file: string, prefix: string): string[] {
  * a hook the supervisor's own commit runs unfenced. None without git or a repository.
  */
 function hooksDir(dir: string): string[] {
-  const asked = spawnSync('git', ['rev-parse', '--git-path', 'hooks'], { cwd: dir, encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  const asked = spawnSync('git', ['rev-parse', '--git-path', 'hooks'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 5_000,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const hooks = asked.status === 0 ? asked.stdout.trim() : '';
   const found = hooks ? look(path.resolve(dir, hooks)) : undefined;
   return found?.kind === 'dir' ? [found.real] : [];

@@ -18,7 +18,8 @@ export function sandboxSpec(value: unknown): SandboxSpec | undefined {
  * anything else in the board folder (pure). Undefined for `~/…` when there is no home.
  */
 export function expandPath(written: string, boardDir: string, home: string | undefined): string | undefined {
-  if (written === '~' || written.startsWith('~/')) return home === undefined ? undefined : joinClean(home, written.slice(2));
+  if (written === '~' || written.startsWith('~/'))
+    return home === undefined ? undefined : joinClean(home, written.slice(2));
   return written.startsWith('/') ? joinClean('/', written) : joinClean(boardDir, written);
 }
 

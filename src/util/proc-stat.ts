@@ -40,7 +40,8 @@ export function readProc(file: string, space: Scratch, once = false): number | u
   try {
     let length = 0;
     for (;;) {
-      if (length === space.buffer.length) space.buffer = Buffer.concat([space.buffer, Buffer.allocUnsafe(space.buffer.length)]);
+      if (length === space.buffer.length)
+        space.buffer = Buffer.concat([space.buffer, Buffer.allocUnsafe(space.buffer.length)]);
       const got = readSync(fd, space.buffer, length, space.buffer.length - length, null);
       length += got;
       if (got === 0 || once) return length;
@@ -75,4 +76,3 @@ export function readProcInfo(pid: number | 'self', space: Scratch = scratch()): 
   }
   return { state, ppid, pgrp, startTicks };
 }
-

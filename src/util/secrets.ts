@@ -9,7 +9,8 @@ const SECRET_NAME = /(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENT
 // A command-line flag whose value is a secret: --api-key, --token, --auth-token, --password, -p is not (too common).
 const SECRET_FLAG = /^--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|auth)$/i;
 // The same as `--flag=value`.
-const SECRET_FLAG_VALUE = /^(--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|auth))=(.+)$/is;
+const SECRET_FLAG_VALUE =
+  /^(--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|auth))=(.+)$/is;
 // In free text: an HTTP credential, `api_key=…` / `"token": "…"`, and keys by their well-known prefixes.
 const IN_TEXT: readonly RegExp[] = [
   /((?:\bAuthorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token)\s+)?)|\bBearer\s+)([\w.~+/=-]{8,})/gi,
@@ -38,7 +39,10 @@ export function mask(value: string): string {
  * The values never to show: those of `env`'s variables whose names look secret, and every value
  * of `also` (a role's `env:`, which is where keys go), longest first so a longer one is masked whole (pure).
  */
-export function secretValues(env: Readonly<Record<string, string | undefined>>, also: Readonly<Record<string, string>> = {}): string[] {
+export function secretValues(
+  env: Readonly<Record<string, string | undefined>>,
+  also: Readonly<Record<string, string>> = {},
+): string[] {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) if (value !== undefined && isSecretName(name)) values.add(value);
   for (const value of Object.values(also)) values.add(value);
@@ -50,7 +54,8 @@ export function maskText(text: string, secrets: readonly string[] = []): string 
   let out = text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(mask(secret));
   if (!MAYBE.test(out)) return out;
-  for (const pattern of IN_TEXT) out = out.replace(pattern, (_, lead: string, value: string) => `${lead}${mask(value)}`);
+  for (const pattern of IN_TEXT)
+    out = out.replace(pattern, (_, lead: string, value: string) => `${lead}${mask(value)}`);
   return out;
 }
 
@@ -73,7 +78,11 @@ export function maskDeep<T>(value: T, secrets: readonly string[] = []): T {
   }
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value).map(([key, item]) => [key, maskDeep(item, secrets)] as const);
-  return (entries.some(([key, item]) => item !== (value as Record<string, unknown>)[key]) ? Object.fromEntries(entries) : value) as T;
+  return (
+    entries.some(([key, item]) => item !== (value as Record<string, unknown>)[key])
+      ? Object.fromEntries(entries)
+      : value
+  ) as T;
 }
 
 /**
@@ -90,6 +99,11 @@ export function maskUrl(text: string): string {
     return mask(text);
   }
   if (url.host === '') return mask(text);
-  const hidden = url.pathname.replace(/^\/$/, '') !== '' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '';
+  const hidden =
+    url.pathname.replace(/^\/$/, '') !== '' ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== '';
   return `${prefix}${url.protocol}//${url.host}${hidden ? '/…' : ''}`;
 }

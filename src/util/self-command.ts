@@ -28,7 +28,9 @@ export function shellWord(word: string): string {
 }
 
 function onPath(env: NodeJS.ProcessEnv): boolean {
-  const entries = (env.PATH ?? '').split(path.delimiter).filter((dir) => dir && !(env.npm_command && ADDED_BY_NPM.test(dir)));
+  const entries = (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => dir && !(env.npm_command && ADDED_BY_NPM.test(dir)));
   const found = findProgram(NAME, { PATH: entries.join(path.delimiter) }, process.cwd());
   if (!('file' in found)) return false;
   try {

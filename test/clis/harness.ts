@@ -12,18 +12,34 @@ export type AgentCli = 'claude' | 'codex' | 'gemini';
 /** Where `npm ci --prefix test/clis` puts the real CLIs' bins. */
 export const CLI_BIN = path.join(ROOT, 'test', 'clis', 'node_modules', '.bin');
 
-const PACKAGES: Record<AgentCli, string> = { claude: '@anthropic-ai/claude-code', codex: '@openai/codex', gemini: '@google/gemini-cli' };
+const PACKAGES: Record<AgentCli, string> = {
+  claude: '@anthropic-ai/claude-code',
+  codex: '@openai/codex',
+  gemini: '@google/gemini-cli',
+};
 
 /**
  * The pinned version of an agent CLI, after checking the installed program is that version.
  * Throws (never skips) when it is missing, so CI cannot pass without running the real programs.
  */
 export function installedVersion(agent: AgentCli): string {
-  const wanted = (JSON.parse(readFileSync(path.join(ROOT, 'test', 'clis', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies[PACKAGES[agent]] as string;
+  const wanted = (
+    JSON.parse(readFileSync(path.join(ROOT, 'test', 'clis', 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    }
+  ).devDependencies[PACKAGES[agent]] as string;
   const bin = path.join(CLI_BIN, agent);
-  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm ci --prefix test/clis\` (npm run test:clis does it for you).`);
-  const printed = execFileSync(bin, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
-  if (!printed.includes(wanted)) throw new Error(`${bin} --version printed "${printed.trim()}", not the pinned ${wanted}: run \`npm ci --prefix test/clis\`.`);
+  if (!existsSync(bin))
+    throw new Error(`${bin} is missing: run \`npm ci --prefix test/clis\` (npm run test:clis does it for you).`);
+  const printed = execFileSync(bin, ['--version'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 30_000,
+  });
+  if (!printed.includes(wanted))
+    throw new Error(
+      `${bin} --version printed "${printed.trim()}", not the pinned ${wanted}: run \`npm ci --prefix test/clis\`.`,
+    );
   return wanted;
 }
 
@@ -116,7 +132,14 @@ export function agentEnv(agent: AgentCli, url: string, options: AgentEnvOptions 
 
 /** Start the built kanban-supervisor with exactly `env` (nothing inherited) and stdin closed; never rejects. */
 export function startSupervisor(args: string[], env: Record<string, string>, cwd: string, timeoutMs = 150_000) {
-  return execa(process.execPath, [CLI, ...args], { cwd, env, extendEnv: false, stdin: 'ignore', reject: false, timeout: timeoutMs });
+  return execa(process.execPath, [CLI, ...args], {
+    cwd,
+    env,
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    timeout: timeoutMs,
+  });
 }
 
 /**
@@ -124,9 +147,21 @@ export function startSupervisor(args: string[], env: Record<string, string>, cwd
  * (util-linux `script`), as a person runs it: the agents must still get no terminal. The
  * supervisor's stdout and stderr both arrive on the result's stdout.
  */
-export function startSupervisorOnTerminal(args: string[], env: Record<string, string>, cwd: string, timeoutMs = 150_000) {
+export function startSupervisorOnTerminal(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs = 150_000,
+) {
   const command = ['exec', process.execPath, CLI, ...args].join(' ');
-  return execa('script', ['-qfec', command, '/dev/null'], { cwd, env: { ...env, TERM: 'dumb' }, extendEnv: false, stdin: 'ignore', reject: false, timeout: timeoutMs });
+  return execa('script', ['-qfec', command, '/dev/null'], {
+    cwd,
+    env: { ...env, TERM: 'dumb' },
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    timeout: timeoutMs,
+  });
 }
 
 /** `init --agent <agent>` into a temp folder, then a second task, run by the Architect, so every preset role runs. */
@@ -134,8 +169,13 @@ export async function initBoard(agent: AgentCli, env: Record<string, string>): P
   const dir = path.join(tempDir('ks-board-'), 'board');
   const result = await startSupervisor(['init', dir, '--agent', agent], env, ROOT);
   if (result.exitCode !== 0) throw new Error(`init --agent ${agent} failed: ${result.stderr}`);
-  writeFileSync(path.join(dir, 'tasks', '002-review.md'), '---\ntitle: Review the example\nrole: Architect\n---\nCheck that hello.txt says hello.\n');
-  editBoard(dir, (text) => text.replace('  - tasks/001-example.md\n', '  - tasks/001-example.md\n  - tasks/002-review.md\n'));
+  writeFileSync(
+    path.join(dir, 'tasks', '002-review.md'),
+    '---\ntitle: Review the example\nrole: Architect\n---\nCheck that hello.txt says hello.\n',
+  );
+  editBoard(dir, (text) =>
+    text.replace('  - tasks/001-example.md\n', '  - tasks/001-example.md\n  - tasks/002-review.md\n'),
+  );
   return dir;
 }
 
@@ -173,14 +213,18 @@ const PROMPT_MARK = /You are the (Manager|Implementor|Architect)\b/;
  * list and the task just done from its prompt and names the next task (null after the last).
  * Every prompt seen is pushed to `seen`.
  */
-export function scriptedModel(seen: SeenPrompt[], board: { dir?: string } = {}): (request: ModelRequest) => string | WriteTurn {
+export function scriptedModel(
+  seen: SeenPrompt[],
+  board: { dir?: string } = {},
+): (request: ModelRequest) => string | WriteTurn {
   return ({ body, toolResult }) => {
     const prompt = strings(body).find((s) => PROMPT_MARK.test(s));
     if (!prompt) return 'I was not given a kanban-supervisor role prompt.';
     const role = (PROMPT_MARK.exec(prompt) as RegExpExecArray)[1] as string;
     if (toolResult !== undefined) (seen.at(-1) as SeenPrompt).toolResult = toolResult;
     else seen.push({ role, prompt });
-    if (role === 'Implementor' && board.dir && toolResult === undefined) return { write: { file: path.join(board.dir, HELLO.file), content: HELLO.content } };
+    if (role === 'Implementor' && board.dir && toolResult === undefined)
+      return { write: { file: path.join(board.dir, HELLO.file), content: HELLO.content } };
     if (role !== 'Manager') {
       const task = /described in (\S+?)[.:]?\s/.exec(prompt)?.[1] ?? '?';
       return `I read ${task} and did the work.\n\n\`\`\`json\n${JSON.stringify(workerReply(role, task), null, 2)}\n\`\`\`\n`;
@@ -188,7 +232,13 @@ export function scriptedModel(seen: SeenPrompt[], board: { dir?: string } = {}):
     const tasks = JSON.parse(/^Task list, in order: (.*)$/m.exec(prompt)?.[1] ?? '[]') as string[];
     const done = /^Task just worked on: (.*)$/m.exec(prompt)?.[1] ?? '';
     const next = tasks[tasks.indexOf(done) + 1] ?? null;
-    const reply = { status: 'ok', message: `${done} is done; next is ${next ?? 'nothing'}`, next_task: next, tasks, ...(next === null && { phase: 'complete' }) };
+    const reply = {
+      status: 'ok',
+      message: `${done} is done; next is ${next ?? 'nothing'}`,
+      next_task: next,
+      tasks,
+      ...(next === null && { phase: 'complete' }),
+    };
     return `Decided.\n\n\`\`\`json\n${JSON.stringify(reply)}\n\`\`\`\n`;
   };
 }
@@ -211,7 +261,11 @@ export interface SeenProcess {
  * Watch a running supervisor: every 20 ms, record each process in its process tree and each
  * process whose working folder is the board (the agents and whatever they start), until `done`.
  */
-export async function watchProcesses(supervisorPid: number, boardDir: string, done: Promise<unknown>): Promise<SeenProcess[]> {
+export async function watchProcesses(
+  supervisorPid: number,
+  boardDir: string,
+  done: Promise<unknown>,
+): Promise<SeenProcess[]> {
   const seen = new Map<number, SeenProcess>();
   let finished = false;
   void done.finally(() => {

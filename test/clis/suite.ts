@@ -1,9 +1,27 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PROSE_TEXT, startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from '../fixtures/fake-model-server.mjs';
+import {
+  PROSE_TEXT,
+  startFakeModelServer,
+  type FakeModelServer,
+  type FakeModelServerOptions,
+} from '../fixtures/fake-model-server.mjs';
 import { processesIn, survivors } from '../hardening/procs.js';
 import { agentFor } from '../../src/agents/index.js';
 import { CLI, events, read } from '../helpers.js';
-import { agentEnv, editBoard, HELLO, initBoard, installedVersion, scriptedModel, workerReply, startSupervisor, startSupervisorOnTerminal, watchProcesses, type AgentCli, type SeenPrompt } from './harness.js';
+import {
+  agentEnv,
+  editBoard,
+  HELLO,
+  initBoard,
+  installedVersion,
+  scriptedModel,
+  workerReply,
+  startSupervisor,
+  startSupervisorOnTerminal,
+  watchProcesses,
+  type AgentCli,
+  type SeenPrompt,
+} from './harness.js';
 
 /** How each CLI shows up in the process table while it runs. */
 const PROCESSES: Record<AgentCli, RegExp[]> = {
@@ -43,7 +61,9 @@ export function agentCliSuite(agent: AgentCli): void {
       where.dir = dir;
 
       const validate = await startSupervisor(['validate', 'kanban.yaml'], env, dir);
-      expect(validate.stdout).toMatch(/kanban\.yaml: OK — 2 task file\(s\) and 3 role file\(s\) \(Implementor, Architect, Manager\) checked\./);
+      expect(validate.stdout).toMatch(
+        /kanban\.yaml: OK — 2 task file\(s\) and 3 role file\(s\) \(Implementor, Architect, Manager\) checked\./,
+      );
       expect(validate.exitCode).toBe(0);
 
       const run = await startSupervisor(['kanban.yaml', '--timeout', '90s'], env, dir);
@@ -57,14 +77,30 @@ export function agentCliSuite(agent: AgentCli): void {
       expect(seen.map((s) => s.role)).toEqual(['Implementor', 'Manager', 'Architect', 'Manager']);
       const tasks = ['tasks/001-example.md', 'tasks/002-review.md'];
       const [implementor, manager1, architect, manager2] = seen.map((s) => s.prompt);
-      expect(implementor).toBe(expectedPrompt(dir, 'implementor', { kanban_file: 'kanban.yaml', task_file: tasks[0] as string }));
-      expect(architect).toBe(expectedPrompt(dir, 'architect', { kanban_file: 'kanban.yaml', task_file: tasks[1] as string }));
+      expect(implementor).toBe(
+        expectedPrompt(dir, 'implementor', { kanban_file: 'kanban.yaml', task_file: tasks[0] as string }),
+      );
+      expect(architect).toBe(
+        expectedPrompt(dir, 'architect', { kanban_file: 'kanban.yaml', task_file: tasks[1] as string }),
+      );
       // ...and the Manager each worker's reply, passed through byte for byte.
       // The board's recent steps (history) come last but one line: the newest is the step just run.
-      for (const [prompt, role, task] of [[manager1, 'Implementor', tasks[0]], [manager2, 'Architect', tasks[1]]] as const) {
-        const [before, after] = expectedPrompt(dir, 'manager', { kanban_file: 'kanban.yaml', done_task: task as string, trigger: '', tasks: JSON.stringify(tasks), result: JSON.stringify(workerReply(role, task as string)), history: '\0' }).split('\0') as [string, string];
+      for (const [prompt, role, task] of [
+        [manager1, 'Implementor', tasks[0]],
+        [manager2, 'Architect', tasks[1]],
+      ] as const) {
+        const [before, after] = expectedPrompt(dir, 'manager', {
+          kanban_file: 'kanban.yaml',
+          done_task: task as string,
+          trigger: '',
+          tasks: JSON.stringify(tasks),
+          result: JSON.stringify(workerReply(role, task as string)),
+          history: '\0',
+        }).split('\0') as [string, string];
         expect(prompt?.startsWith(before) && prompt.endsWith(after)).toBe(true);
-        const history = JSON.parse((prompt as string).slice(before.length, (prompt as string).length - after.length)) as Array<Record<string, unknown>>;
+        const history = JSON.parse(
+          (prompt as string).slice(before.length, (prompt as string).length - after.length),
+        ) as Array<Record<string, unknown>>;
         expect(history[0]).toMatchObject({ task, role, status: 'ok', attempts: 1 });
       }
       // The preset's permission flags let the CLI's own file tool write in the board folder.
@@ -87,10 +123,13 @@ export function agentCliSuite(agent: AgentCli): void {
 
       const run = await startSupervisor(['kanban.yaml', '--timeout', '90s'], env, dir);
       expect(run.exitCode, run.stderr).toBe(3);
-      expect(run.stderr).toMatch(/Implementor gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); the last one printed no JSON reply object .*\(in the \w+ result text\)/);
+      expect(run.stderr).toMatch(
+        /Implementor gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); the last one printed no JSON reply object .*\(in the \w+ result text\)/,
+      );
       const log = read(dir, 'supervisor.log.md');
       expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(3);
-      for (const n of [1, 2, 3]) expect(log).toContain(`**Attempt:** ${n}/3 (retry ${n} of 3 follows: attempt ${n + 1}/4)`);
+      for (const n of [1, 2, 3])
+        expect(log).toContain(`**Attempt:** ${n}/3 (retry ${n} of 3 follows: attempt ${n + 1}/4)`);
       // Its start and end: a stream may carry the text in pieces (Gemini CLI's message deltas).
       expect(log).toContain(PROSE_TEXT.slice(0, 24));
       expect(log).toContain(PROSE_TEXT.slice(-24));
@@ -106,7 +145,9 @@ export function agentCliSuite(agent: AgentCli): void {
       await serve({ mode: 'hang' });
       const env = agentEnv(agent, url());
       const dir = await initBoard(agent, env);
-      editBoard(dir, (text) => text.replace('  max_retries: 3\n  timeout: 30m\n', '  max_retries: 1\n  timeout: 10s\n  kill_grace: 2s\n'));
+      editBoard(dir, (text) =>
+        text.replace('  max_retries: 3\n  timeout: 30m\n', '  max_retries: 1\n  timeout: 10s\n  kill_grace: 2s\n'),
+      );
 
       const started = Date.now();
       const terminal = startSupervisorOnTerminal(['kanban.yaml'], env, dir);
@@ -115,11 +156,19 @@ export function agentCliSuite(agent: AgentCli): void {
       const seconds = (Date.now() - started) / 1000;
 
       expect(run.exitCode, run.stdout).toBe(3);
-      expect(run.stdout).toMatch(/Implementor gave no valid reply for tasks\/001-example\.md in 2 attempt\(s\); the last one timed out after 10\.0s and was killed with SIG(TERM|KILL)/);
+      expect(run.stdout).toMatch(
+        /Implementor gave no valid reply for tasks\/001-example\.md in 2 attempt\(s\); the last one timed out after 10\.0s and was killed with SIG(TERM|KILL)/,
+      );
       // The CLI got as far as asking the model both times: the wait was on the model, not on start-up.
       expect(generationRequests()).toBe(2);
-      expect(events(dir).filter((e) => e.type === 'attempt_finished').map((e) => e.end)).toEqual(['timeout', 'timeout']);
-      expect(read(dir, 'supervisor.log.md')).toMatch(/\*\*Issue:\*\* Invalid output format: Implementor \(.*\) timed out after 10\.0s/);
+      expect(
+        events(dir)
+          .filter((e) => e.type === 'attempt_finished')
+          .map((e) => e.end),
+      ).toEqual(['timeout', 'timeout']);
+      expect(read(dir, 'supervisor.log.md')).toMatch(
+        /\*\*Issue:\*\* Invalid output format: Implementor \(.*\) timed out after 10\.0s/,
+      );
       expect(seconds).toBeLessThan(2 * (10 + 2) + 15);
 
       // Every process of both attempts (the CLI, the children named in PROCESSES, whatever they
@@ -129,7 +178,10 @@ export function agentCliSuite(agent: AgentCli): void {
       expect(supervisor).toHaveLength(1);
       const agents = processes.filter((p) => p.pid !== terminal.pid && p.pid !== supervisor[0]?.pid);
       for (const shape of PROCESSES[agent]) {
-        expect(agents.filter((p) => shape.test(p.cmdline)).length, `${shape} in ${JSON.stringify(agents.map((p) => p.cmdline.slice(0, 120)))}`).toBeGreaterThanOrEqual(2);
+        expect(
+          agents.filter((p) => shape.test(p.cmdline)).length,
+          `${shape} in ${JSON.stringify(agents.map((p) => p.cmdline.slice(0, 120)))}`,
+        ).toBeGreaterThanOrEqual(2);
       }
       expect(await survivors(agents.map((p) => p.pid))).toEqual([]);
       expect(processesIn(dir)).toEqual([]);
@@ -190,18 +242,28 @@ export function agentCliSuite(agent: AgentCli): void {
       const dir = await initBoard(agent, env);
       // Claude Code prices its runs; the others report tokens only.
       const budget = agent === 'claude' ? ['--max-cost', '0.0001'] : [];
-      if (agent !== 'claude') editBoard(dir, (text) => text.replace('  max_retries: 3\n', '  max_retries: 3\n  max_tokens: 1000\n'));
+      if (agent !== 'claude')
+        editBoard(dir, (text) => text.replace('  max_retries: 3\n', '  max_retries: 3\n  max_tokens: 1000\n'));
       const run = await startSupervisor(['kanban.yaml', '--timeout', '90s', ...budget], env, dir);
       expect(run.exitCode, run.stderr).toBe(5);
-      expect(run.stderr).toMatch(agent === 'claude' ? /Stopped: this run's agents have spent \$[\d.]+, [\d.]+k tokens, reaching max_cost_usd \(\$0\.0001\)/ : /Stopped: this run's agents have spent [\d.]+k tokens, reaching max_tokens \(1000\)/);
+      expect(run.stderr).toMatch(
+        agent === 'claude'
+          ? /Stopped: this run's agents have spent \$[\d.]+, [\d.]+k tokens, reaching max_cost_usd \(\$0\.0001\)/
+          : /Stopped: this run's agents have spent [\d.]+k tokens, reaching max_tokens \(1000\)/,
+      );
       // Checked between steps: the worker's paid reply reached the Manager, whose answer is written.
       expect(events(dir).filter((e) => e.type === 'attempt_finished')).toHaveLength(2);
-      expect(events(dir).find((e) => e.type === 'attempt_finished')?.usage).toMatchObject({ inputTokens: expect.any(Number) });
+      expect(events(dir).find((e) => e.type === 'attempt_finished')?.usage).toMatchObject({
+        inputTokens: expect.any(Number),
+      });
     });
 
     const url = () => (server as FakeModelServer).url;
     // Model turns asked for; Claude's HEAD probe and Gemini's schema-bound router call are not turns.
-    const generationRequests = () => (server as FakeModelServer).requests.filter((r) => /^POST \/(v1\/messages|v1\/responses|v1beta\/models\/[^:]+:streamGenerateContent)/.test(r)).length;
+    const generationRequests = () =>
+      (server as FakeModelServer).requests.filter((r) =>
+        /^POST \/(v1\/messages|v1\/responses|v1beta\/models\/[^:]+:streamGenerateContent)/.test(r),
+      ).length;
   });
 }
 
@@ -209,5 +271,6 @@ export function agentCliSuite(agent: AgentCli): void {
 const LOGIN_ISSUE: Record<AgentCli, RegExp> = {
   claude: /reported an error as Claude Code: Not logged in/,
   codex: /reported an error as codex: Missing environment variable: `OPENAI_API_KEY`/,
-  gemini: /printed nothing on stdout \(exit code 41\); stderr: When using Gemini API, you must specify the GEMINI_API_KEY environment variable/,
+  gemini:
+    /printed nothing on stdout \(exit code 41\); stderr: When using Gemini API, you must specify the GEMINI_API_KEY environment variable/,
 };

@@ -17,7 +17,11 @@ afterEach(async () => {
 function run(dir: string, args: string[] = [], flags: string[] = []) {
   const name = `ks-test-${process.pid}-${names.length}-${Date.now()}`;
   names.push(name);
-  const child = execa('docker', ['run', '--rm', '--name', name, '--network', 'none', ...flags, '-v', `${dir}:/board`, IMAGE, ...args], { reject: false, stdin: 'ignore', timeout: 90_000 });
+  const child = execa(
+    'docker',
+    ['run', '--rm', '--name', name, '--network', 'none', ...flags, '-v', `${dir}:/board`, IMAGE, ...args],
+    { reject: false, stdin: 'ignore', timeout: 90_000 },
+  );
   return { name, child };
 }
 
@@ -39,7 +43,9 @@ async function zombiesIn(name: string): Promise<string[]> {
 
 /** A one-task board whose worker sleeps for five minutes (in the board folder: the container sees only /board). */
 function sleepingBoard(): string {
-  const dir = boardWithTasks(1, { 'roles/implementor.md': role(['sh', 'writes-marker.sh', 'markers.txt', '300'], 'stdin: none\n') });
+  const dir = boardWithTasks(1, {
+    'roles/implementor.md': role(['sh', 'writes-marker.sh', 'markers.txt', '300'], 'stdin: none\n'),
+  });
   copyFileSync(path.join(ROOT, 'test/fixtures/agents/writes-marker.sh'), path.join(dir, 'writes-marker.sh'));
   return dir;
 }
@@ -69,7 +75,12 @@ describe('the container image', () => {
     const { name, child } = run(dir);
     await waitFor(() => existsSync(path.join(dir, 'markers.txt')), 'the agent to start', 60_000);
     const inside = await top(name);
-    expect(inside.map((p) => p.command)).toEqual([expect.stringMatching(/^\/usr\/bin\/tini -- kanban-supervisor$/), expect.stringMatching(/kanban-supervisor$/), 'sh writes-marker.sh markers.txt 300', 'sleep 300']);
+    expect(inside.map((p) => p.command)).toEqual([
+      expect.stringMatching(/^\/usr\/bin\/tini -- kanban-supervisor$/),
+      expect.stringMatching(/kanban-supervisor$/),
+      'sh writes-marker.sh markers.txt 300',
+      'sleep 300',
+    ]);
     const stopped = Date.now();
     await execa('docker', ['stop', '-t', '30', name]);
     const result = await child;
@@ -89,7 +100,10 @@ describe('the container image', () => {
     await execa('docker', ['kill', name]);
     expect((await child).exitCode).toBe(137);
     expect(existsSync(path.join(dir, '.kanban-supervisor/run.lock/owner.json'))).toBe(true); // left by the killed run
-    writeFileSync(path.join(dir, 'roles/implementor.md'), role(['sh', 'writes-marker.sh', 'markers.txt'], 'stdin: none\n'));
+    writeFileSync(
+      path.join(dir, 'roles/implementor.md'),
+      role(['sh', 'writes-marker.sh', 'markers.txt'], 'stdin: none\n'),
+    );
     const started = Date.now();
     const again = await run(dir).child;
     expect(again.stderr).not.toMatch(/locked/);
@@ -119,7 +133,9 @@ describe('the container image', () => {
 
   it('leaves no zombie under pid 1 while its agents leave orphans behind (and the check sees them without tini)', async () => {
     const zombies = async (flags: string[]) => {
-      const dir = boardWithTasks(4, { 'roles/implementor.md': role(['sh', 'leaves-orphans.sh', 'tasks/004.md', '4'], 'stdin: none\n') });
+      const dir = boardWithTasks(4, {
+        'roles/implementor.md': role(['sh', 'leaves-orphans.sh', 'tasks/004.md', '4'], 'stdin: none\n'),
+      });
       copyFileSync(path.join(ROOT, 'test/docker/agents/leaves-orphans.sh'), path.join(dir, 'leaves-orphans.sh'));
       const { name, child } = run(dir, [], flags);
       await waitFor(() => existsSync(path.join(dir, 'last-step.started')), 'the fourth step', 60_000);
@@ -137,13 +153,18 @@ describe('the container image', () => {
   it('runs a person\'s --user "$(id -u):$(id -g)" on a board that person owns, with a home it can write', async () => {
     const dir = exampleBoard();
     const uid = 1000;
-    for (const file of [dir, ...readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f))]) chownSync(file, uid, uid);
+    for (const file of [dir, ...readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f))])
+      chownSync(file, uid, uid);
     const done = await run(dir, [], ['--user', `${uid}:${uid}`]).child;
     expect(done.exitCode, done.stderr).toBe(0);
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null/m);
     expect(statSync(path.join(dir, '.kanban-supervisor')).uid).toBe(uid);
     expect(statSync(path.join(dir, 'kanban.yaml')).uid).toBe(uid);
-    const home = await run(dir, ['-c', 'mkdir -p "$HOME/.config/agent" && echo "$HOME"'], ['--user', `${uid}:${uid}`, '--entrypoint', 'sh']).child;
+    const home = await run(
+      dir,
+      ['-c', 'mkdir -p "$HOME/.config/agent" && echo "$HOME"'],
+      ['--user', `${uid}:${uid}`, '--entrypoint', 'sh'],
+    ).child;
     expect(home.exitCode, home.stderr).toBe(0);
     expect(home.stdout.trim()).toBe('/home/kanban');
   });

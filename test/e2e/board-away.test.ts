@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { boardWithTasks, CLI, events, fixtureRole, read, role } from '../helpers.js';
 import { resident } from './resident.js';
 
-
 const DONE_BOARD = 'phase: execute\ncurrent: null\ntasks:\n  - tasks/001.md\n';
 const WITH_TASK_2 = 'phase: execute\ncurrent: tasks/002.md\ntasks:\n  - tasks/001.md\n  - tasks/002.md\n';
 
@@ -19,17 +18,30 @@ describe('the board going away', () => {
     await run.eventually((e) => e.type === 'waiting');
     renameSync(path.join(dir, 'kanban.yaml'), path.join(dir, 'kanban.yaml.swp'));
     const [gone] = await run.eventually((e) => e.type === 'edit_invalid');
-    expect(gone).toMatchObject({ files: ['kanban.yaml'], file: 'kanban.yaml', problem: 'no such file: it was moved or deleted. Put it back; the run carries on once it validates.', problems: 1 });
-    expect(JSON.parse(read(dir, '.kanban-supervisor/waiting.json'))).toMatchObject({ invalid: expect.stringContaining('kanban.yaml: no such file') });
+    expect(gone).toMatchObject({
+      files: ['kanban.yaml'],
+      file: 'kanban.yaml',
+      problem: 'no such file: it was moved or deleted. Put it back; the run carries on once it validates.',
+      problems: 1,
+    });
+    expect(JSON.parse(read(dir, '.kanban-supervisor/waiting.json'))).toMatchObject({
+      invalid: expect.stringContaining('kanban.yaml: no such file'),
+    });
 
     writeFileSync(path.join(dir, 'kanban.yaml.swp'), WITH_TASK_2);
     renameSync(path.join(dir, 'kanban.yaml.swp'), path.join(dir, 'kanban.yaml'));
     await run.eventually((e) => e.type === 'waiting', 2);
-    expect(events(dir).filter((e) => e.type === 'step_started').map((e) => e.task)).toEqual(['tasks/002.md']);
+    expect(
+      events(dir)
+        .filter((e) => e.type === 'step_started')
+        .map((e) => e.task),
+    ).toEqual(['tasks/002.md']);
     run.child.kill('SIGTERM');
     const result = await run.child;
     expect(result.exitCode).toBe(143);
-    expect(String(result.stdout)).toMatch(/ ! kanban\.yaml: no such file: it was moved or deleted\. Put it back; the run carries on once it validates\.; still waiting for a change$/m);
+    expect(String(result.stdout)).toMatch(
+      / ! kanban\.yaml: no such file: it was moved or deleted\. Put it back; the run carries on once it validates\.; still waiting for a change$/m,
+    );
   });
 
   it('a folder at waiting.json is told as a warning; the resident supervisor still waits, runs an edit, and ends with 143, leaving the folder', async () => {
@@ -40,11 +52,17 @@ describe('the board going away', () => {
     mkdirSync(path.join(dir, '.kanban-supervisor/waiting.json'), { recursive: true });
     const run = resident(dir);
     const [warning] = await run.eventually((e) => e.type === 'warning' && e.file === '.kanban-supervisor/waiting.json');
-    expect(warning?.message).toBe('is a folder, not a file: remove it, so that `status` can tell what this run waits for. Still waiting');
+    expect(warning?.message).toBe(
+      'is a folder, not a file: remove it, so that `status` can tell what this run waits for. Still waiting',
+    );
     await run.eventually((e) => e.type === 'waiting');
     writeFileSync(path.join(dir, 'kanban.yaml'), WITH_TASK_2);
     await run.eventually((e) => e.type === 'waiting', 2);
-    expect(events(dir).filter((e) => e.type === 'step_started').map((e) => e.task)).toEqual(['tasks/002.md']);
+    expect(
+      events(dir)
+        .filter((e) => e.type === 'step_started')
+        .map((e) => e.task),
+    ).toEqual(['tasks/002.md']);
     run.child.kill('SIGTERM');
     const result = await run.child;
     expect(result.exitCode).toBe(143);
@@ -53,17 +71,28 @@ describe('the board going away', () => {
   });
 
   it('kanban.yaml moved away during a step: exit 2 with one line saying to put it back, no stack, no new kanban.yaml, a Halt entry', async () => {
-    const moves = "require('fs').renameSync('kanban.yaml', 'moved.yaml'); console.log(JSON.stringify({ status: 'ok', message: 'moved the board' }))";
+    const moves =
+      "require('fs').renameSync('kanban.yaml', 'moved.yaml'); console.log(JSON.stringify({ status: 'ok', message: 'moved the board' }))";
     const dir = boardWithTasks(2, { 'roles/implementor.md': role(['node', '-e', moves], 'stdin: none\n') });
     const before = read(dir, 'kanban.yaml');
-    const result = await execa('node', [CLI, 'kanban.yaml'], { cwd: dir, reject: false, env: { NO_COLOR: '1' }, stdin: 'ignore', timeout: 60_000 });
+    const result = await execa('node', [CLI, 'kanban.yaml'], {
+      cwd: dir,
+      reject: false,
+      env: { NO_COLOR: '1' },
+      stdin: 'ignore',
+      timeout: 60_000,
+    });
     expect(result.exitCode).toBe(2);
     const stderr = String(result.stderr).trim();
     expect(stderr.split('\n')).toHaveLength(1);
-    expect(stderr).toContain(`${path.join(dir, 'kanban.yaml')}: kanban.yaml is gone: it was moved or deleted during the step, so the Manager's answer (status ok, next_task "tasks/002.md") cannot be written; nothing was written in its place. Put it back (e.g. \`git checkout kanban.yaml\`, or move it back) and run again`);
+    expect(stderr).toContain(
+      `${path.join(dir, 'kanban.yaml')}: kanban.yaml is gone: it was moved or deleted during the step, so the Manager's answer (status ok, next_task "tasks/002.md") cannot be written; nothing was written in its place. Put it back (e.g. \`git checkout kanban.yaml\`, or move it back) and run again`,
+    );
     expect(existsSync(path.join(dir, 'kanban.yaml'))).toBe(false);
     expect(readFileSync(path.join(dir, 'moved.yaml'), 'utf8')).toBe(before);
-    expect(read(dir, 'supervisor.log.md')).toMatch(/Halt\n\n\*\*Agent:\*\* kanban-supervisor {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n\*\*Issue:\*\* kanban\.yaml is gone/);
+    expect(read(dir, 'supervisor.log.md')).toMatch(
+      /Halt\n\n\*\*Agent:\*\* kanban-supervisor {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n\*\*Issue:\*\* kanban\.yaml is gone/,
+    );
     expect(events(dir).at(-1)).toMatchObject({ type: 'halted', exitCode: 2, reason: 'bad_input' });
   });
 });

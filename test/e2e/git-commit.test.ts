@@ -18,7 +18,11 @@ function git(dir: string, env: Record<string, string>, ...args: string[]): strin
 /** A board with `n` tasks whose Implementor writes a file, committed as a repository with an identity. */
 function repoBoard(n: number, options: { settings?: string; files?: Record<string, string>; identity?: boolean } = {}) {
   const env = gitEnv();
-  const dir = boardWithTasks(n, { 'roles/implementor.md': fixtureRole('writes-file.mjs'), 'notes.txt': 'the person’s notes\n', ...options.files }, `phase: execute\nsupervisor:\n  git_commit: true\n${options.settings ?? ''}`);
+  const dir = boardWithTasks(
+    n,
+    { 'roles/implementor.md': fixtureRole('writes-file.mjs'), 'notes.txt': 'the person’s notes\n', ...options.files },
+    `phase: execute\nsupervisor:\n  git_commit: true\n${options.settings ?? ''}`,
+  );
   git(dir, env, 'init', '-q', '-b', 'main');
   if (options.identity !== false) {
     git(dir, env, 'config', 'user.name', 'Night Run');
@@ -48,16 +52,29 @@ describe('supervisor.git_commit: one commit per step', () => {
     const result = await runCli([file], { env });
     expect(result.exitCode).toBe(0);
     const made = commits(dir, env);
-    expect(made.map((c) => c.subject)).toEqual(['tasks/001.md: Implementor ok — wrote work/001.txt', 'tasks/002.md: Implementor ok — wrote work/002.txt']);
+    expect(made.map((c) => c.subject)).toEqual([
+      'tasks/001.md: Implementor ok — wrote work/001.txt',
+      'tasks/002.md: Implementor ok — wrote work/002.txt',
+    ]);
     // The sequential Manager marks the task done in its front-matter: that is the board's change, with kanban.yaml.
     expect(made[0]?.files).toEqual(['kanban.yaml', 'tasks/001.md', 'work/001.txt']);
     expect(made[1]?.files).toEqual(['kanban.yaml', 'tasks/002.md', 'work/002.txt']);
-    expect(made[0]?.body).toMatch(/^Manager: ok — tasks\/001\.md is done; next is tasks\/002\.md\nNext task: tasks\/002\.md\nStep: 1\nRun: \S+\n/);
+    expect(made[0]?.body).toMatch(
+      /^Manager: ok — tasks\/001\.md is done; next is tasks\/002\.md\nNext task: tasks\/002\.md\nStep: 1\nRun: \S+\n/,
+    );
     // Not ignored here, yet never committed: the state folder (and supervisor.log.md) are the supervisor's.
-    expect(git(dir, env, 'status', '--porcelain', '-uall').trim().split('\n').every((line) => line.startsWith('?? .kanban-supervisor/'))).toBe(true);
+    expect(
+      git(dir, env, 'status', '--porcelain', '-uall')
+        .trim()
+        .split('\n')
+        .every((line) => line.startsWith('?? .kanban-supervisor/')),
+    ).toBe(true);
     expect(git(dir, env, 'log', '-1', '--format=%an <%ae>').trim()).toBe('Night Run <night@example.com>');
     const committed = events(dir).filter((e) => e.type === 'git_committed');
-    expect(committed.map((e) => [e.step, e.task, e.paths])).toEqual([[1, 'tasks/001.md', 3], [2, 'tasks/002.md', 3]]);
+    expect(committed.map((e) => [e.step, e.task, e.paths])).toEqual([
+      [1, 'tasks/001.md', 3],
+      [2, 'tasks/002.md', 3],
+    ]);
     expect(committed[1]?.commit).toBe(git(dir, env, 'rev-parse', 'HEAD').trim());
     expect(result.stdout).toMatch(/committed [0-9a-f]{12} \(3 paths\)/);
     // The morning's status says what to type to review the night's commits.
@@ -71,17 +88,25 @@ describe('supervisor.git_commit: one commit per step', () => {
   });
 
   it("commits a periodic role's step the same way, naming kanban.yaml and the role", async () => {
-    const { dir, env, file } = repoBoard(1, { settings: '  periodic:\n    - role: Reviewer\n      every: 1\n', files: { 'roles/reviewer.md': fixtureRole('writes-file.mjs') } });
+    const { dir, env, file } = repoBoard(1, {
+      settings: '  periodic:\n    - role: Reviewer\n      every: 1\n',
+      files: { 'roles/reviewer.md': fixtureRole('writes-file.mjs') },
+    });
     const result = await runCli([file], { env });
     expect(result.exitCode).toBe(0);
     const made = commits(dir, env);
-    expect(made.map((c) => c.subject)).toEqual(['tasks/001.md: Implementor ok — wrote work/001.txt', 'kanban.yaml: Reviewer ok — wrote work/Reviewer.txt']);
+    expect(made.map((c) => c.subject)).toEqual([
+      'tasks/001.md: Implementor ok — wrote work/001.txt',
+      'kanban.yaml: Reviewer ok — wrote work/Reviewer.txt',
+    ]);
     expect(made[1]?.files).toContain('work/Reviewer.txt');
     expect(made[1]?.body).toMatch(/^Step: 2$/m);
   });
 
   it('leaves a person’s uncommitted changes out of every commit and in the work tree; a path the step changes again is committed whole and said so', async () => {
-    const { dir, env, file } = repoBoard(2, { files: { 'roles/implementor.md': fixtureRole('writes-file.mjs', ['shared.txt']), 'shared.txt': 'base\n' } });
+    const { dir, env, file } = repoBoard(2, {
+      files: { 'roles/implementor.md': fixtureRole('writes-file.mjs', ['shared.txt']), 'shared.txt': 'base\n' },
+    });
     writeFileSync(path.join(dir, 'notes.txt'), 'the person’s notes\nan edit not yet committed\n');
     writeFileSync(path.join(dir, 'draft.txt'), 'a new file of the person’s\n');
     writeFileSync(path.join(dir, 'shared.txt'), 'base\nthe person’s line\n');
@@ -100,7 +125,9 @@ describe('supervisor.git_commit: one commit per step', () => {
     expect(made[0]?.body).toMatch(/^ {2}shared\.txt$/m);
     expect(git(dir, env, 'show', `HEAD~1:shared.txt`)).toBe('base\nthe person’s line\nImplementor was here\n');
     expect(made[1]?.body).not.toContain('uncommitted changes before');
-    expect(read(dir, 'supervisor.log.md')).toMatch(/ Warning\n[\s\S]*shared\.txt had uncommitted changes before step 1/);
+    expect(read(dir, 'supervisor.log.md')).toMatch(
+      / Warning\n[\s\S]*shared\.txt had uncommitted changes before step 1/,
+    );
   });
 
   it('takes an agent’s file names literally: `*`, `:(exclude)…` and `--…` commit only themselves; what the person staged stays staged, uncommitted', async () => {
@@ -118,8 +145,14 @@ describe('supervisor.git_commit: one commit per step', () => {
   });
 
   it('goes on without commits, saying so in one line, on a board outside any repository (exit 0)', async () => {
-    const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('writes-file.mjs') }, 'phase: execute\nsupervisor:\n  git_commit: true\n');
-    const result = await runCli([path.join(dir, 'kanban.yaml')], { env: { ...gitEnv(), GIT_CEILING_DIRECTORIES: path.dirname(dir) } });
+    const dir = boardWithTasks(
+      1,
+      { 'roles/implementor.md': fixtureRole('writes-file.mjs') },
+      'phase: execute\nsupervisor:\n  git_commit: true\n',
+    );
+    const result = await runCli([path.join(dir, 'kanban.yaml')], {
+      env: { ...gitEnv(), GIT_CEILING_DIRECTORIES: path.dirname(dir) },
+    });
     expect(result.exitCode).toBe(0);
     const said = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => line.includes('git'));
     expect(said).toHaveLength(1);
@@ -152,11 +185,15 @@ describe('supervisor.git_commit: one commit per step', () => {
     const result = await runCli([file], { env });
     expect(result.exitCode).toBe(6);
     expect(result.stderr).toContain('lint: work/001.txt has trailing spaces');
-    expect(result.stderr).toContain('The commit of step 1 (tasks/001.md: Implementor, 3 path(s)) failed: git commit exited 1: lint: work/001.txt has trailing spaces');
+    expect(result.stderr).toContain(
+      'The commit of step 1 (tasks/001.md: Implementor, 3 path(s)) failed: git commit exited 1: lint: work/001.txt has trailing spaces',
+    );
     expect(commits(dir, env)).toHaveLength(0);
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: tasks\/002\.md$/m);
     expect(read(dir, 'work/001.txt')).toContain('Implementor did tasks/001.md');
-    expect(read(dir, 'supervisor.log.md')).toMatch(/ Halt\n[\s\S]*lint: work\/001\.txt has trailing spaces[\s\S]*Stopping \(exit 6\)/);
+    expect(read(dir, 'supervisor.log.md')).toMatch(
+      / Halt\n[\s\S]*lint: work\/001\.txt has trailing spaces[\s\S]*Stopping \(exit 6\)/,
+    );
     expect(events(dir).find((e) => e.type === 'halted')).toMatchObject({ exitCode: 6, reason: 'commit_failed' });
     // The person's index is as it was: nothing of the step is staged.
     expect(git(dir, env, 'diff', '--cached', '--name-only')).toBe('');
@@ -170,7 +207,9 @@ describe('supervisor.git_commit: one commit per step', () => {
     const result = await runCli([file], { env });
     expect(result.exitCode).toBe(6);
     expect(performance.now() - started).toBeLessThan(20_000);
-    expect(result.stderr).toMatch(/git commit ran longer than supervisor\.git_timeout \(2\.0s\) and was stopped with everything it started/);
+    expect(result.stderr).toMatch(
+      /git commit ran longer than supervisor\.git_timeout \(2\.0s\) and was stopped with everything it started/,
+    );
     const hookPids = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
     expect(hookPids).toHaveLength(2);
     for (const pid of hookPids) expect(alive(pid)).toBe(false);
@@ -183,12 +222,22 @@ describe('--dry-run with supervisor.git_commit', () => {
     const { dir, env, file } = repoBoard(1);
     const inRepo = await runCli([file, '--dry-run'], { env });
     expect(inRepo.exitCode).toBe(0);
-    expect(inRepo.stdout).toContain(`Commits: the step, once the Manager's answer is written, would be one commit in ${dir} (supervisor.git_commit; never pushed).`);
+    expect(inRepo.stdout).toContain(
+      `Commits: the step, once the Manager's answer is written, would be one commit in ${dir} (supervisor.git_commit; never pushed).`,
+    );
     const json = await runCli([file, '--dry-run', '--json'], { env });
     expect(JSON.parse(json.stdout)).toMatchObject({ git: { commits: true, repository: dir } });
-    const outside = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('writes-file.mjs') }, 'phase: execute\nsupervisor:\n  git_commit: true\n');
-    const off = await runCli([path.join(outside, 'kanban.yaml'), '--dry-run'], { env: { ...env, GIT_CEILING_DIRECTORIES: path.dirname(outside) } });
-    expect(off.stdout).toContain(`Commits: none (supervisor.git_commit is on, but ${outside} is not inside a git repository).`);
+    const outside = boardWithTasks(
+      1,
+      { 'roles/implementor.md': fixtureRole('writes-file.mjs') },
+      'phase: execute\nsupervisor:\n  git_commit: true\n',
+    );
+    const off = await runCli([path.join(outside, 'kanban.yaml'), '--dry-run'], {
+      env: { ...env, GIT_CEILING_DIRECTORIES: path.dirname(outside) },
+    });
+    expect(off.stdout).toContain(
+      `Commits: none (supervisor.git_commit is on, but ${outside} is not inside a git repository).`,
+    );
     expect(git(dir, env, 'rev-list', '--count', 'HEAD').trim()).toBe('1');
   });
 });

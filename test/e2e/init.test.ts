@@ -9,7 +9,12 @@ const AGENT_CLIS = ['claude', 'codex', 'gemini'] as const;
 
 /** `validate` with a PATH holding only an empty folder, so no agent CLI installed here is found. */
 function validateWithoutAgents(board: string) {
-  return execa(process.execPath, [CLI, 'validate', board], { env: { PATH: tempDir(), NO_COLOR: '1' }, extendEnv: false, reject: false, stdin: 'ignore' });
+  return execa(process.execPath, [CLI, 'validate', board], {
+    env: { PATH: tempDir(), NO_COLOR: '1' },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
 }
 
 describe('kanban-supervisor init', () => {
@@ -20,7 +25,13 @@ describe('kanban-supervisor init', () => {
     expect(init.stdout).toContain(`Check it:  npx kanban-supervisor validate ${dir}\n`);
     expect(init.stdout).toContain(`Run it:    npx kanban-supervisor ${dir}\n`);
     expect(init.stdout).toContain(`Read it:   npx kanban-supervisor status ${dir}   (then: logs, report)\n`);
-    for (const file of ['kanban.yaml', 'tasks/001-example.md', 'roles/implementor.md', 'roles/architect.md', 'roles/manager.md']) {
+    for (const file of [
+      'kanban.yaml',
+      'tasks/001-example.md',
+      'roles/implementor.md',
+      'roles/architect.md',
+      'roles/manager.md',
+    ]) {
       expect(existsSync(path.join(dir, file))).toBe(true);
     }
     // Run as the output says: the folder stands for its kanban.yaml.
@@ -36,7 +47,9 @@ describe('kanban-supervisor init', () => {
     writeFileSync(path.join(dir, 'kanban.yaml'), 'mine: true\n');
     const refused = await runCli(['init', dir]);
     expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toMatch(/kanban\.yaml already exists; nothing was written\. Use another folder, or pass --force to overwrite\./);
+    expect(refused.stderr).toMatch(
+      /kanban\.yaml already exists; nothing was written\. Use another folder, or pass --force to overwrite\./,
+    );
     expect(read(dir, 'kanban.yaml')).toBe('mine: true\n');
     expect(existsSync(path.join(dir, 'roles'))).toBe(false);
     const forced = await runCli(['init', dir, '--force']);
@@ -48,9 +61,14 @@ describe('kanban-supervisor init', () => {
     const dir = path.join(tempDir(), 'board');
     const init = await runCli(['init', dir]);
     expect(init.exitCode).toBe(0);
-    expect(read(dir, '.gitignore')).toBe('# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\n.kanban-supervisor/\nsupervisor.log.md\n');
-    expect(init.stdout).toContain('Run output goes to .kanban-supervisor/ and supervisor.log.md beside kanban.yaml; a new .gitignore keeps it out of git.');
-    const git = (...args: string[]) => execa('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args]);
+    expect(read(dir, '.gitignore')).toBe(
+      '# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\n.kanban-supervisor/\nsupervisor.log.md\n',
+    );
+    expect(init.stdout).toContain(
+      'Run output goes to .kanban-supervisor/ and supervisor.log.md beside kanban.yaml; a new .gitignore keeps it out of git.',
+    );
+    const git = (...args: string[]) =>
+      execa('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args]);
     await execa('git', ['init', '-q', dir]);
     await git('add', '-A');
     await git('commit', '-qm', 'board');
@@ -66,11 +84,15 @@ describe('kanban-supervisor init', () => {
     writeFileSync(path.join(dir, '.gitignore'), 'node_modules/\n/.kanban-supervisor'); // no final newline; the folder already ignored
     const first = await runCli(['init', dir]);
     expect(first.exitCode).toBe(0);
-    expect(read(dir, '.gitignore')).toBe('node_modules/\n/.kanban-supervisor\n# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\nsupervisor.log.md\n');
+    expect(read(dir, '.gitignore')).toBe(
+      'node_modules/\n/.kanban-supervisor\n# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\nsupervisor.log.md\n',
+    );
     expect(first.stdout).toContain('; the lines .gitignore lacked for it were appended to it.');
     const again = await runCli(['init', dir, '--force']);
     expect(again.exitCode).toBe(0);
-    expect(read(dir, '.gitignore')).toBe('node_modules/\n/.kanban-supervisor\n# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\nsupervisor.log.md\n');
+    expect(read(dir, '.gitignore')).toBe(
+      'node_modules/\n/.kanban-supervisor\n# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\nsupervisor.log.md\n',
+    );
     expect(again.stdout).toContain('; .gitignore already keeps it out of git.');
     // A refused init writes nothing, .gitignore included.
     const other = tempDir();
@@ -86,36 +108,52 @@ describe('kanban-supervisor init', () => {
     expect(result.stderr).toMatch(/--agent must be one of shell, claude, codex, gemini \(got "copilot"\)/);
   });
 
-  it.each(AGENT_CLIS)('scaffolds a %s board whose roles all run that CLI headless, says how to set it up, and which validate finds complete but for the program', async (agent) => {
-    const dir = path.join(tempDir(), 'board');
-    const init = await runCli(['init', dir, '--agent', agent]);
-    expect(init.exitCode).toBe(0);
-    expect(init.stdout).toMatch(new RegExp(`^  2\\. Install .*\\(npm install -g @[\\w-]+/[\\w-]+\\)`, 'm'));
-    expect(init.stdout).toContain(`Check it:  npx kanban-supervisor validate ${dir}\n`);
-    for (const name of ['Architect', 'Implementor', 'Manager']) {
-      const role = parseRole(`roles/${name.toLowerCase()}.md`, name, read(dir, `roles/${name.toLowerCase()}.md`)).role as Role;
-      expect(role.command[0]).toBe(agent);
-      expect(role.command.filter((arg) => arg.includes('{{prompt}}'))).toHaveLength(1);
-      expect(role).toMatchObject({ stdin: 'none', output: 'auto' });
-    }
-    // A review task, so validate checks the Architect's role file too.
-    writeFileSync(path.join(dir, 'tasks/002-review.md'), '---\nrole: Architect\n---\nReview it.\n');
-    writeFileSync(path.join(dir, 'kanban.yaml'), read(dir, 'kanban.yaml').replace('  - tasks/001-example.md\n', '  - tasks/001-example.md\n  - tasks/002-review.md\n'));
-    const validate = await validateWithoutAgents(path.join(dir, 'kanban.yaml'));
-    expect(validate.exitCode).toBe(2);
-    // The only problems: the program is not installed. test/clis runs the same boards with it installed.
-    expect(validate.stdout.trim().split('\n')).toEqual([
-      ...['implementor', 'architect', 'manager'].map((role) => expect.stringMatching(new RegExp(`roles/${role}\\.md:\\d+: the \\w+ command "${agent}" was not found on PATH\\.`))),
-      '3 problem(s) found; nothing was run or changed.',
-    ]);
-  });
+  it.each(AGENT_CLIS)(
+    'scaffolds a %s board whose roles all run that CLI headless, says how to set it up, and which validate finds complete but for the program',
+    async (agent) => {
+      const dir = path.join(tempDir(), 'board');
+      const init = await runCli(['init', dir, '--agent', agent]);
+      expect(init.exitCode).toBe(0);
+      expect(init.stdout).toMatch(new RegExp(`^  2\\. Install .*\\(npm install -g @[\\w-]+/[\\w-]+\\)`, 'm'));
+      expect(init.stdout).toContain(`Check it:  npx kanban-supervisor validate ${dir}\n`);
+      for (const name of ['Architect', 'Implementor', 'Manager']) {
+        const role = parseRole(`roles/${name.toLowerCase()}.md`, name, read(dir, `roles/${name.toLowerCase()}.md`))
+          .role as Role;
+        expect(role.command[0]).toBe(agent);
+        expect(role.command.filter((arg) => arg.includes('{{prompt}}'))).toHaveLength(1);
+        expect(role).toMatchObject({ stdin: 'none', output: 'auto' });
+      }
+      // A review task, so validate checks the Architect's role file too.
+      writeFileSync(path.join(dir, 'tasks/002-review.md'), '---\nrole: Architect\n---\nReview it.\n');
+      writeFileSync(
+        path.join(dir, 'kanban.yaml'),
+        read(dir, 'kanban.yaml').replace(
+          '  - tasks/001-example.md\n',
+          '  - tasks/001-example.md\n  - tasks/002-review.md\n',
+        ),
+      );
+      const validate = await validateWithoutAgents(path.join(dir, 'kanban.yaml'));
+      expect(validate.exitCode).toBe(2);
+      // The only problems: the program is not installed. test/clis runs the same boards with it installed.
+      expect(validate.stdout.trim().split('\n')).toEqual([
+        ...['implementor', 'architect', 'manager'].map((role) =>
+          expect.stringMatching(
+            new RegExp(`roles/${role}\\.md:\\d+: the \\w+ command "${agent}" was not found on PATH\\.`),
+          ),
+        ),
+        '3 problem(s) found; nothing was run or changed.',
+      ]);
+    },
+  );
 
   it('gives Claude Code, Codex and Gemini CLI the same role prompts', async () => {
     const bodies = await Promise.all(
       AGENT_CLIS.map(async (agent) => {
         const dir = path.join(tempDir(), agent);
         expect((await runCli(['init', dir, '--agent', agent])).exitCode).toBe(0);
-        return ['architect', 'implementor', 'manager'].map((role) => parseRole(role, role, read(dir, `roles/${role}.md`)).role?.prompt);
+        return ['architect', 'implementor', 'manager'].map(
+          (role) => parseRole(role, role, read(dir, `roles/${role}.md`)).role?.prompt,
+        );
       }),
     );
     expect(bodies[1]).toEqual(bodies[0]);

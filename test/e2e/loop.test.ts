@@ -21,7 +21,9 @@ describe('the supervisor loop', () => {
       expect(text).toMatch(/## Work log/);
     }
     expect(read(dir, 'out/count.txt').trim()).toBe('3');
-    const roles = events(dir).filter((e) => e.type === 'step_started').map((e) => e.role);
+    const roles = events(dir)
+      .filter((e) => e.type === 'step_started')
+      .map((e) => e.role);
     expect(roles).toEqual(['Implementor', 'Implementor', 'Architect']);
   });
 
@@ -42,7 +44,10 @@ describe('the supervisor loop', () => {
     writeFileSync(path.join(dir, 'roles/implementor.md'), scripted(record, 'garbage', 'bad-status', 'valid'));
     const result = await runCli([path.join(dir, 'kanban.yaml')]);
     expect(result.exitCode).toBe(0);
-    const attempts = readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const attempts = readFileSync(record, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(attempts).toHaveLength(3);
     for (const attempt of attempts.slice(1)) {
       expect(attempt.argv).toEqual(attempts[0]?.argv);
@@ -51,9 +56,18 @@ describe('the supervisor loop', () => {
       expect(attempt.cwd).toBe(attempts[0]?.cwd);
     }
     expect(attempts[0]?.cwd).toBe(dir);
-    expect(JSON.parse(String(attempts[0]?.stdin))).toEqual({ role: 'Implementor', kanban_file: 'kanban.yaml', task_file: 'tasks/001.md' });
+    expect(JSON.parse(String(attempts[0]?.stdin))).toEqual({
+      role: 'Implementor',
+      kanban_file: 'kanban.yaml',
+      task_file: 'tasks/001.md',
+    });
     const env = attempts[0]?.env as Record<string, string>;
-    expect(env).toMatchObject({ KANBAN_ROLE: 'Implementor', KANBAN_FILE: 'kanban.yaml', KANBAN_TASK_FILE: 'tasks/001.md', KANBAN_DONE_TASK: '' });
+    expect(env).toMatchObject({
+      KANBAN_ROLE: 'Implementor',
+      KANBAN_FILE: 'kanban.yaml',
+      KANBAN_TASK_FILE: 'tasks/001.md',
+      KANBAN_DONE_TASK: '',
+    });
     expect(JSON.parse(env.KANBAN_INPUT as string)).toEqual(JSON.parse(String(attempts[0]?.stdin)));
 
     const log = read(dir, 'supervisor.log.md');
@@ -77,13 +91,16 @@ describe('the supervisor loop', () => {
     expect(readFileSync(record, 'utf8').trim().split('\n')).toHaveLength(4);
     expect(read(dir, 'kanban.yaml')).toBe(before);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/Implementor gave no valid reply for tasks\/001\.md in 4 attempt\(s\).*supervisor\.log\.md.*roles\/implementor\.md/);
+    expect(result.stderr).toMatch(
+      /Implementor gave no valid reply for tasks\/001\.md in 4 attempt\(s\).*supervisor\.log\.md.*roles\/implementor\.md/,
+    );
     const log = read(dir, 'supervisor.log.md');
     expect(log.match(/Retry Event/g)).toHaveLength(3);
     expect(log).toMatch(/### \S+ Halt/);
     const runs = events(dir).filter((e) => e.type === 'attempt_finished');
     expect(runs).toHaveLength(4);
-    for (const run of runs) expect(readFileSync(path.join(dir, String(run.stdoutFile)), 'utf8')).toBe('I did the thing, trust me\n');
+    for (const run of runs)
+      expect(readFileSync(path.join(dir, String(run.stdoutFile)), 'utf8')).toBe('I did the thing, trust me\n');
   });
 
   it('honours --max-retries from the command line over the board setting', async () => {
@@ -96,9 +113,21 @@ describe('the supervisor loop', () => {
   });
 
   it.each([
-    ['a next_task not in tasks', '{"status":"ok","message":"m","next_task":"tasks/002.md","tasks":["tasks/001.md"]}', '/next_task "tasks/002.md" is not in /tasks'],
-    ['a task outside the board', '{"status":"ok","message":"m","next_task":null,"tasks":["../escape.md"]}', 'leaves the board folder'],
-    ['a task file that does not exist', '{"status":"ok","message":"m","next_task":"tasks/404.md","tasks":["tasks/404.md"]}', 'is not an existing file'],
+    [
+      'a next_task not in tasks',
+      '{"status":"ok","message":"m","next_task":"tasks/002.md","tasks":["tasks/001.md"]}',
+      '/next_task "tasks/002.md" is not in /tasks',
+    ],
+    [
+      'a task outside the board',
+      '{"status":"ok","message":"m","next_task":null,"tasks":["../escape.md"]}',
+      'leaves the board folder',
+    ],
+    [
+      'a task file that does not exist',
+      '{"status":"ok","message":"m","next_task":"tasks/404.md","tasks":["tasks/404.md"]}',
+      'is not an existing file',
+    ],
     ['no tasks field', '{"status":"ok","message":"m","next_task":null}', 'is missing the required field "tasks"'],
   ])('treats a Manager reply with %s as invalid and retries the Manager', async (_, bad, issue) => {
     const dir = boardWithTasks(2, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null']) });
@@ -109,7 +138,10 @@ describe('the supervisor loop', () => {
     expect(result.exitCode).toBe(0);
     expect(read(dir, 'supervisor.log.md')).toContain(issue);
     expect(read(dir, 'supervisor.log.md')).toContain('**Task:** kanban.yaml (done_task: tasks/001.md)');
-    const attempts = readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { stdin: string });
+    const attempts = readFileSync(record, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { stdin: string });
     expect(attempts).toHaveLength(2);
     expect(attempts[1]?.stdin).toBe(attempts[0]?.stdin);
     expect(JSON.parse(attempts[0]?.stdin as string)).toEqual({
@@ -118,20 +150,31 @@ describe('the supervisor loop', () => {
       done_task: 'tasks/001.md',
       tasks: ['tasks/001.md', 'tasks/002.md'],
       result: { status: 'ok', message: 'done' },
-      history: [expect.objectContaining({ step: 1, task: 'tasks/001.md', role: 'Implementor', status: 'ok', attempts: 1 })],
+      history: [
+        expect.objectContaining({ step: 1, task: 'tasks/001.md', role: 'Implementor', status: 'ok', attempts: 1 }),
+      ],
     });
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
   });
 
   it('hands a worker reply that is not ok to the Manager untouched, applies its answer and exits 4 with its message when it escalates', async () => {
     const reply = { status: 'blocked', message: 'need a database password', extra: { kept: [1, 2], 'odd key': null } };
-    const dir = boardWithTasks(2, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', `json:${JSON.stringify(reply)}`]) });
+    const dir = boardWithTasks(2, {
+      'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', `json:${JSON.stringify(reply)}`]),
+    });
     const record = path.join(dir, 'manager.jsonl');
-    const answer = { status: 'escalate', message: 'a person must give the password', next_task: 'tasks/002.md', tasks: ['tasks/002.md', 'tasks/001.md'] };
+    const answer = {
+      status: 'escalate',
+      message: 'a person must give the password',
+      next_task: 'tasks/002.md',
+      tasks: ['tasks/002.md', 'tasks/001.md'],
+    };
     writeFileSync(path.join(dir, 'roles/manager.md'), scripted(record, `json:${JSON.stringify(answer)}`));
     const result = await runCli([path.join(dir, 'kanban.yaml')]);
     expect(result.exitCode).toBe(4);
-    expect(result.stderr).toMatch(/The Manager halted for a person \(status escalate\).*a person must give the password/);
+    expect(result.stderr).toMatch(
+      /The Manager halted for a person \(status escalate\).*a person must give the password/,
+    );
     const received = JSON.parse(JSON.parse(readFileSync(record, 'utf8')).stdin as string) as { result: unknown };
     expect(received.result).toEqual(reply);
     const board = read(dir, 'kanban.yaml');
@@ -187,13 +230,21 @@ describe('the supervisor loop', () => {
   });
 
   it('runs the role named in the task front-matter, else the role of the phase', async () => {
-    const dir = boardWithTasks(2, {
-      'tasks/001.md': '---\nrole: Reviewer\n---\nReview.\n',
-      'roles/reviewer.md': fixtureRole('scripted.mjs', ['/dev/null']),
-      'roles/architect.md': fixtureRole('scripted.mjs', ['/dev/null']),
-    }, 'phase: design\n');
+    const dir = boardWithTasks(
+      2,
+      {
+        'tasks/001.md': '---\nrole: Reviewer\n---\nReview.\n',
+        'roles/reviewer.md': fixtureRole('scripted.mjs', ['/dev/null']),
+        'roles/architect.md': fixtureRole('scripted.mjs', ['/dev/null']),
+      },
+      'phase: design\n',
+    );
     const result = await runCli([path.join(dir, 'kanban.yaml')]);
     expect(result.exitCode).toBe(0);
-    expect(events(dir).filter((e) => e.type === 'step_started').map((e) => e.role)).toEqual(['Reviewer', 'Architect']);
+    expect(
+      events(dir)
+        .filter((e) => e.type === 'step_started')
+        .map((e) => e.role),
+    ).toEqual(['Reviewer', 'Architect']);
   });
 });

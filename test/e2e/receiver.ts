@@ -46,5 +46,10 @@ export async function receiver(answer: Answer = 'ok'): Promise<Receiver> {
   open.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  return { port, base: `http://127.0.0.1:${port}`, got, json: () => got.map((r) => JSON.parse(r.body) as Record<string, unknown>) };
+  return {
+    port,
+    base: `http://127.0.0.1:${port}`,
+    got,
+    json: () => got.map((r) => JSON.parse(r.body) as Record<string, unknown>),
+  };
 }

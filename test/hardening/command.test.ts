@@ -6,7 +6,11 @@ import { boardWithTasks, events, fixtureRole, read, role, runCli } from '../help
 const OK_WORKER = fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n');
 
 /** Run a one-task board after `prepare` set it up; expect one exit-2 line, no retry, the board as it was. */
-async function expectConfigError(files: Record<string, string>, message: RegExp, prepare: (dir: string) => void = () => {}) {
+async function expectConfigError(
+  files: Record<string, string>,
+  message: RegExp,
+  prepare: (dir: string) => void = () => {},
+) {
   const dir = boardWithTasks(1, { 'roles/implementor.md': OK_WORKER, ...files });
   prepare(dir);
   const before = read(dir, 'kanban.yaml');
@@ -23,21 +27,37 @@ async function expectConfigError(files: Record<string, string>, message: RegExp,
 
 describe('agent commands that cannot run', () => {
   it('names the Manager role file when its command is not on PATH, before any agent runs', async () => {
-    const { all } = await expectConfigError({ 'roles/manager.md': role(['no-such-manager-cli']) }, /^kanban-supervisor: roles\/manager\.md:2: the Manager command "no-such-manager-cli" was not found on PATH\. Install it, or fix `command:` in roles\/manager\.md\.$/);
+    const { all } = await expectConfigError(
+      { 'roles/manager.md': role(['no-such-manager-cli']) },
+      /^kanban-supervisor: roles\/manager\.md:2: the Manager command "no-such-manager-cli" was not found on PATH\. Install it, or fix `command:` in roles\/manager\.md\.$/,
+    );
     expect(all.filter((e) => e.type === 'attempt_started').map((e) => e.role)).toEqual([]);
   });
 
   it.each([
-    ['an absolute path that does not exist', () => role(['/no/such/agent']), /the Implementor command "\/no\/such\/agent" does not exist/],
+    [
+      'an absolute path that does not exist',
+      () => role(['/no/such/agent']),
+      /the Implementor command "\/no\/such\/agent" does not exist/,
+    ],
     ['a folder', () => role(['./tasks']), /the Implementor command "\.\/tasks" is not a file/],
-    ['a script without the executable bit', () => role(['./agent.sh']), /the Implementor command "\.\/agent\.sh" is not executable \(chmod \+x it\)/],
+    [
+      'a script without the executable bit',
+      () => role(['./agent.sh']),
+      /the Implementor command "\.\/agent\.sh" is not executable \(chmod \+x it\)/,
+    ],
   ])('refuses a command that is %s with exit 2 before starting anything', async (_, roleFile, message) => {
-    const { all } = await expectConfigError({ 'roles/implementor.md': roleFile(), 'agent.sh': '#!/bin/sh\necho hi\n' }, message);
+    const { all } = await expectConfigError(
+      { 'roles/implementor.md': roleFile(), 'agent.sh': '#!/bin/sh\necho hi\n' },
+      message,
+    );
     expect(all.filter((e) => e.type === 'attempt_started')).toEqual([]);
   });
 
   it('finds a program on a PATH entry relative to the board folder, where the agent starts', async () => {
-    const dir = boardWithTasks(1, { 'roles/implementor.md': role(['local-agent'], 'stdin: none\nenv: { PATH: "bin:/usr/bin:/bin" }\n') });
+    const dir = boardWithTasks(1, {
+      'roles/implementor.md': role(['local-agent'], 'stdin: none\nenv: { PATH: "bin:/usr/bin:/bin" }\n'),
+    });
     mkdirSync(path.join(dir, 'bin'));
     writeFileSync(path.join(dir, 'bin', 'local-agent'), '#!/bin/sh\necho \'{"status":"ok","message":"local"}\'\n');
     chmodSync(path.join(dir, 'bin', 'local-agent'), 0o755);
@@ -60,8 +80,14 @@ describe('agent commands that cannot run', () => {
   });
 
   it('refuses a NUL byte in an argument or in env, which no program can receive', async () => {
-    await expectConfigError({ 'roles/implementor.md': '---\ncommand: [node, "-e", "0\\0"]\n---\nx\n' }, /roles\/implementor\.md: the Implementor command has a NUL byte in argument 2/);
-    await expectConfigError({ 'roles/implementor.md': '---\ncommand: [node, "-e", "0"]\nenv: { TOKEN: "a\\0b" }\n---\nx\n' }, /roles\/implementor\.md: the Implementor command would get a NUL byte in environment variable TOKEN/);
+    await expectConfigError(
+      { 'roles/implementor.md': '---\ncommand: [node, "-e", "0\\0"]\n---\nx\n' },
+      /roles\/implementor\.md: the Implementor command has a NUL byte in argument 2/,
+    );
+    await expectConfigError(
+      { 'roles/implementor.md': '---\ncommand: [node, "-e", "0"]\nenv: { TOKEN: "a\\0b" }\n---\nx\n' },
+      /roles\/implementor\.md: the Implementor command would get a NUL byte in environment variable TOKEN/,
+    );
   });
 
   it('refuses an argument longer than the system accepts (a 200 KiB prompt in argv), pointing to stdin', async () => {

@@ -51,34 +51,47 @@ function killAll(pid: number, agentsToo: boolean): void {
 }
 
 describe('crash safety', () => {
-  it('keeps a 150-task board valid through 40 kill -9 at scattered moments, and runs every task at least once, in order, never skipping one', { timeout: 240_000 }, async () => {
-    const dir = boardWithTasks(TASKS, { 'roles/implementor.md': role(['sh', fixture('writes-marker.sh'), 'markers.txt'], 'stdin: none\n') });
-    const random = moments(20261123);
-    for (let kill = 0; kill < KILLS; kill++) {
-      const cli = startCli(['kanban.yaml'], { cwd: dir, detached: true });
-      // From before the lock is taken to a few steps in (a start takes ~0.5 s, a step ~0.3 s).
-      const delay = 100 + random() * 1200;
-      const exited = await Promise.race([cli.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), delay))]);
-      // A run that ends on its own before its kill finished the board early: the test needs more tasks.
-      if (exited) { const r = await cli; expect(exited, `run ${kill} ended before it was killed: ${r.exitCode} ${r.stdout} ${r.stderr}`).toBe(false); }
-      killAll(cli.pid as number, kill % 2 === 0);
-      await cli;
+  it(
+    'keeps a 150-task board valid through 40 kill -9 at scattered moments, and runs every task at least once, in order, never skipping one',
+    { timeout: 240_000 },
+    async () => {
+      const dir = boardWithTasks(TASKS, {
+        'roles/implementor.md': role(['sh', fixture('writes-marker.sh'), 'markers.txt'], 'stdin: none\n'),
+      });
+      const random = moments(20261123);
+      for (let kill = 0; kill < KILLS; kill++) {
+        const cli = startCli(['kanban.yaml'], { cwd: dir, detached: true });
+        // From before the lock is taken to a few steps in (a start takes ~0.5 s, a step ~0.3 s).
+        const delay = 100 + random() * 1200;
+        const exited = await Promise.race([
+          cli.then(() => true),
+          new Promise<false>((resolve) => setTimeout(() => resolve(false), delay)),
+        ]);
+        // A run that ends on its own before its kill finished the board early: the test needs more tasks.
+        if (exited) {
+          const r = await cli;
+          expect(exited, `run ${kill} ended before it was killed: ${r.exitCode} ${r.stdout} ${r.stderr}`).toBe(false);
+        }
+        killAll(cli.pid as number, kill % 2 === 0);
+        await cli;
+        expectIntact(dir);
+      }
+
+      const final = await runCli(['kanban.yaml'], { cwd: dir, timeout: 180_000 });
+      expect(final.exitCode, final.stderr).toBe(0);
       expectIntact(dir);
-    }
+      expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
+      expect(read(dir, 'kanban.yaml')).toMatch(/^phase: complete$/m);
 
-    const final = await runCli(['kanban.yaml'], { cwd: dir, timeout: 180_000 });
-    expect(final.exitCode, final.stderr).toBe(0);
-    expectIntact(dir);
-    expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
-    expect(read(dir, 'kanban.yaml')).toMatch(/^phase: complete$/m);
-
-    const tasks = Array.from({ length: TASKS }, (_, i) => `tasks/${String(i + 1).padStart(3, '0')}.md`);
-    const markers = read(dir, 'markers.txt').trim().split('\n');
-    // At least once: every task ran; a crash may have run one again, never skipped one.
-    expect([...new Set(markers)]).toEqual(tasks);
-    for (const task of tasks) expect(parseFrontMatter(read(dir, task))).toMatchObject({ ok: true, data: { status: 'done' } });
-    // No agent outlives the runs, whichever way they ended.
-    await waitFor(() => processesIn(dir).length === 0, 'every agent of the board to be gone', 5000);
-    expect(readdirSync(dir).filter((name) => /lock|\.tmp$/.test(name))).toEqual([]);
-  });
+      const tasks = Array.from({ length: TASKS }, (_, i) => `tasks/${String(i + 1).padStart(3, '0')}.md`);
+      const markers = read(dir, 'markers.txt').trim().split('\n');
+      // At least once: every task ran; a crash may have run one again, never skipped one.
+      expect([...new Set(markers)]).toEqual(tasks);
+      for (const task of tasks)
+        expect(parseFrontMatter(read(dir, task))).toMatchObject({ ok: true, data: { status: 'done' } });
+      // No agent outlives the runs, whichever way they ended.
+      await waitFor(() => processesIn(dir).length === 0, 'every agent of the board to be gone', 5000);
+      expect(readdirSync(dir).filter((name) => /lock|\.tmp$/.test(name))).toEqual([]);
+    },
+  );
 });

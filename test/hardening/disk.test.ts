@@ -21,27 +21,47 @@ function boardOnTmpfs(size: string, worker: string) {
     mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     writeFileSync(path.join(dir, name), text);
   }
-  return { dir, remount: (options: string) => execFileSync('mount', ['-o', `remount,${options}`, dir]), unmount: () => execFileSync('umount', ['-l', dir]) };
+  return {
+    dir,
+    remount: (options: string) => execFileSync('mount', ['-o', `remount,${options}`, dir]),
+    unmount: () => execFileSync('umount', ['-l', dir]),
+  };
 }
 
-const everyLineParses = (dir: string) => readFileSync(path.join(dir, '.kanban-supervisor/events.jsonl'), 'utf8').split('\n').filter(Boolean).every((line) => JSON.parse(line) !== undefined);
+const everyLineParses = (dir: string) =>
+  readFileSync(path.join(dir, '.kanban-supervisor/events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .every((line) => JSON.parse(line) !== undefined);
 
-describe.skipIf(!CAN_MOUNT)('a full disk, a read-only board (a tmpfs of the test\'s own; needs root to mount)', () => {
+describe.skipIf(!CAN_MOUNT)("a full disk, a read-only board (a tmpfs of the test's own; needs root to mount)", () => {
   it('judges a reply from memory when its log cannot be written, stops with exit 73 naming the file and the cause, keeps the board whole and no torn event line, and resumes once space is freed', async () => {
-    const { dir, unmount } = boardOnTmpfs('3m', role(['node', path.join(AGENTS, 'prints-1gb.mjs'), String(6 * 1024 * 1024)], 'stdin: none\n'));
+    const { dir, unmount } = boardOnTmpfs(
+      '3m',
+      role(['node', path.join(AGENTS, 'prints-1gb.mjs'), String(6 * 1024 * 1024)], 'stdin: none\n'),
+    );
     try {
       const full = await runCli(['kanban.yaml'], { cwd: dir });
       expect(full.stderr).not.toMatch(/internal error|\n\s+at /);
       expect(full.exitCode).toBe(73);
-      expect(full.stderr.trim()).toMatch(/^kanban-supervisor: Cannot .* the disk is full \(ENOSPC\)\. Free some space and run again\.$/);
+      expect(full.stderr.trim()).toMatch(
+        /^kanban-supervisor: Cannot .* the disk is full \(ENOSPC\)\. Free some space and run again\.$/,
+      );
       expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/^current: tasks\/001\.md$/m);
-      const finished = readFileSync(path.join(dir, '.kanban-supervisor/events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.type === 'attempt_finished');
+      const finished = readFileSync(path.join(dir, '.kanban-supervisor/events.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((e) => e.type === 'attempt_finished');
       expect(finished).toMatchObject({ valid: true, logError: expect.stringMatching(/disk is full/) });
       expect(everyLineParses(dir)).toBe(true);
 
       // Space freed (and the agent made quieter): the next run resumes at the same task.
       rmSync(path.join(dir, '.kanban-supervisor/runs'), { recursive: true });
-      writeFileSync(path.join(dir, 'roles/implementor.md'), role(['node', path.join(AGENTS, 'prints-1gb.mjs'), '1000'], 'stdin: none\n'));
+      writeFileSync(
+        path.join(dir, 'roles/implementor.md'),
+        role(['node', path.join(AGENTS, 'prints-1gb.mjs'), '1000'], 'stdin: none\n'),
+      );
       const again = await runCli(['kanban.yaml'], { cwd: dir });
       expect(again.exitCode, again.stderr).toBe(0);
       expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/^current: null$/m);
@@ -57,7 +77,9 @@ describe.skipIf(!CAN_MOUNT)('a full disk, a read-only board (a tmpfs of the test
       remount('ro');
       const result = await runCli(['kanban.yaml'], { cwd: dir });
       expect(result.exitCode).toBe(73);
-      expect(result.stderr.trim()).toMatch(/^kanban-supervisor: Cannot create the folder .*\.kanban-supervisor: the file system is read-only \(EROFS\)\. Make it writable and run again\.$/);
+      expect(result.stderr.trim()).toMatch(
+        /^kanban-supervisor: Cannot create the folder .*\.kanban-supervisor: the file system is read-only \(EROFS\)\. Make it writable and run again\.$/,
+      );
       expect(readdirSync(dir)).not.toContain('ran');
     } finally {
       unmount();

@@ -11,12 +11,16 @@ function escaping(then: 'reply' | 'hang'): string {
 }
 
 function board(then: 'reply' | 'hang', settings = '') {
-  return boardWithTasks(1, { 'roles/implementor.md': escaping(then) }, `phase: execute\nsupervisor:\n  kill_grace: 1s\n${settings}`);
+  return boardWithTasks(
+    1,
+    { 'roles/implementor.md': escaping(then) },
+    `phase: execute\nsupervisor:\n  kill_grace: 1s\n${settings}`,
+  );
 }
 
 const pidsOf = (dir: string) => recordedPids(path.join(dir, 'pids.jsonl'));
 
-describe('processes that leave the agent\'s process group or session', () => {
+describe("processes that leave the agent's process group or session", () => {
   it('are stopped when the attempt ends with a valid reply', async () => {
     const dir = board('reply');
     const result = await runCli(['kanban.yaml'], { cwd: dir });
@@ -52,22 +56,37 @@ describe('processes that leave the agent\'s process group or session', () => {
     const left = pidsOf(dir);
     expect(left.filter(isRunning)).toEqual(left);
 
-    writeFileSync(path.join(dir, 'roles/implementor.md'), role(['sh', '-c', `echo '{"status":"ok","message":"done"}'`], 'stdin: none\n'));
+    writeFileSync(
+      path.join(dir, 'roles/implementor.md'),
+      role(['sh', '-c', `echo '{"status":"ok","message":"done"}'`], 'stdin: none\n'),
+    );
     const again = await runCli(['kanban.yaml'], { cwd: dir });
     expect(again.exitCode).toBe(0);
     expect(await survivors(left)).toEqual([]);
-    expect(events(dir).find((e) => e.type === 'run_started' && e.stoppedLeftoverAgent)).toMatchObject({ stoppedLeftoverAgent: { role: 'Implementor', task: 'tasks/001.md' } });
+    expect(events(dir).find((e) => e.type === 'run_started' && e.stoppedLeftoverAgent)).toMatchObject({
+      stoppedLeftoverAgent: { role: 'Implementor', task: 'tasks/001.md' },
+    });
   });
 });
 
 describe('an agent that replies and exits while a child of its own still holds its stdout', () => {
   it('is judged when it exits: the reply counts even though the holder would outlive the timeout, and the holder is stopped', async () => {
     // It replies and exits at about 1.5 s of a 3 s timeout; its child keeps stdout open for a minute.
-    const agent = role(['sh', '-c', `(exec sleep 60) & echo $! > holder.pid; sleep 1.5; echo '{"status":"ok","message":"done"}'`], 'stdin: none\n');
-    const dir = boardWithTasks(1, { 'roles/implementor.md': agent }, 'phase: execute\nsupervisor:\n  timeout: 3s\n  kill_grace: 1s\n');
+    const agent = role(
+      ['sh', '-c', `(exec sleep 60) & echo $! > holder.pid; sleep 1.5; echo '{"status":"ok","message":"done"}'`],
+      'stdin: none\n',
+    );
+    const dir = boardWithTasks(
+      1,
+      { 'roles/implementor.md': agent },
+      'phase: execute\nsupervisor:\n  timeout: 3s\n  kill_grace: 1s\n',
+    );
     const result = await runCli(['kanban.yaml'], { cwd: dir });
     expect(result.exitCode).toBe(0);
-    expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({ end: 'exited', valid: true });
+    expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
+      end: 'exited',
+      valid: true,
+    });
     expect(await survivors(recordedPids(path.join(dir, 'holder.pid')))).toEqual([]);
   });
 });

@@ -4,12 +4,21 @@ import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
 import { outside } from './places.js';
 
-
 describe('init never writes through a symlink in the folder it fills', () => {
   it.each([
-    ['a roles/ folder linked outside', 'roles', 'dir', /^kanban-supervisor: .*\/roles is a symlink \(planted in the board folder\?\); refusing to write through it\. Remove it and run again\.$/],
+    [
+      'a roles/ folder linked outside',
+      'roles',
+      'dir',
+      /^kanban-supervisor: .*\/roles is a symlink \(planted in the board folder\?\); refusing to write through it\. Remove it and run again\.$/,
+    ],
     ['a tasks/ folder linked outside', 'tasks', 'dir', /\/tasks is a symlink/],
-    ['a .gitignore linked to a file outside', '.gitignore', 'file', /\/\.gitignore is a symlink \(planted in the board folder\?\)/],
+    [
+      'a .gitignore linked to a file outside',
+      '.gitignore',
+      'file',
+      /\/\.gitignore is a symlink \(planted in the board folder\?\)/,
+    ],
   ])('%s is refused (exit 73) before anything is written', async (_, name, kind, message) => {
     const target = outside();
     const before = target.untouched();
@@ -46,6 +55,8 @@ describe('init never writes through a symlink in the folder it fills', () => {
     const result = await runCli(['init', board, '--agent', 'shell']);
     expect(result.exitCode).toBe(0);
     expect(readdirSync(path.join(board, 'roles')).sort()).toEqual(['architect.md', 'implementor.md', 'manager.md']);
-    expect(readFileSync(path.join(board, '.gitignore'), 'utf8')).toMatch(/^node_modules\/\n# kanban-supervisor run output.*\n\.kanban-supervisor\/\nsupervisor\.log\.md\n$/);
+    expect(readFileSync(path.join(board, '.gitignore'), 'utf8')).toMatch(
+      /^node_modules\/\n# kanban-supervisor run output.*\n\.kanban-supervisor\/\nsupervisor\.log\.md\n$/,
+    );
   });
 });

@@ -8,7 +8,11 @@ const FAILURES = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )(
 const SETTINGS = 'phase: execute\nsupervisor:\n  limit_wait: 1s\n  max_limit_wait: 5s\n';
 
 function board(...script: string[]) {
-  return boardWithTasks(1, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['record.jsonl', ...script], `stdin: none\n${FAILURES}`) }, SETTINGS);
+  return boardWithTasks(
+    1,
+    { 'roles/implementor.md': fixtureRole('scripted.mjs', ['record.jsonl', ...script], `stdin: none\n${FAILURES}`) },
+    SETTINGS,
+  );
 }
 
 const spawns = (dir: string) => readFileSync(path.join(dir, 'record.jsonl'), 'utf8').trim().split('\n').length;
@@ -21,11 +25,15 @@ describe('a usage limit with a reset that cannot be waited for, with real proces
     const result = await runCli(['kanban.yaml', '--quiet'], { cwd: dir, timeout: 30_000 });
     const took = performance.now() - started;
     expect(result.exitCode, result.stderr).toBe(69);
-    expect(result.stderr).toMatch(/later than max_limit_wait \(5\.0s\) lets this run wait after waiting 3\.\ds already/);
+    expect(result.stderr).toMatch(
+      /later than max_limit_wait \(5\.0s\) lets this run wait after waiting 3\.\ds already/,
+    );
     // Waits of 1s and 2s, then the next (4s) would pass max_limit_wait: three runs of the agent.
     expect(spawns(dir)).toBe(3);
     expect(took).toBeGreaterThan(3000);
-    expect(read(dir, 'supervisor.log.md')).toMatch(/^### \S+ Halt\n\n\*\*Agent:\*\* Implementor {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n\*\*Issue:\*\* Usage limit \(node\) until \S+ after waiting 3\.\ds already, past max_limit_wait \(5\.0s\)/m);
+    expect(read(dir, 'supervisor.log.md')).toMatch(
+      /^### \S+ Halt\n\n\*\*Agent:\*\* Implementor {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n\*\*Issue:\*\* Usage limit \(node\) until \S+ after waiting 3\.\ds already, past max_limit_wait \(5\.0s\)/m,
+    );
   });
 
   it('a reset too large for a date is no reset given: the run waits limit_wait and goes on, never a RangeError', async () => {
@@ -33,7 +41,9 @@ describe('a usage limit with a reset that cannot be waited for, with real proces
     const result = await runCli(['kanban.yaml'], { cwd: dir, timeout: 30_000 });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).not.toMatch(/RangeError|Invalid time value/);
-    expect(result.stdout).toMatch(/Implementor hit node's usage limit; waiting until \S+ \(1\.0s, no reset time given\)/);
+    expect(result.stdout).toMatch(
+      /Implementor hit node's usage limit; waiting until \S+ \(1\.0s, no reset time given\)/,
+    );
     expect(spawns(dir)).toBe(2);
   });
 });

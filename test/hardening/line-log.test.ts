@@ -52,9 +52,13 @@ describe('the events log', () => {
   it('cuts a line back off when the file size limit stops it part way, leaving only whole lines', async () => {
     const board = tempDir();
     // A 1 KiB limit: some line of ~100 bytes is written short, and cut back off.
-    const limited = await execa('bash', ['-c', 'ulimit -f 1; exec node "$0" "$1" 40', APPENDER, board], { reject: false });
+    const limited = await execa('bash', ['-c', 'ulimit -f 1; exec node "$0" "$1" 40', APPENDER, board], {
+      reject: false,
+    });
     expect(limited.exitCode).toBe(ExitCode.unwritable);
-    expect(limited.stderr.trim()).toMatch(/^Cannot append to .*events\.jsonl: only \d+ of \d+ bytes were written \(the disk is full\?\)\. Free some space and run again\.$/);
+    expect(limited.stderr.trim()).toMatch(
+      /^Cannot append to .*events\.jsonl: only \d+ of \d+ bytes were written \(the disk is full\?\)\. Free some space and run again\.$/,
+    );
     const kept = parsedLines(board);
     const line = (step: number) => `${JSON.stringify({ type: 'step_started', step, pad: 'x'.repeat(70) })}\n`;
     expect(kept).toEqual(kept.map((_, step) => JSON.parse(line(step)) as unknown));
@@ -82,7 +86,9 @@ describe('write failures', () => {
     const fd = openSync('/dev/full', 'w');
     try {
       expect(() => writeWhole(fd, Buffer.from('x'.repeat(10_000)), 'board/.kanban-supervisor/runs/r/1.out')).toThrow(
-        new UnwritableError('Cannot write board/.kanban-supervisor/runs/r/1.out: the disk is full (ENOSPC). Free some space and run again.'),
+        new UnwritableError(
+          'Cannot write board/.kanban-supervisor/runs/r/1.out: the disk is full (ENOSPC). Free some space and run again.',
+        ),
       );
     } finally {
       closeSync(fd);
@@ -97,7 +103,9 @@ describe('write failures', () => {
   ])('%s is an UnwritableError naming the path', (code, cause) => {
     const error = unwritableFrom('board/kanban.yaml', 'replace', Object.assign(new Error('x'), { code }));
     expect(error).toBeInstanceOf(UnwritableError);
-    expect((error as UnwritableError).message).toMatch(new RegExp(`^Cannot replace board/kanban\\.yaml: ${cause.source}.*\\(${code}`));
+    expect((error as UnwritableError).message).toMatch(
+      new RegExp(`^Cannot replace board/kanban\\.yaml: ${cause.source}.*\\(${code}`),
+    );
   });
 
   it('any other failure is passed on as it is', () => {

@@ -13,7 +13,10 @@ const LOCKED = /locked by another kanban-supervisor/;
 const FOREVER = fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n');
 const QUICK = fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n');
 // The same in sh: no Node threads (each takes a pid) are still being created when a dead pid is handed on.
-const FOREVER_SH = role(['sh', '-c', 'sleep 300 & printf \'{"leader":%s,"grandchild":%s}\\n\' $$ $! >> pids.jsonl; echo working on it; wait'], 'stdin: none\n');
+const FOREVER_SH = role(
+  ['sh', '-c', 'sleep 300 & printf \'{"leader":%s,"grandchild":%s}\\n\' $$ $! >> pids.jsonl; echo working on it; wait'],
+  'stdin: none\n',
+);
 
 /** A one-task board whose worker never ends (until it is swapped for one that replies at once). */
 function foreverBoard(worker = FOREVER): string {
@@ -27,7 +30,13 @@ function lockOwner(dir: string): { pid: number } {
 
 /** Run the built CLI as pid 1 of a new pid namespace, as a container runs it. */
 function inNewPidNamespace(dir: string) {
-  return execa('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, CLI, 'kanban.yaml'], { cwd: dir, reject: false, env: { NO_COLOR: '1' }, stdin: 'ignore', timeout: 60_000 });
+  return execa('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, CLI, 'kanban.yaml'], {
+    cwd: dir,
+    reject: false,
+    env: { NO_COLOR: '1' },
+    stdin: 'ignore',
+    timeout: 60_000,
+  });
 }
 
 /** The host pid of the supervisor `unshare --fork` started (pid 1 of its namespace). */
@@ -70,7 +79,7 @@ describe.skipIf(!asRoot)('the run lock after a kill -9 whose pid is used again',
     expect((await first).exitCode).toBe(143);
   });
 
-  it('takes over at once when the dead supervisor\'s pid now belongs to another process of the same namespace', async () => {
+  it("takes over at once when the dead supervisor's pid now belongs to another process of the same namespace", async () => {
     const dir = foreverBoard(FOREVER_SH);
     // In one namespace: run, kill -9 the supervisor, give its pid to a bystander, run again.
     const script = [
@@ -84,14 +93,21 @@ describe.skipIf(!asRoot)('the run lock after a kill -9 whose pid is used again',
       'echo "$sup $bystander $code $((t1 - t0))" > reuse.txt',
       'kill "$bystander"',
     ].join('\n');
-    const ran = await execa('unshare', ['--pid', '--fork', '--mount-proc', 'sh', '-c', script], { cwd: dir, reject: false, env: { CLI, QUICK, NO_COLOR: '1', PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` }, timeout: 60_000 });
+    const ran = await execa('unshare', ['--pid', '--fork', '--mount-proc', 'sh', '-c', script], {
+      cwd: dir,
+      reject: false,
+      env: { CLI, QUICK, NO_COLOR: '1', PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+      timeout: 60_000,
+    });
     expect(ran.exitCode, ran.stderr).toBe(0);
     const [supervisor, bystander, code, ms] = read(dir, 'reuse.txt').trim().split(' ').map(Number);
     expect(bystander).toBe(supervisor); // the pid really was reused
     expect(read(dir, 'second.err')).not.toMatch(LOCKED);
     expect(code).toBe(0);
     expect(ms).toBeLessThan(8_000); // no wait for the lock to go quiet: the pid's start time tells
-    const run = events(dir).filter((e) => e.type === 'run_started').at(-1);
+    const run = events(dir)
+      .filter((e) => e.type === 'run_started')
+      .at(-1);
     expect(run).toMatchObject({ stoppedLeftoverAgent: { role: 'Implementor', task: 'tasks/001.md' } });
   });
 });
@@ -100,14 +116,44 @@ describe('the lock owner judged by process identity', () => {
   const self: ProcessIdentity = { pid: 7, host: 'box', bootId: 'boot-a', pidNs: 'pid:[1]', startTicks: 500 };
   const alive = (startTicks: number) => () => ({ alive: true, startTicks });
   it.each([
-    ['our own pid on our boot and namespace (a dead predecessor)', { pid: 7, host: 'box', bootId: 'boot-a', pidNs: 'pid:[1]', startTicks: 100 }, alive(500), 'dead'],
-    ['a live pid started at another time (reused)', { pid: 9, host: 'box', bootId: 'boot-a', pidNs: 'pid:[1]', startTicks: 100 }, alive(400), 'dead'],
-    ['a live pid started at the recorded time', { pid: 9, host: 'box', bootId: 'boot-a', pidNs: 'pid:[1]', startTicks: 100 }, alive(100), 'alive'],
-    ['a pid that is gone', { pid: 9, host: 'box', bootId: 'boot-a', pidNs: 'pid:[1]' }, () => ({ alive: false }), 'dead'],
+    [
+      'our own pid on our boot and namespace (a dead predecessor)',
+      { pid: 7, host: 'box', bootId: 'boot-a', pidNs: 'pid:[1]', startTicks: 100 },
+      alive(500),
+      'dead',
+    ],
+    [
+      'a live pid started at another time (reused)',
+      { pid: 9, host: 'box', bootId: 'boot-a', pidNs: 'pid:[1]', startTicks: 100 },
+      alive(400),
+      'dead',
+    ],
+    [
+      'a live pid started at the recorded time',
+      { pid: 9, host: 'box', bootId: 'boot-a', pidNs: 'pid:[1]', startTicks: 100 },
+      alive(100),
+      'alive',
+    ],
+    [
+      'a pid that is gone',
+      { pid: 9, host: 'box', bootId: 'boot-a', pidNs: 'pid:[1]' },
+      () => ({ alive: false }),
+      'dead',
+    ],
     ['this host before a reboot', { pid: 9, host: 'box', bootId: 'boot-0', pidNs: 'pid:[1]' }, alive(100), 'dead'],
     ['another host', { pid: 9, host: 'far', bootId: 'boot-z', pidNs: 'pid:[1]' }, alive(100), 'elsewhere'],
-    ['another container of this kernel', { pid: 7, host: 'c2', bootId: 'boot-a', pidNs: 'pid:[2]' }, alive(500), 'unseen'],
-    ['a record without a boot id (macOS, older versions), same host, live pid', { pid: 9, host: 'box' }, alive(1), 'alive'],
+    [
+      'another container of this kernel',
+      { pid: 7, host: 'c2', bootId: 'boot-a', pidNs: 'pid:[2]' },
+      alive(500),
+      'unseen',
+    ],
+    [
+      'a record without a boot id (macOS, older versions), same host, live pid',
+      { pid: 9, host: 'box' },
+      alive(1),
+      'alive',
+    ],
     ['a record without a boot id naming our own pid', { pid: 7, host: 'box' }, alive(500), 'dead'],
   ] as const)('%s', (_, owner, probe, state) => {
     expect(ownerState(owner, self, probe)).toBe(state);

@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -6,12 +16,15 @@ import { describe, expect, it } from 'vitest';
 import { boardWithTasks, events, fixtureRole, read, role, runCli } from '../helpers.js';
 import { fixture, isRunning, recordedPids, startCli, survivors, waitFor } from './procs.js';
 
-const LOCKED = /^kanban-supervisor: [\w.]+\.yaml is locked by another kanban-supervisor \(.*\)\. Wait for it to finish or stop it/;
+const LOCKED =
+  /^kanban-supervisor: [\w.]+\.yaml is locked by another kanban-supervisor \(.*\)\. Wait for it to finish or stop it/;
 const LOCK = '.kanban-supervisor/run.lock';
 
 /** A one-task board whose worker appends to markers.txt and takes `seconds` to reply. */
 function slowBoard(seconds: number): string {
-  return boardWithTasks(1, { 'roles/implementor.md': role(['sh', fixture('writes-marker.sh'), 'markers.txt', String(seconds)], 'stdin: none\n') });
+  return boardWithTasks(1, {
+    'roles/implementor.md': role(['sh', fixture('writes-marker.sh'), 'markers.txt', String(seconds)], 'stdin: none\n'),
+  });
 }
 
 /** A process that does nothing for a minute: a live pid that is not a supervisor. */
@@ -31,7 +44,16 @@ async function deadPid(): Promise<number> {
 function plantLock(dir: string, owner?: { pid: number; host?: string }, ageMs = 0): number {
   const lock = path.join(dir, LOCK);
   mkdirSync(lock, { recursive: true });
-  if (owner) writeFileSync(path.join(lock, 'owner.json'), JSON.stringify({ pid: owner.pid, host: owner.host ?? hostname(), since: '2026-01-02T03:04:05.000Z', board: 'kanban.yaml' }));
+  if (owner)
+    writeFileSync(
+      path.join(lock, 'owner.json'),
+      JSON.stringify({
+        pid: owner.pid,
+        host: owner.host ?? hostname(),
+        since: '2026-01-02T03:04:05.000Z',
+        board: 'kanban.yaml',
+      }),
+    );
   const then = new Date(Date.now() - ageMs);
   utimesSync(lock, then, then);
   return statSync(lock).ino;
@@ -54,7 +76,11 @@ describe('the run lock', () => {
   });
 
   it('takes over at once the lock of a supervisor killed with SIGKILL, and stops the agent it left running', async () => {
-    const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n') }, 'phase: execute\nsupervisor:\n  kill_grace: 1s\n');
+    const dir = boardWithTasks(
+      1,
+      { 'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n') },
+      'phase: execute\nsupervisor:\n  kill_grace: 1s\n',
+    );
     const cli = startCli(['kanban.yaml'], { cwd: dir });
     await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent to start');
     const orphans = recordedPids(path.join(dir, 'pids.jsonl'));
@@ -70,7 +96,9 @@ describe('the run lock', () => {
     expect(again.exitCode).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000); // well before the lock would go stale (20 s)
     expect(await survivors(orphans)).toEqual([]);
-    const run = events(dir).filter((e) => e.type === 'run_started').at(-1);
+    const run = events(dir)
+      .filter((e) => e.type === 'run_started')
+      .at(-1);
     expect(run).toMatchObject({ stoppedLeftoverAgent: { pid: orphans[0], role: 'Implementor', task: 'tasks/001.md' } });
   });
 
@@ -86,12 +114,28 @@ describe('the run lock', () => {
     const alive = bystander();
     try {
       const cases = [
-        { name: 'live owner', plant: (dir: string) => plantLock(dir, { pid: alive.pid }, 60_000), holder: `pid ${alive.pid}` },
+        {
+          name: 'live owner',
+          plant: (dir: string) => plantLock(dir, { pid: alive.pid }, 60_000),
+          holder: `pid ${alive.pid}`,
+        },
         {
           name: 'just made, its owner still writing the record',
           plant: (dir: string) => {
             const ino = plantLock(dir);
-            setTimeout(() => writeFileSync(path.join(dir, LOCK, 'owner.json'), JSON.stringify({ pid: alive.pid, host: hostname(), since: '2026-01-02T03:04:05.000Z', board: 'kanban.yaml' })), 500);
+            setTimeout(
+              () =>
+                writeFileSync(
+                  path.join(dir, LOCK, 'owner.json'),
+                  JSON.stringify({
+                    pid: alive.pid,
+                    host: hostname(),
+                    since: '2026-01-02T03:04:05.000Z',
+                    board: 'kanban.yaml',
+                  }),
+                ),
+              500,
+            );
             return ino;
           },
           holder: `pid ${alive.pid}`,
@@ -125,14 +169,20 @@ describe('the run lock', () => {
   });
 
   it('stops the run safely with exit 75, its agent killed and the board unchanged, when the lock is taken away mid-run', async () => {
-    const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n') }, 'phase: execute\nsupervisor:\n  kill_grace: 1s\n');
+    const dir = boardWithTasks(
+      1,
+      { 'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n') },
+      'phase: execute\nsupervisor:\n  kill_grace: 1s\n',
+    );
     const before = read(dir, 'kanban.yaml');
     const cli = startCli(['kanban.yaml'], { cwd: dir });
     await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent to start');
     rmSync(path.join(dir, LOCK), { recursive: true });
     const result = await cli; // the lock is checked every 2 s
     expect(result.exitCode).toBe(75);
-    expect(result.stderr.trim()).toMatch(/^kanban-supervisor: kanban\.yaml: the run lock \.kanban-supervisor\/run\.lock was lost \(.*\); stopped to keep two supervisors off one board\./);
+    expect(result.stderr.trim()).toMatch(
+      /^kanban-supervisor: kanban\.yaml: the run lock \.kanban-supervisor\/run\.lock was lost \(.*\); stopped to keep two supervisors off one board\./,
+    );
     expect(await survivors(recordedPids(path.join(dir, 'pids.jsonl')))).toEqual([]);
     expect(read(dir, 'kanban.yaml')).toBe(before);
     expect(events(dir).at(-1)).toMatchObject({ type: 'halted', exitCode: 75 });
@@ -145,13 +195,19 @@ describe('the run lock', () => {
     writeFileSync(path.join(dir, `.kanban.yaml.${dead}-0badc0de0bad.tmp`), 'half a board');
     mkdirSync(path.join(dir, `${LOCK}.taken-${dead}`));
     expect((await runCli(['kanban.yaml'], { cwd: dir })).exitCode).toBe(0);
-    const left = [...readdirSync(dir), ...readdirSync(path.join(dir, '.kanban-supervisor'))].filter((n) => /lock|tmp/.test(n));
+    const left = [...readdirSync(dir), ...readdirSync(path.join(dir, '.kanban-supervisor'))].filter((n) =>
+      /lock|tmp/.test(n),
+    );
     expect(left).toEqual([]);
     expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/current: null/);
   });
 
-  it('keys the lock on the board folder itself: a run through a symlinked board name is refused and leaves the first run\'s agent alone', async () => {
-    const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n') }, 'phase: execute\nsupervisor:\n  kill_grace: 1s\n');
+  it("keys the lock on the board folder itself: a run through a symlinked board name is refused and leaves the first run's agent alone", async () => {
+    const dir = boardWithTasks(
+      1,
+      { 'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n') },
+      'phase: execute\nsupervisor:\n  kill_grace: 1s\n',
+    );
     symlinkSync('kanban.yaml', path.join(dir, 'board.yaml'));
     const first = startCli(['kanban.yaml'], { cwd: dir });
     await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent to start');

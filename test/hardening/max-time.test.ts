@@ -6,10 +6,14 @@ import { recordedPids, survivors } from './procs.js';
 
 /** A one-task board whose Implementor hangs with a grandchild (pids in pids.jsonl), `extra` added to supervisor:. */
 function hangingBoard(extra = '') {
-  return boardWithTasks(1, { 'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n') }, `phase: execute\nsupervisor:\n  kill_grace: 1s\n${extra}`);
+  return boardWithTasks(
+    1,
+    { 'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n') },
+    `phase: execute\nsupervisor:\n  kill_grace: 1s\n${extra}`,
+  );
 }
 
-describe('a batch job\'s time budget (--max-time)', () => {
+describe("a batch job's time budget (--max-time)", () => {
   it('ends the run on time like an interrupt: exit 124, the limit named, the agent and its grandchild gone, the board unchanged; a re-run resumes', async () => {
     const dir = hangingBoard();
     const before = read(dir, 'kanban.yaml');
@@ -17,7 +21,9 @@ describe('a batch job\'s time budget (--max-time)', () => {
     const result = await runCli(['kanban.yaml', '--max-time', '3s'], { cwd: dir });
     const took = performance.now() - started;
     expect(result.exitCode).toBe(124);
-    expect(result.stderr.trim()).toMatch(/^kanban-supervisor: The run reached its time limit of 3\.0s \(--max-time or supervisor\.max_time\): whatever was running was stopped\. The board is unchanged; run again to resume at the current task\.$/);
+    expect(result.stderr.trim()).toMatch(
+      /^kanban-supervisor: The run reached its time limit of 3\.0s \(--max-time or supervisor\.max_time\): whatever was running was stopped\. The board is unchanged; run again to resume at the current task\.$/,
+    );
     // 3 s, then SIGTERM to the agent's group (which obeys it): well before another few seconds pass.
     expect(took).toBeGreaterThan(3_000);
     expect(took).toBeLessThan(12_000);
@@ -26,13 +32,20 @@ describe('a batch job\'s time budget (--max-time)', () => {
     expect(await survivors(pids)).toEqual([]);
     expect(read(dir, 'kanban.yaml')).toBe(before);
     expect(events(dir).at(-1)).toMatchObject({ type: 'interrupted', exitCode: 124, reason: 'time_limit' });
-    expect(events(dir).find((e) => e.type === 'attempt_finished')).toMatchObject({ end: 'interrupted', killedWith: 'SIGTERM' });
+    expect(events(dir).find((e) => e.type === 'attempt_finished')).toMatchObject({
+      end: 'interrupted',
+      killedWith: 'SIGTERM',
+    });
     expect(existsSync(path.join(dir, 'kanban.yaml.lock'))).toBe(false);
 
     writeFileSync(path.join(dir, 'roles/implementor.md'), fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n'));
     const again = await runCli(['kanban.yaml', '--max-time', '1h'], { cwd: dir });
     expect(again.exitCode).toBe(0);
-    expect(events(dir).filter((e) => e.type === 'step_started').map((e) => e.task)).toEqual(['tasks/001.md', 'tasks/001.md']);
+    expect(
+      events(dir)
+        .filter((e) => e.type === 'step_started')
+        .map((e) => e.task),
+    ).toEqual(['tasks/001.md', 'tasks/001.md']);
   });
 
   it('takes supervisor.max_time from the board, and --max-time over it', async () => {
@@ -57,14 +70,26 @@ describe('a batch job\'s time budget (--max-time)', () => {
 });
 
 describe('a usage limit and the time budget', () => {
-  it('a limit that resets after the run\'s --max-time ends the run at once with exit 69 and the reset time, without waiting', async () => {
+  it("a limit that resets after the run's --max-time ends the run at once with exit 69 and the reset time, without waiting", async () => {
     const failures = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )(?<reset>\\\\S+)$"]\n';
-    const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['record.jsonl', 'json:limit reached, resets in 2h'], `stdin: none\n${failures}`) }, 'phase: execute\n');
+    const dir = boardWithTasks(
+      1,
+      {
+        'roles/implementor.md': fixtureRole(
+          'scripted.mjs',
+          ['record.jsonl', 'json:limit reached, resets in 2h'],
+          `stdin: none\n${failures}`,
+        ),
+      },
+      'phase: execute\n',
+    );
     const before = read(dir, 'kanban.yaml');
     const started = performance.now();
     const result = await runCli(['kanban.yaml', '--max-time', '1h'], { cwd: dir, timeout: 30_000 });
     expect(result.exitCode, result.stderr).toBe(69);
-    expect(result.stderr).toMatch(/usage limit resets at .* \(in 2h00m\), later than this run's time limit \(--max-time or supervisor\.max_time\) ends it at .*\. The board is unchanged; run again after /);
+    expect(result.stderr).toMatch(
+      /usage limit resets at .* \(in 2h00m\), later than this run's time limit \(--max-time or supervisor\.max_time\) ends it at .*\. The board is unchanged; run again after /,
+    );
     expect(performance.now() - started).toBeLessThan(15_000);
     expect(read(dir, 'kanban.yaml')).toBe(before);
     expect(read(dir, 'supervisor.log.md')).toMatch(/past the run's time limit/);

@@ -7,9 +7,14 @@ import { boardWithTasks, events, fixtureRole, read, runCli } from '../helpers.js
 /** Run a one-task board whose Implementor is `agent`; `extra` is role front-matter, `body` the prompt. */
 async function runWorker(agent: string, args: string[], extra: string, body?: string, flags: string[] = []) {
   const roleFile = fixtureRole(agent, args, extra);
-  const dir = boardWithTasks(1, { 'roles/implementor.md': body === undefined ? roleFile : roleFile.replace(/Do \{\{task_file\}\}\.\n$/, body) });
+  const dir = boardWithTasks(1, {
+    'roles/implementor.md': body === undefined ? roleFile : roleFile.replace(/Do \{\{task_file\}\}\.\n$/, body),
+  });
   const result = await runCli(['kanban.yaml', ...flags], { cwd: dir });
-  const worker = events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor') as Record<string, unknown>;
+  const worker = events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor') as Record<
+    string,
+    unknown
+  >;
   return { dir, result, worker };
 }
 
@@ -41,7 +46,10 @@ describe('agent output and input the supervisor must survive', () => {
   });
 
   it('judges binary output with no reply as invalid output, logged readably, and retries it', async () => {
-    const { dir, result } = await runWorker('prints-binary.mjs', ['only'], 'stdin: none\n', undefined, ['--max-retries', '1']);
+    const { dir, result } = await runWorker('prints-binary.mjs', ['only'], 'stdin: none\n', undefined, [
+      '--max-retries',
+      '1',
+    ]);
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toMatch(/the last one printed no JSON reply object/);
     expect(events(dir).filter((e) => e.type === 'retry')).toHaveLength(1);
@@ -66,9 +74,14 @@ describe('agent output and input the supervisor must survive', () => {
   });
 
   it('says a reply that began before the kept tail was cut, when an agent prints one 8 MiB line', async () => {
-    const { result } = await runWorker('hostile-reply.mjs', ['huge'], 'stdin: none\n', undefined, ['--max-retries', '0']);
+    const { result } = await runWorker('hostile-reply.mjs', ['huge'], 'stdin: none\n', undefined, [
+      '--max-retries',
+      '0',
+    ]);
     expect(result.exitCode).toBe(3);
-    expect(result.stderr).toMatch(/only the last 4096 KiB of its 8388637 bytes of stdout were searched; the reply must come last/);
+    expect(result.stderr).toMatch(
+      /only the last 4096 KiB of its 8388637 bytes of stdout were searched; the reply must come last/,
+    );
   });
 
   it('retries a reply nested 200,000 levels deep, or holding a raw NUL byte, as invalid output without crashing', async () => {

@@ -25,5 +25,9 @@ export function outside() {
   const dir = path.join(root, 'folder');
   writeFileSync(file, 'ssh-ed25519 AAAA... the owner\n');
   mkdirSync(dir);
-  return { file, dir, untouched: () => ({ text: readFileSync(file, 'utf8'), mtime: statSync(file).mtimeMs, entries: readdirSync(dir) }) };
+  return {
+    file,
+    dir,
+    untouched: () => ({ text: readFileSync(file, 'utf8'), mtime: statSync(file).mtimeMs, entries: readdirSync(dir) }),
+  };
 }

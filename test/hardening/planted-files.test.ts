@@ -11,7 +11,9 @@ const QUICK = { timeout: 15_000 };
 /** A board whose Implementor would write a marker file if it ever ran. */
 function board(): { dir: string; marker: string } {
   const marker = path.join(tempDir(), 'ran');
-  const dir = boardWithTasks(2, { 'roles/implementor.md': fixtureRole('writes-marker.sh', [marker], 'stdin: none\n').replace('"node",', '"sh",') });
+  const dir = boardWithTasks(2, {
+    'roles/implementor.md': fixtureRole('writes-marker.sh', [marker], 'stdin: none\n').replace('"node",', '"sh",'),
+  });
   return { dir, marker };
 }
 
@@ -23,10 +25,33 @@ function fifo(file: string): void {
 
 describe('a task path that is really one of the board’s own files', () => {
   it.each([
-    ['a symlink to kanban.yaml', (dir: string) => symlinkSync('../kanban.yaml', path.join(dir, 'tasks/002.md')), /^kanban\.yaml:5: tasks item 2 "tasks\/002\.md" leads to the board itself \(kanban\.yaml\); .* List a task file of its own there\.$/m],
-    ['a hard link to a role file', (dir: string) => linkSync(path.join(dir, 'roles/manager.md'), path.join(dir, 'tasks/002.md')), /^kanban\.yaml:5: tasks item 2 "tasks\/002\.md" is a hard link to a role file \(roles\/manager\.md\); /m],
-    ['a symlink to a state file', (dir: string) => (mkdirSync(path.join(dir, '.kanban-supervisor')), writeFileSync(path.join(dir, '.kanban-supervisor/agent.json'), '{}'), symlinkSync('../.kanban-supervisor/agent.json', path.join(dir, 'tasks/002.md'))), /^kanban\.yaml:5: tasks item 2 "tasks\/002\.md" leads to the supervisor's state/m],
-    ['a symlink to the Supervisor Log', (dir: string) => (writeFileSync(path.join(dir, 'supervisor.log.md'), ''), symlinkSync('../supervisor.log.md', path.join(dir, 'tasks/002.md'))), /leads to the Supervisor Log \(supervisor\.log\.md\)/],
+    [
+      'a symlink to kanban.yaml',
+      (dir: string) => symlinkSync('../kanban.yaml', path.join(dir, 'tasks/002.md')),
+      /^kanban\.yaml:5: tasks item 2 "tasks\/002\.md" leads to the board itself \(kanban\.yaml\); .* List a task file of its own there\.$/m,
+    ],
+    [
+      'a hard link to a role file',
+      (dir: string) => linkSync(path.join(dir, 'roles/manager.md'), path.join(dir, 'tasks/002.md')),
+      /^kanban\.yaml:5: tasks item 2 "tasks\/002\.md" is a hard link to a role file \(roles\/manager\.md\); /m,
+    ],
+    [
+      'a symlink to a state file',
+      (dir: string) => (
+        mkdirSync(path.join(dir, '.kanban-supervisor')),
+        writeFileSync(path.join(dir, '.kanban-supervisor/agent.json'), '{}'),
+        symlinkSync('../.kanban-supervisor/agent.json', path.join(dir, 'tasks/002.md'))
+      ),
+      /^kanban\.yaml:5: tasks item 2 "tasks\/002\.md" leads to the supervisor's state/m,
+    ],
+    [
+      'a symlink to the Supervisor Log',
+      (dir: string) => (
+        writeFileSync(path.join(dir, 'supervisor.log.md'), ''),
+        symlinkSync('../supervisor.log.md', path.join(dir, 'tasks/002.md'))
+      ),
+      /leads to the Supervisor Log \(supervisor\.log\.md\)/,
+    ],
   ])('is refused by validate and before a run starts: %s', async (_, plant, message) => {
     const { dir, marker } = board();
     rmSync(path.join(dir, 'tasks/002.md'));
@@ -70,7 +95,11 @@ describe('a FIFO planted where an agent-touched file is read', () => {
 
   it.each([
     ['a role file', 'roles/implementor.md', /roles\/implementor\.md: is a FIFO, not a regular file/],
-    ["a role's schema file", 'schemas/reply.json', /roles\/implementor\.md:2: schema file schemas\/reply\.json is a FIFO, not a regular file/],
+    [
+      "a role's schema file",
+      'schemas/reply.json',
+      /roles\/implementor\.md:2: schema file schemas\/reply\.json is a FIFO, not a regular file/,
+    ],
   ])('in place of %s never blocks validate or a run', async (_, file, message) => {
     const { dir, marker } = board();
     const role = readFileSync(path.join(dir, 'roles/implementor.md'), 'utf8');
@@ -105,7 +134,9 @@ describe('a FIFO planted where an agent-touched file is read', () => {
       const result = await runCli(args, { cwd: dir, ...QUICK });
       expect(result.timedOut).toBe(false);
       expect(result.exitCode).toBe(2);
-      expect(result.stderr.trim()).toMatch(/^kanban-supervisor: \.kanban-supervisor\/events\.jsonl: the event history cannot be read \(it is a FIFO, not a regular file\)\./);
+      expect(result.stderr.trim()).toMatch(
+        /^kanban-supervisor: \.kanban-supervisor\/events\.jsonl: the event history cannot be read \(it is a FIFO, not a regular file\)\./,
+      );
     }
   });
 });

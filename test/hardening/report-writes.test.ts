@@ -7,7 +7,9 @@ import { boardWithTasks, CLI, fixtureRole, pathWithoutUs, runCli, tempDir } from
 /** A board that ran once (one quick sh agent), so report has a history to show. */
 async function ranBoard(): Promise<string> {
   const marker = path.join(tempDir(), 'ran');
-  const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('writes-marker.sh', [marker], 'stdin: none\n').replace('"node",', '"sh",') });
+  const dir = boardWithTasks(1, {
+    'roles/implementor.md': fixtureRole('writes-marker.sh', [marker], 'stdin: none\n').replace('"node",', '"sh",'),
+  });
   const run = await runCli([], { cwd: dir });
   expect(run.exitCode).toBe(0);
   return dir;
@@ -28,7 +30,9 @@ describe('report writes its page', () => {
     symlinkSync(target.file, page);
     const result = await runCli(['report'], { cwd: dir });
     expect(result.exitCode).toBe(73);
-    expect(result.stderr.trim()).toMatch(/^kanban-supervisor: .*report\.html is a symlink \(planted in the board folder\?\); refusing to write through it\. Remove it and run again\.$/);
+    expect(result.stderr.trim()).toMatch(
+      /^kanban-supervisor: .*report\.html is a symlink \(planted in the board folder\?\); refusing to write through it\. Remove it and run again\.$/,
+    );
     expect(readFileSync(target.file, 'utf8')).toBe(target.text);
     expect(lstatSync(page).isSymbolicLink()).toBe(true);
     rmSync(page);
@@ -53,7 +57,12 @@ describe('report writes its page', () => {
   it('with --out to a pipe (/dev/fd/1 | cat): the page arrives through it, nothing is created beside it', async () => {
     const dir = await ranBoard();
     // A real pipe (execa's own stdout is a socket, which Linux cannot reopen by /proc path).
-    const result = await execa('sh', ['-c', `node "$0" report --out /dev/fd/1 | cat`, CLI], { cwd: dir, reject: false, env: { NO_COLOR: '1', PATH: pathWithoutUs() }, stdin: 'ignore' });
+    const result = await execa('sh', ['-c', `node "$0" report --out /dev/fd/1 | cat`, CLI], {
+      cwd: dir,
+      reject: false,
+      env: { NO_COLOR: '1', PATH: pathWithoutUs() },
+      stdin: 'ignore',
+    });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^<!doctype html>/i);

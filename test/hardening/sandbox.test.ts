@@ -1,5 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -19,7 +31,7 @@ function home(uid: number): string {
   const dir = mkdtempSync('/var/tmp/ks-home-');
   homes.push(dir);
   mkdirSync(path.join(dir, '.ssh'), { mode: 0o700 });
-  writeFileSync(path.join(dir, '.ssh/id_rsa'), '-----BEGIN OPENSSH PRIVATE KEY----- the owner\'s\n', { mode: 0o600 });
+  writeFileSync(path.join(dir, '.ssh/id_rsa'), "-----BEGIN OPENSSH PRIVATE KEY----- the owner's\n", { mode: 0o600 });
   execFileSync('chown', ['-R', `${uid}:${uid}`, dir]);
   return dir;
 }
@@ -29,7 +41,11 @@ const PROBE = 'fence-probe.sh';
 
 /** A board whose Implementor runs `command` fenced, owned by `uid`, with the probe agent in it. */
 function board(uid: number, command: string[], extra = '', settings = ''): string {
-  const dir = boardWithTasks(1, { 'roles/implementor.md': role(command, `stdin: none\n${extra}`), [PROBE]: readFileSync(fixture(PROBE), 'utf8') }, `phase: execute\nsupervisor:\n  kill_grace: 1s\n${settings}`);
+  const dir = boardWithTasks(
+    1,
+    { 'roles/implementor.md': role(command, `stdin: none\n${extra}`), [PROBE]: readFileSync(fixture(PROBE), 'utf8') },
+    `phase: execute\nsupervisor:\n  kill_grace: 1s\n${settings}`,
+  );
   execFileSync('chown', ['-R', `${uid}:${uid}`, dir]);
   chownSync(dir, uid, uid);
   return dir;
@@ -38,19 +54,31 @@ function board(uid: number, command: string[], extra = '', settings = ''): strin
 /** Run the built CLI in `dir` as `uid` (through setpriv for an ordinary user); never rejects. */
 function run(uid: number, dir: string, homeDir: string, args = ['kanban.yaml'], env: Record<string, string> = {}) {
   const node = [process.execPath, CLI, ...args];
-  const [file, ...rest] = uid === 0 ? node : ['setpriv', '--reuid', String(uid), '--regid', String(uid), '--clear-groups', ...node];
-  return execa(file as string, rest, { cwd: dir, reject: false, stdin: 'ignore', timeout: 60_000, env: { NO_COLOR: '1', PATH: pathWithoutUs(), HOME: homeDir, ...env }, extendEnv: false });
+  const [file, ...rest] =
+    uid === 0 ? node : ['setpriv', '--reuid', String(uid), '--regid', String(uid), '--clear-groups', ...node];
+  return execa(file as string, rest, {
+    cwd: dir,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 60_000,
+    env: { NO_COLOR: '1', PATH: pathWithoutUs(), HOME: homeDir, ...env },
+    extendEnv: false,
+  });
 }
 
 /** Processes whose argv is `sleep <seconds>`: the sleepers an agent started under a token of its own. */
 function sleepers(seconds: string): number[] {
-  return readdirSync('/proc').filter((e) => /^\d+$/.test(e)).flatMap((entry) => {
-    try {
-      return readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `sleep\0${seconds}\0` && isRunning(Number(entry)) ? [Number(entry)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .flatMap((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `sleep\0${seconds}\0` && isRunning(Number(entry))
+          ? [Number(entry)]
+          : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /**
@@ -82,7 +110,7 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
   ['an ordinary user', NOBODY],
 ])('a fenced agent (sandbox: true), the supervisor run as %s', (_who, uid) => {
   beforeAll(() => (uid === 0 ? undefined : reachableByAll([process.execPath, CLI])));
-  it('cannot write the home folder or the real /tmp, read ~/.ssh or the supervisor\'s state, change a role file or kanban.yaml, nor leave a setsid sleeper; its board write and reply go through', async () => {
+  it("cannot write the home folder or the real /tmp, read ~/.ssh or the supervisor's state, change a role file or kanban.yaml, nor leave a setsid sleeper; its board write and reply go through", async () => {
     const t = token();
     const h = home(uid);
     const dir = board(uid, ['sh', PROBE, t], 'sandbox: true\n');
@@ -90,14 +118,24 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     const result = await run(uid, dir, h);
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
-    expect(fenceLog(dir)).toEqual(['home refused', 'tmp ok', 'ssh refused', 'state refused', 'config refused', 'TMPDIR=/tmp']);
+    expect(fenceLog(dir)).toEqual([
+      'home refused',
+      'tmp ok',
+      'ssh refused',
+      'state refused',
+      'config refused',
+      'TMPDIR=/tmp',
+    ]);
     expect(readFileSync(path.join(dir, 'roles/manager.md'), 'utf8')).toBe(manager);
     expect(existsSync(path.join(dir, 'roles/planted.md'))).toBe(false);
     expect(existsSync(path.join(h, `${t}.home`))).toBe(false);
     expect(existsSync(`/tmp/${t}.tmp`)).toBe(false); // it wrote into its own /tmp, gone with it
     expect(readFileSync(path.join(dir, 'board-write.txt'), 'utf8')).toBe('board write\n');
     expect(existsSync(path.join(dir, '.kanban-supervisor/planted'))).toBe(false);
-    expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({ end: 'exited', valid: true });
+    expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
+      end: 'exited',
+      valid: true,
+    });
     expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/current: null/);
     expect(await survivors(sleepers(`86${t}`))).toEqual([]);
     expect(sleepers(`86${t}`)).toEqual([]);
@@ -113,7 +151,9 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toMatch(/the last one timed out after 2\.0s/);
     // Events and messages name the agent's own command, not bubblewrap's.
-    expect(events(dir).find((e) => e.type === 'attempt_started' && e.role === 'Implementor')).toMatchObject({ command: expect.stringMatching(/^sh -c /) as string });
+    expect(events(dir).find((e) => e.type === 'attempt_started' && e.role === 'Implementor')).toMatchObject({
+      command: expect.stringMatching(/^sh -c /) as string,
+    });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(await survivors([...sleepers(`86${t}`), ...sleepers(`87${t}`)])).toEqual([]);
     expect(processesIn(dir)).toEqual([]);
@@ -124,7 +164,10 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = String((server.address() as { port: number }).port);
     try {
-      for (const [network, expected] of [['false', 'net refused'], ['true', 'net ok']] as const) {
+      for (const [network, expected] of [
+        ['false', 'net refused'],
+        ['true', 'net ok'],
+      ] as const) {
         const t = token();
         const dir = board(uid, ['sh', PROBE, t, port], `sandbox: {network: ${network}}\n`);
         const result = await run(uid, dir, home(uid));
@@ -140,7 +183,12 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
 describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt', () => {
   it('that goes quiet past its idle timeout is stopped with everything it started', async () => {
     const t = token();
-    const dir = board(0, ['sh', '-c', `echo working; setsid sleep 86${t} </dev/null >/dev/null 2>&1 & sleep 87${t}`], 'sandbox: true\nidle_timeout: 1s\n', '  max_retries: 0\n');
+    const dir = board(
+      0,
+      ['sh', '-c', `echo working; setsid sleep 86${t} </dev/null >/dev/null 2>&1 & sleep 87${t}`],
+      'sandbox: true\nidle_timeout: 1s\n',
+      '  max_retries: 0\n',
+    );
     const result = await run(0, dir, home(0));
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toMatch(/no output for 1\.0s|idle/);
@@ -159,7 +207,11 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
 
   it('left running by a supervisor killed with SIGKILL, is stopped by the next run before it starts', async () => {
     const t = token();
-    const dir = board(0, ['sh', '-c', `setsid sleep 86${t} </dev/null >/dev/null 2>&1 & sleep 87${t}`], 'sandbox: true\n');
+    const dir = board(
+      0,
+      ['sh', '-c', `setsid sleep 86${t} </dev/null >/dev/null 2>&1 & sleep 87${t}`],
+      'sandbox: true\n',
+    );
     const h = home(0);
     const cli = run(0, dir, h);
     const end = Date.now() + 20_000;
@@ -167,17 +219,25 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(sleepers(`87${t}`)).toHaveLength(1);
     cli.kill('SIGKILL');
     await cli;
-    writeFileSync(path.join(dir, 'roles/implementor.md'), role(['sh', '-c', 'echo \'{"status": "ok", "message": "done"}\''], 'stdin: none\nsandbox: true\n'));
+    writeFileSync(
+      path.join(dir, 'roles/implementor.md'),
+      role(['sh', '-c', 'echo \'{"status": "ok", "message": "done"}\''], 'stdin: none\nsandbox: true\n'),
+    );
     const again = await run(0, dir, h);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(events(dir).filter((e) => e.type === 'run_started').at(-1)).toMatchObject({ stoppedLeftoverAgent: { role: 'Implementor' } });
+    expect(
+      events(dir)
+        .filter((e) => e.type === 'run_started')
+        .at(-1),
+    ).toMatchObject({ stoppedLeftoverAgent: { role: 'Implementor' } });
     expect(await survivors([...sleepers(`86${t}`), ...sleepers(`87${t}`)])).toEqual([]);
   });
 
   it('writes its declared paths, but not the git hooks of the repository holding the board folder', async () => {
     const h = home(0);
     mkdirSync(path.join(h, '.cache/tool'), { recursive: true });
-    const agent = 'echo cached > "$HOME/.cache/tool/done"; if echo evil > .git/hooks/pre-commit 2>/dev/null; then echo planted > hook.txt; fi; echo \'{"status":"ok","message":"ok"}\'';
+    const agent =
+      'echo cached > "$HOME/.cache/tool/done"; if echo evil > .git/hooks/pre-commit 2>/dev/null; then echo planted > hook.txt; fi; echo \'{"status":"ok","message":"ok"}\'';
     const dir = board(0, ['sh', '-c', agent], 'sandbox: {write: [~/.cache/tool]}\n');
     execFileSync('git', ['init', '-q', dir]);
     const result = await run(0, dir, h);
@@ -188,7 +248,8 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
   });
 
   it('cannot plant a hook in a hooks folder the repository keeps in the board folder (core.hooksPath, as husky does)', async () => {
-    const agent = 'if echo evil > .husky/pre-commit 2>/dev/null; then echo planted > hook.txt; fi; echo \'{"status":"ok","message":"ok"}\'';
+    const agent =
+      'if echo evil > .husky/pre-commit 2>/dev/null; then echo planted > hook.txt; fi; echo \'{"status":"ok","message":"ok"}\'';
     const dir = board(0, ['sh', '-c', agent], 'sandbox: true\n');
     execFileSync('git', ['init', '-q', dir]);
     execFileSync('git', ['-C', dir, 'config', 'core.hooksPath', '.husky']);
@@ -205,29 +266,43 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     mkdirSync(path.join(h, '.cache/tool'), { recursive: true });
     const result = await run(0, dir, h, ['kanban.yaml', '--dry-run']);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain('bubblewrap (roles/implementor.md sandbox:): the whole file system read-only, a fresh /tmp (TMPDIR=/tmp), network off');
+    expect(result.stdout).toContain(
+      'bubblewrap (roles/implementor.md sandbox:): the whole file system read-only, a fresh /tmp (TMPDIR=/tmp), network off',
+    );
     expect(result.stdout).toContain(`writable: ${dir}, ${h}/.cache/tool\n`);
-    expect(result.stdout).toContain(`read-only inside them: ${dir}/.kanban-supervisor, ${dir}/kanban.yaml, ${dir}/roles\n`);
+    expect(result.stdout).toContain(
+      `read-only inside them: ${dir}/.kanban-supervisor, ${dir}/kanban.yaml, ${dir}/roles\n`,
+    );
     expect(result.stdout).toMatch(new RegExp(`hidden: ${h}/\\.ssh\\b`));
     expect(result.stdout).toContain('not bound (they do not exist): out\n');
     const validate = await run(0, dir, h, ['validate', 'kanban.yaml']);
     expect(validate.exitCode).toBe(0);
-    expect(validate.stdout + validate.stderr).toMatch(/roles\/implementor\.md:4: sandbox: the writable path out does not exist/);
+    expect(validate.stdout + validate.stderr).toMatch(
+      /roles\/implementor\.md:4: sandbox: the writable path out does not exist/,
+    );
   });
 
   it('is never run unfenced when bubblewrap cannot build a fence here (user namespaces off): exit 2 with the sysctl fix, before any agent', async () => {
     const bin = tempDir('ks-bin-');
     // A bwrap that fails as Debian's does when unprivileged user namespaces are turned off.
-    writeFileSync(path.join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n', { mode: 0o755 });
+    writeFileSync(
+      path.join(bin, 'bwrap'),
+      '#!/bin/sh\necho "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n',
+      { mode: 0o755 },
+    );
     const dir = board(0, ['sh', PROBE, token()], 'sandbox: true\n');
     const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
     const result = await run(0, dir, home(0), ['kanban.yaml'], { PATH: `${bin}:${pathWithoutUs()}` });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/roles\/implementor\.md:4: sandbox: bubblewrap cannot build a fence on this machine \(.*said: No permissions to creating new namespace.*kernel\.unprivileged_userns_clone=1/);
+    expect(result.stderr).toMatch(
+      /roles\/implementor\.md:4: sandbox: bubblewrap cannot build a fence on this machine \(.*said: No permissions to creating new namespace.*kernel\.unprivileged_userns_clone=1/,
+    );
     expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toBe(before);
     expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
     // `try` has no pre-flight: its agent run is probed all the same, and not retried as invalid output.
-    const tried = await run(0, dir, home(0), ['try', 'Implementor', '--instruction', 'probe'], { PATH: `${bin}:${pathWithoutUs()}` });
+    const tried = await run(0, dir, home(0), ['try', 'Implementor', '--instruction', 'probe'], {
+      PATH: `${bin}:${pathWithoutUs()}`,
+    });
     expect(tried.exitCode).toBe(2);
     expect(tried.stderr).toMatch(/roles\/implementor\.md: sandbox: bubblewrap cannot build a fence on this machine/);
     expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
@@ -235,16 +310,25 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
 
   it('is never run unfenced when bubblewrap is missing: exit 2 with the fix, the board unchanged, no agent ran; validate says the same', async () => {
     const bin = tempDir('ks-bin-');
-    for (const program of ['sh', 'node']) execFileSync('ln', ['-s', execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim(), path.join(bin, program)]);
+    for (const program of ['sh', 'node'])
+      execFileSync('ln', [
+        '-s',
+        execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim(),
+        path.join(bin, program),
+      ]);
     const dir = board(0, ['sh', PROBE, token()], 'sandbox: true\n');
     const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
     const result = await run(0, dir, home(0), ['kanban.yaml'], { PATH: bin });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/roles\/implementor\.md:4: sandbox: bubblewrap \(bwrap\) was not found on PATH.*not run unfenced.*apt install bubblewrap/);
+    expect(result.stderr).toMatch(
+      /roles\/implementor\.md:4: sandbox: bubblewrap \(bwrap\) was not found on PATH.*not run unfenced.*apt install bubblewrap/,
+    );
     expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toBe(before);
     expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
     const validate = await run(0, dir, home(0), ['validate', 'kanban.yaml'], { PATH: bin });
     expect(validate.exitCode).toBe(2);
-    expect(validate.stdout + validate.stderr).toMatch(/roles\/implementor\.md:4: sandbox: bubblewrap \(bwrap\) was not found on PATH/);
+    expect(validate.stdout + validate.stderr).toMatch(
+      /roles\/implementor\.md:4: sandbox: bubblewrap \(bwrap\) was not found on PATH/,
+    );
   });
 });

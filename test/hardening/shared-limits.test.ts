@@ -11,10 +11,17 @@ import { boardWithTasks, events, fixtureRole, runCli } from '../helpers.js';
 const FAILURES = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )(?<reset>\\\\S+)$"]\n';
 
 function board(...script: string[]) {
-  return boardWithTasks(1, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['record.jsonl', ...script], `stdin: none\n${FAILURES}`) }, 'phase: execute\n');
+  return boardWithTasks(
+    1,
+    { 'roles/implementor.md': fixtureRole('scripted.mjs', ['record.jsonl', ...script], `stdin: none\n${FAILURES}`) },
+    'phase: execute\n',
+  );
 }
 
-const calls = (dir: string) => (existsSync(path.join(dir, 'record.jsonl')) ? readFileSync(path.join(dir, 'record.jsonl'), 'utf8').trim().split('\n').length : 0);
+const calls = (dir: string) =>
+  existsSync(path.join(dir, 'record.jsonl'))
+    ? readFileSync(path.join(dir, 'record.jsonl'), 'utf8').trim().split('\n').length
+    : 0;
 
 async function until<T>(what: () => T | undefined, ms: number): Promise<T> {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) {
@@ -24,10 +31,13 @@ async function until<T>(what: () => T | undefined, ms: number): Promise<T> {
   throw new Error('timed out waiting');
 }
 
-const limitWait = (dir: string) => (existsSync(path.join(dir, '.kanban-supervisor/events.jsonl')) ? events(dir).find((e) => e.type === 'limit_wait') : undefined);
+const limitWait = (dir: string) =>
+  existsSync(path.join(dir, '.kanban-supervisor/events.jsonl'))
+    ? events(dir).find((e) => e.type === 'limit_wait')
+    : undefined;
 
 describe('usage limits shared by the supervisors of one account, with real processes', () => {
-  it('a board started while another waits for the account\'s reset makes no call before it; Ctrl-C ends such a wait; both others finish after it', async () => {
+  it("a board started while another waits for the account's reset makes no call before it; Ctrl-C ends such a wait; both others finish after it", async () => {
     const state = mkdtempSync(path.join(os.tmpdir(), 'ks-shared-state-'));
     const env = { XDG_STATE_HOME: state };
     const a = board('json:limit reached, resets in 3s', 'valid');
@@ -59,7 +69,11 @@ describe('usage limits shared by the supervisors of one account, with real proce
   it('a stale entry, a broken one and a symlink planted as the entry are ignored with a note; nothing is followed', async () => {
     const outside = path.join(mkdtempSync(path.join(os.tmpdir(), 'ks-outside-')), 'elsewhere.json');
     const plant: Record<string, (file: string, account: Account) => void> = {
-      stale: (file, account) => writeFileSync(file, sharedLimitText(account, '/elsewhere/kanban.yaml', Date.now() - 120_000, Date.now() - 60_000)),
+      stale: (file, account) =>
+        writeFileSync(
+          file,
+          sharedLimitText(account, '/elsewhere/kanban.yaml', Date.now() - 120_000, Date.now() - 60_000),
+        ),
       broken: (file) => writeFileSync(file, '{"cli": "scripted", "until": "whenever"'),
       // What it points at would make the run wait an hour, were it followed.
       symlink: (file, account) => {
@@ -75,12 +89,20 @@ describe('usage limits shared by the supervisors of one account, with real proce
       const file = path.join(state, 'kanban-supervisor/limits', account.file);
       mkdirSync(path.dirname(file), { recursive: true });
       make(file, account);
-      const result = await runCli(['kanban.yaml', '--quiet'], { cwd: dir, env: { XDG_STATE_HOME: state }, timeout: 30_000 });
+      const result = await runCli(['kanban.yaml', '--quiet'], {
+        cwd: dir,
+        env: { XDG_STATE_HOME: state },
+        timeout: 30_000,
+      });
       expect(result.exitCode, `${kind}: ${result.stderr}`).toBe(0);
       expect(calls(dir), kind).toBe(1);
       const note = String(events(dir).find((e) => e.type === 'attempt_started')?.sharedLimitIgnored);
       if (kind === 'symlink') expect(readFileSync(outside, 'utf8')).toContain('/elsewhere/kanban.yaml');
-      expect(note, kind).toMatch({ stale: /: stale: its limit ended at /, broken: /: broken: /, symlink: / is a symlink; not followed$/ }[kind] as RegExp);
+      expect(note, kind).toMatch(
+        { stale: /: stale: its limit ended at /, broken: /: broken: /, symlink: / is a symlink; not followed$/ }[
+          kind
+        ] as RegExp,
+      );
     }
   });
 });

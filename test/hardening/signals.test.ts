@@ -6,7 +6,11 @@ import { isRunning, recordedPids, startCli, survivors, waitFor } from './procs.j
 
 /** A one-task board whose `agentRole` runs `agent` (pid file pids.jsonl in the board folder). */
 function boardWith(agentRole: 'implementor' | 'manager', agent: string, grace = '1s') {
-  return boardWithTasks(1, { [`roles/${agentRole}.md`]: fixtureRole(agent, ['pids.jsonl'], 'stdin: none\n') }, `phase: execute\nsupervisor:\n  kill_grace: ${grace}\n`);
+  return boardWithTasks(
+    1,
+    { [`roles/${agentRole}.md`]: fixtureRole(agent, ['pids.jsonl'], 'stdin: none\n') },
+    `phase: execute\nsupervisor:\n  kill_grace: ${grace}\n`,
+  );
 }
 
 /** Start a run, and wait until its agent (leader and grandchild) is running. */
@@ -22,28 +26,45 @@ describe('signals to the supervisor', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143],
     ['SIGHUP', 129],
-  ] as const)('on %s stops the agent and its grandchild, leaves the board unchanged, logs interrupted, exits %i and frees the lock', async (signal, code) => {
-    const dir = boardWith('implementor', 'forever-with-grandchild.mjs');
-    const before = read(dir, 'kanban.yaml');
-    const { cli, pids } = await startRunWithAgent(dir);
-    process.kill(cli.pid as number, signal);
-    const result = await cli;
-    expect(result.exitCode).toBe(code);
-    expect(result.stderr.trim()).toMatch(new RegExp(`^kanban-supervisor: Interrupted by ${signal}: the running agent and everything it started were stopped\\. The board is unchanged`));
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(await survivors(pids)).toEqual([]);
-    expect(read(dir, 'kanban.yaml')).toBe(before);
-    expect(events(dir).at(-1)).toMatchObject({ type: 'interrupted', exitCode: code });
-    expect(events(dir).find((e) => e.type === 'attempt_finished')).toMatchObject({ end: 'interrupted', killedWith: 'SIGTERM' });
-    expect(existsSync(path.join(dir, 'kanban.yaml.lock'))).toBe(false);
-    expect(existsSync(path.join(dir, '.kanban-supervisor', 'agent.json'))).toBe(false);
+  ] as const)(
+    'on %s stops the agent and its grandchild, leaves the board unchanged, logs interrupted, exits %i and frees the lock',
+    async (signal, code) => {
+      const dir = boardWith('implementor', 'forever-with-grandchild.mjs');
+      const before = read(dir, 'kanban.yaml');
+      const { cli, pids } = await startRunWithAgent(dir);
+      process.kill(cli.pid as number, signal);
+      const result = await cli;
+      expect(result.exitCode).toBe(code);
+      expect(result.stderr.trim()).toMatch(
+        new RegExp(
+          `^kanban-supervisor: Interrupted by ${signal}: the running agent and everything it started were stopped\\. The board is unchanged`,
+        ),
+      );
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(await survivors(pids)).toEqual([]);
+      expect(read(dir, 'kanban.yaml')).toBe(before);
+      expect(events(dir).at(-1)).toMatchObject({ type: 'interrupted', exitCode: code });
+      expect(events(dir).find((e) => e.type === 'attempt_finished')).toMatchObject({
+        end: 'interrupted',
+        killedWith: 'SIGTERM',
+      });
+      expect(existsSync(path.join(dir, 'kanban.yaml.lock'))).toBe(false);
+      expect(existsSync(path.join(dir, '.kanban-supervisor', 'agent.json'))).toBe(false);
 
-    // An immediate re-run is not refused by the lock, and resumes at the same task.
-    writeFileSync(path.join(dir, 'roles/implementor.md'), fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n'));
-    const again = await runCli(['kanban.yaml'], { cwd: dir });
-    expect(again.exitCode).toBe(0);
-    expect(events(dir).filter((e) => e.type === 'step_started').map((e) => e.task)).toEqual(['tasks/001.md', 'tasks/001.md']);
-  });
+      // An immediate re-run is not refused by the lock, and resumes at the same task.
+      writeFileSync(
+        path.join(dir, 'roles/implementor.md'),
+        fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n'),
+      );
+      const again = await runCli(['kanban.yaml'], { cwd: dir });
+      expect(again.exitCode).toBe(0);
+      expect(
+        events(dir)
+          .filter((e) => e.type === 'step_started')
+          .map((e) => e.task),
+      ).toEqual(['tasks/001.md', 'tasks/001.md']);
+    },
+  );
 
   it('writes nothing to the board when interrupted while the Manager runs', async () => {
     const dir = boardWith('manager', 'forever-with-grandchild.mjs');
@@ -71,6 +92,9 @@ describe('signals to the supervisor', () => {
     expect(result.exitCode).toBe(130);
     expect(Date.now() - second).toBeLessThan(10_000);
     expect(await survivors(pids)).toEqual([]);
-    expect(events(dir).find((e) => e.type === 'attempt_finished')).toMatchObject({ end: 'interrupted', killedWith: 'SIGKILL' });
+    expect(events(dir).find((e) => e.type === 'attempt_finished')).toMatchObject({
+      end: 'interrupted',
+      killedWith: 'SIGKILL',
+    });
   });
 });

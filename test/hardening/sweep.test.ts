@@ -66,7 +66,11 @@ describe.skipIf(!linux)('sweeping an agent run by its tag', () => {
   it('stops processes that left the group or the session (setsid, detached, set -m job, double fork) after the agent exits, and nothing untagged', async () => {
     const tag = newTag();
     const pidFile = path.join(tempDir(), 'pids');
-    const agent = execa('bash', [fixture('leaves-escapees.sh'), pidFile], { env: envWith(tag), extendEnv: false, reject: false });
+    const agent = execa('bash', [fixture('leaves-escapees.sh'), pidFile], {
+      env: envWith(tag),
+      extendEnv: false,
+      reject: false,
+    });
     const since = startTicksOf(agent.pid!);
     expect(since).toBeTypeOf('number');
     // Decoys, started after the agent so that only the tag can tell them apart.
@@ -127,11 +131,18 @@ describe.skipIf(!linux)('sweeping an agent run by its tag', () => {
     const tag = newTag();
     const pidFile = path.join(tempDir(), 'pids');
     // A stand-in supervisor: starts the agent in a group of its own, then is killed outright.
-    const supervisor = execa('node', ['-e', `require('node:child_process').spawn('bash', [${JSON.stringify(fixture('leaves-escapees.sh'))}, ${JSON.stringify(pidFile)}, ], { detached: true, stdio: 'ignore' }); setInterval(() => {}, 1000)`], {
-      env: envWith(tag),
-      extendEnv: false,
-      reject: false,
-    });
+    const supervisor = execa(
+      'node',
+      [
+        '-e',
+        `require('node:child_process').spawn('bash', [${JSON.stringify(fixture('leaves-escapees.sh'))}, ${JSON.stringify(pidFile)}, ], { detached: true, stdio: 'ignore' }); setInterval(() => {}, 1000)`,
+      ],
+      {
+        env: envWith(tag),
+        extendEnv: false,
+        reject: false,
+      },
+    );
     const escapees = await pidsIn(pidFile, 4);
     supervisor.kill('SIGKILL');
     await supervisor;
@@ -142,7 +153,11 @@ describe.skipIf(!linux)('sweeping an agent run by its tag', () => {
 
   it('never stops the supervisor itself or its ancestors, even when they carry the tag', async () => {
     const tag = newTag();
-    const parent = await execa('bash', ['-c', 'node "$0"; echo parent still here', SWEEP_OWN_TAG], { env: envWith(tag), extendEnv: false, reject: false });
+    const parent = await execa('bash', ['-c', 'node "$0"; echo parent still here', SWEEP_OWN_TAG], {
+      env: envWith(tag),
+      extendEnv: false,
+      reject: false,
+    });
     expect(parent.exitCode).toBe(0);
     const [line, last] = parent.stdout.split('\n');
     expect(JSON.parse(line ?? '')).toMatchObject({ supported: true, found: [] });

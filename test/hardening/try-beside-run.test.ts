@@ -6,15 +6,20 @@ import { isRunning, recordedPids, startCli, survivors, waitFor } from './procs.j
 
 /** The run's task is done by an agent that never ends; `try` has one of those (Hanger) and a quick one (Quick). */
 function board(): string {
-  return boardWithTasks(1, {
-    'tasks/001.md': '---\nrole: Runner\n---\nNever ends.\n',
-    'roles/runner.md': fixtureRole('forever-with-grandchild.mjs', ['run-pids.jsonl'], 'stdin: none\n'),
-    'roles/hanger.md': fixtureRole('forever-with-grandchild.mjs', ['try-pids.jsonl'], 'stdin: none\n'),
-    'roles/quick.md': role(['sh', '-c', `echo '{"status":"ok","message":"done"}'`], 'stdin: none\n'),
-  }, 'phase: execute\nsupervisor:\n  kill_grace: 1s\n');
+  return boardWithTasks(
+    1,
+    {
+      'tasks/001.md': '---\nrole: Runner\n---\nNever ends.\n',
+      'roles/runner.md': fixtureRole('forever-with-grandchild.mjs', ['run-pids.jsonl'], 'stdin: none\n'),
+      'roles/hanger.md': fixtureRole('forever-with-grandchild.mjs', ['try-pids.jsonl'], 'stdin: none\n'),
+      'roles/quick.md': role(['sh', '-c', `echo '{"status":"ok","message":"done"}'`], 'stdin: none\n'),
+    },
+    'phase: execute\nsupervisor:\n  kill_grace: 1s\n',
+  );
 }
 
-const tryRecords = (dir: string) => readdirSync(path.join(dir, '.kanban-supervisor/try')).filter((name) => name.startsWith('agent-'));
+const tryRecords = (dir: string) =>
+  readdirSync(path.join(dir, '.kanban-supervisor/try')).filter((name) => name.startsWith('agent-'));
 
 describe('try beside a run', () => {
   it('keeps records of its own: a run started during a try leaves its agent alone, and a try during a run works', async () => {
@@ -40,11 +45,16 @@ describe('try beside a run', () => {
     trying.kill('SIGTERM');
     expect((await running).exitCode).toBe(143);
     expect((await trying).exitCode).toBe(143);
-    expect(await survivors([...recordedPids(path.join(dir, 'run-pids.jsonl')), ...recordedPids(path.join(dir, 'try-pids.jsonl'))])).toEqual([]);
+    expect(
+      await survivors([
+        ...recordedPids(path.join(dir, 'run-pids.jsonl')),
+        ...recordedPids(path.join(dir, 'try-pids.jsonl')),
+      ]),
+    ).toEqual([]);
     expect(tryRecords(dir)).toEqual([]);
   }, 60_000);
 
-  it("stops what a crashed try left running at the next try", async () => {
+  it('stops what a crashed try left running at the next try', async () => {
     const dir = board();
     const trying = startCli(['try', 'Hanger', '--instruction', 'wait'], { cwd: dir });
     await waitFor(() => recordedPids(path.join(dir, 'try-pids.jsonl')).length === 2, "try's agent to start");

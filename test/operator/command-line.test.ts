@@ -28,7 +28,9 @@ describe('the board argument', () => {
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
     expect((await runCli(['status'], { cwd: dir })).stdout).toMatch(/kanban\.yaml/);
     expect((await runCli(['validate'], { cwd: dir })).stdout).toMatch(/^kanban\.yaml: OK/);
-    expect((await runCli(['report'], { cwd: dir })).stdout).toMatch(/^Wrote \.kanban-supervisor\/report\.html: 1 run\(s\)/);
+    expect((await runCli(['report'], { cwd: dir })).stdout).toMatch(
+      /^Wrote \.kanban-supervisor\/report\.html: 1 run\(s\)/,
+    );
     expect((await runCli(['logs'], { cwd: dir })).stdout).toMatch(/^Manager after tasks\/002\.md · run /);
   });
 
@@ -36,7 +38,9 @@ describe('the board argument', () => {
     const dir = boardWithTasks(2, { 'roles/implementor.md': worker });
     const parent = path.dirname(dir);
     const name = path.basename(dir);
-    expect((await runCli(['validate', name], { cwd: parent })).stdout).toBe(`${name}/kanban.yaml: OK — 2 task file(s) and 2 role file(s) (Implementor, Manager) checked.`);
+    expect((await runCli(['validate', name], { cwd: parent })).stdout).toBe(
+      `${name}/kanban.yaml: OK — 2 task file(s) and 2 role file(s) (Implementor, Manager) checked.`,
+    );
     const run = await runCli([name, '--once', '--quiet'], { cwd: parent });
     expect(run.exitCode).toBe(0);
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: tasks\/002\.md$/m);
@@ -54,7 +58,9 @@ describe('hints and help', () => {
     const on = await runCli(['help'], { env: { PATH: `${bin}${path.delimiter}${pathWithoutUs()}` } });
     expect(on.stdout).toMatch(/^ {2}kanban-supervisor init my-board {14}scaffold/m);
     expect(on.stdout).not.toContain('npx ');
-    const init = await runCli(['init', path.join(tempDir(), 'b')], { env: { PATH: `${bin}${path.delimiter}${pathWithoutUs()}` } });
+    const init = await runCli(['init', path.join(tempDir(), 'b')], {
+      env: { PATH: `${bin}${path.delimiter}${pathWithoutUs()}` },
+    });
     expect(init.stdout).toMatch(/^ {2}3\. Run it: {4}kanban-supervisor \//m);
   });
 
@@ -70,7 +76,10 @@ describe('hints and help', () => {
   });
 
   it('keeps the help columns aligned whichever name the program has', async () => {
-    for (const env of [{} as Record<string, string>, { PATH: `${installedOnPath()}${path.delimiter}${pathWithoutUs()}` }]) {
+    for (const env of [
+      {} as Record<string, string>,
+      { PATH: `${installedOnPath()}${path.delimiter}${pathWithoutUs()}` },
+    ]) {
       const { stdout } = await runCli(['--help'], { env });
       const lines = stdout.split('\n');
       const init = lines.find((l) => l.includes(' init my-board '));
@@ -107,7 +116,9 @@ describe('an unsupported Node.js', () => {
   it.skipIf(OLD_NODE === undefined)('is refused with exit 2, the version and the fix, not an internal error', () => {
     const result = spawnSync(OLD_NODE as string, [CLI, '--version'], { encoding: 'utf8' });
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/^kanban-supervisor: needs Node\.js 22 or later \(this is 2?\d\.\d+\.\d+\)\. Install Node\.js 22 or 24 and run it again\.\n$/);
+    expect(result.stderr).toMatch(
+      /^kanban-supervisor: needs Node\.js 22 or later \(this is 2?\d\.\d+\.\d+\)\. Install Node\.js 22 or 24 and run it again\.\n$/,
+    );
     expect(result.stdout).toBe('');
   });
 });

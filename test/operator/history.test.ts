@@ -1,4 +1,16 @@
-import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // The benchmark's history: the supervisor's own event shapes, every way a run ends, retries, a task never run.
@@ -11,7 +23,13 @@ const EVENTS = '.kanban-supervisor/events.jsonl';
 
 /** Every run of a board's history, built the plain way: the whole file, split and parsed. */
 function allRuns(dir: string): RunRecord[] {
-  return buildHistory(parseEvents(read(dir, EVENTS).split('\n').map((text) => ({ text }))));
+  return buildHistory(
+    parseEvents(
+      read(dir, EVENTS)
+        .split('\n')
+        .map((text) => ({ text })),
+    ),
+  );
 }
 
 function lastWorkerAttempts(runs: RunRecord[]): Map<string, RunRecord['attempts'][number]> {
@@ -31,7 +49,12 @@ describe('status and report on a long history', () => {
 
     const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
     expect(json.exitCode).toBe(0);
-    const report = JSON.parse(json.stdout) as { tasks: Array<{ task: string; last?: unknown }>; lastRun: { id: string; steps: number }; lastHalt: { run: string }; history: { readAll: boolean } };
+    const report = JSON.parse(json.stdout) as {
+      tasks: Array<{ task: string; last?: unknown }>;
+      lastRun: { id: string; steps: number };
+      lastHalt: { run: string };
+      history: { readAll: boolean };
+    };
     expect(report.history.readAll).toBe(true);
     for (const task of report.tasks) expect(task.last).toEqual(last.get(task.task));
     expect(report.lastRun).toMatchObject({ id: runs.at(-1)?.id, steps: runs.at(-1)?.steps });
@@ -39,7 +62,12 @@ describe('status and report on a long history', () => {
 
     const text = await runCli(['status', 'kanban.yaml'], { cwd: dir });
     expect(text.stdout).toMatch(/^ {2}→ tasks\/t00010\.md {2}Implementor {2}not run yet( — .*)?$/m);
-    expect(text.stdout).toMatch(new RegExp(`^ {4}tasks/t00001\\.md {2}Implementor {2}.*\\(.*step ${last.get('tasks/t00001.md')?.step} of the `, 'm'));
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^ {4}tasks/t00001\\.md {2}Implementor {2}.*\\(.*step ${last.get('tasks/t00001.md')?.step} of the `,
+        'm',
+      ),
+    );
   });
 
   it('report shows the last 10 runs by default, --runs N the last N, and --all every run, each attempt once', async () => {
@@ -50,13 +78,22 @@ describe('status and report on a long history', () => {
 
     const byDefault = await runCli(['report', 'kanban.yaml'], { cwd: dir });
     expect(byDefault.exitCode).toBe(0);
-    expect(byDefault.stdout).toContain(`: 10 run(s) (the last 10; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-10))} attempt(s).`);
+    expect(byDefault.stdout).toContain(
+      `: 10 run(s) (the last 10; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-10))} attempt(s).`,
+    );
     const page = read(dir, '.kanban-supervisor/report.html');
-    expect([...page.matchAll(/<section class="run" data-run="([^"]+)"/g)].map((m) => m[1])).toEqual(runs.slice(-10).map((r) => r.id).reverse());
+    expect([...page.matchAll(/<section class="run" data-run="([^"]+)"/g)].map((m) => m[1])).toEqual(
+      runs
+        .slice(-10)
+        .map((r) => r.id)
+        .reverse(),
+    );
     expect(page).toContain('older runs are left out (kanban-supervisor report --all shows every run)');
 
     const three = await runCli(['report', 'kanban.yaml', '--runs', '3', '--out', 'three.html'], { cwd: dir });
-    expect(three.stdout).toContain(`: 3 run(s) (the last 3; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-3))} attempt(s).`);
+    expect(three.stdout).toContain(
+      `: 3 run(s) (the last 3; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-3))} attempt(s).`,
+    );
 
     const all = await runCli(['report', 'kanban.yaml', '--all', '--out', 'all.html'], { cwd: dir });
     expect(all.stdout).toContain(`Wrote all.html: ${runs.length} run(s), ${attemptCount(runs)} attempt(s).`);
@@ -71,7 +108,9 @@ describe('status and report on a long history', () => {
     for (const bad of ['0', '-1', '2.5', 'ten']) {
       const result = await runCli(['report', 'kanban.yaml', `--runs=${bad}`], { cwd: dir });
       expect(result.exitCode).toBe(2);
-      expect(result.stderr).toBe(`kanban-supervisor: --runs must be a whole number of runs, 1 or more (got "${bad}"). For every run, pass --all.`);
+      expect(result.stderr).toBe(
+        `kanban-supervisor: --runs must be a whole number of runs, 1 or more (got "${bad}"). For every run, pass --all.`,
+      );
     }
     const both = await runCli(['report', 'kanban.yaml', '--runs', '2', '--all'], { cwd: dir });
     expect(both.exitCode).toBe(2);
@@ -92,14 +131,21 @@ describe('status and report on a long history', () => {
     expect(statSync(file).size).toBeGreaterThan(512 * 2 ** 20);
 
     const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
-    const report = JSON.parse(json.stdout) as { tasks: Array<{ task: string; last?: unknown }>; history: { readAll: boolean; read: number } };
+    const report = JSON.parse(json.stdout) as {
+      tasks: Array<{ task: string; last?: unknown }>;
+      history: { readAll: boolean; read: number };
+    };
     const last = lastWorkerAttempts(runs);
     for (const task of report.tasks) expect(task.last).toEqual(last.get(task.task));
     expect(report.history).toMatchObject({ readAll: false, read: 16 * 2 ** 20 });
     const status = await runCli(['status', 'kanban.yaml'], { cwd: dir });
     expect(status.exitCode).toBe(0);
-    expect(status.stdout).toMatch(/^ {2}→ tasks\/t00010\.md {2}Implementor {2}no outcome in the last 16 MiB of history( — .*)?$/m);
-    expect(status.stdout).toMatch(/^Last run: started \d{4}-\S+ \S+, \d+ step\(s\): stopped: an agent gave no valid reply after every retry\. .*\(exit 3\)/m);
+    expect(status.stdout).toMatch(
+      /^ {2}→ tasks\/t00010\.md {2}Implementor {2}no outcome in the last 16 MiB of history( — .*)?$/m,
+    );
+    expect(status.stdout).toMatch(
+      /^Last run: started \d{4}-\S+ \S+, \d+ step\(s\): stopped: an agent gave no valid reply after every retry\. .*\(exit 3\)/m,
+    );
 
     const all = await runCli(['report', 'kanban.yaml', '--all'], { cwd: dir });
     expect(all.exitCode).toBe(0);
@@ -120,14 +166,25 @@ describe('right after the history was rotated', () => {
     const cut = whole.lastIndexOf('\n', whole.length - 2 - 400) + 1;
     expect(whole.slice(cut).split('\n').length).toBeLessThan(6);
     const moments = {
-      'a few events after it': () => (writeFileSync(rotated, whole.slice(0, cut)), writeFileSync(file, whole.slice(cut))),
-      'before the next event': () => (renameSync(file, rotated), writeFileSync(rotated, whole), rmSync(file, { force: true })),
+      'a few events after it': () => (
+        writeFileSync(rotated, whole.slice(0, cut)),
+        writeFileSync(file, whole.slice(cut))
+      ),
+      'before the next event': () => (
+        renameSync(file, rotated),
+        writeFileSync(rotated, whole),
+        rmSync(file, { force: true })
+      ),
     };
     for (const [moment, make] of Object.entries(moments)) {
       make();
       const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
       expect(json.exitCode).toBe(0);
-      const report = JSON.parse(json.stdout) as { tasks: Array<{ task: string; last?: unknown }>; lastRun: { id: string }; history: { readAll: boolean } };
+      const report = JSON.parse(json.stdout) as {
+        tasks: Array<{ task: string; last?: unknown }>;
+        lastRun: { id: string };
+        history: { readAll: boolean };
+      };
       expect(report.history.readAll).toBe(true);
       for (const task of report.tasks) expect(task.last).toEqual(last.get(task.task));
       expect(report.lastRun.id).toBe(runs.at(-1)?.id);
@@ -140,7 +197,9 @@ describe('right after the history was rotated', () => {
     expect(all.exitCode).toBe(0);
     expect(all.stdout).toContain(`Wrote all.html: ${runs.length} run(s), ${attemptCount(runs)} attempt(s).`);
     const two = await runCli(['report', 'kanban.yaml', '--runs', '2', '--out', 'two.html'], { cwd: dir });
-    expect(two.stdout).toContain(`: 2 run(s) (the last 2; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-2))} attempt(s).`);
+    expect(two.stdout).toContain(
+      `: 2 run(s) (the last 2; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-2))} attempt(s).`,
+    );
   });
 });
 
@@ -151,7 +210,9 @@ describe('a report that cannot be written', () => {
     mkdirSync(path.join(dir, 'page.html'));
     const result = await runCli(['report', 'kanban.yaml', '--out', 'page.html'], { cwd: dir });
     expect(result.exitCode).toBe(73);
-    expect(result.stderr).toBe('kanban-supervisor: page.html: the report cannot be written (EISDIR). It is a folder: name a file with --out FILE.');
+    expect(result.stderr).toBe(
+      'kanban-supervisor: page.html: the report cannot be written (EISDIR). It is a folder: name a file with --out FILE.',
+    );
     expect(readdirSync(dir).filter((name) => name.includes('.tmp'))).toEqual([]);
   });
 });

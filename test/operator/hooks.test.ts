@@ -11,7 +11,13 @@ describe('--on-complete and --on-halt', () => {
   it('runs the --on-complete command as argv in the board folder with the outcome in KANBAN_* variables, and not --on-halt', async () => {
     const dir = boardWithTasks(2, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null']) });
     const record = path.join(dir, 'hook.jsonl');
-    const result = await runCli([path.join(dir, 'kanban.yaml'), '--on-complete', `node ${HOOK} ${record} 'two words' "a \\"quoted\\" one" $HOME`, '--on-halt', `node ${HOOK} ${record} halted`]);
+    const result = await runCli([
+      path.join(dir, 'kanban.yaml'),
+      '--on-complete',
+      `node ${HOOK} ${record} 'two words' "a \\"quoted\\" one" $HOME`,
+      '--on-halt',
+      `node ${HOOK} ${record} halted`,
+    ]);
     expect(result.exitCode).toBe(0);
     const calls = jsonLines(readFileSync(record, 'utf8'));
     expect(calls).toHaveLength(1);
@@ -36,10 +42,23 @@ describe('--on-complete and --on-halt', () => {
   it('runs --on-halt when retries run out, with the exit code, the task and the same message the person sees', async () => {
     const dir = boardWithTasks(2, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', 'garbage']) });
     const record = path.join(dir, 'hook.jsonl');
-    const result = await runCli([path.join(dir, 'kanban.yaml'), '--max-retries', '1', '--on-halt', `node ${HOOK} ${record}`, '--on-complete', `node ${HOOK} ${record} done`]);
+    const result = await runCli([
+      path.join(dir, 'kanban.yaml'),
+      '--max-retries',
+      '1',
+      '--on-halt',
+      `node ${HOOK} ${record}`,
+      '--on-complete',
+      `node ${HOOK} ${record} done`,
+    ]);
     expect(result.exitCode).toBe(3);
     const [call] = jsonLines(readFileSync(record, 'utf8')) as Array<{ env: Record<string, string> }>;
-    expect(call?.env).toMatchObject({ KANBAN_OUTCOME: 'retries_exhausted', KANBAN_EXIT_CODE: '3', KANBAN_STEPS: '1', KANBAN_TASK: 'tasks/001.md' });
+    expect(call?.env).toMatchObject({
+      KANBAN_OUTCOME: 'retries_exhausted',
+      KANBAN_EXIT_CODE: '3',
+      KANBAN_STEPS: '1',
+      KANBAN_TASK: 'tasks/001.md',
+    });
     expect(`kanban-supervisor: ${call?.env.KANBAN_MESSAGE}`).toBe(result.stderr);
   });
 
@@ -48,7 +67,9 @@ describe('--on-complete and --on-halt', () => {
     const before = read(dir, 'kanban.yaml');
     const missing = await runCli([path.join(dir, 'kanban.yaml'), '--on-halt', 'notify-sendd "board halted"']);
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toBe('kanban-supervisor: --on-halt: the command "notify-sendd" was not found on PATH. Install it or fix the --on-halt command (it is run as argv, not through a shell).');
+    expect(missing.stderr).toBe(
+      'kanban-supervisor: --on-halt: the command "notify-sendd" was not found on PATH. Install it or fix the --on-halt command (it is run as argv, not through a shell).',
+    );
     expect(existsSync(path.join(dir, '.kanban-supervisor'))).toBe(false);
     expect(read(dir, 'kanban.yaml')).toBe(before);
 
@@ -70,7 +91,7 @@ describe('splitting a hook command into argv', () => {
     ['a "b \\" \\\\ c" d', ['a', 'b " \\ c', 'd']],
     ["'' x", ['', 'x']],
     ['a\\ b c', ['a b', 'c']],
-    ["it's\\' \"$X|y>z\"", ['its\\', '$X|y>z']],
+    ['it\'s\\\' "$X|y>z"', ['its\\', '$X|y>z']],
   ])('splits %j like a shell splits words, without expanding anything', (text, words) => {
     expect(splitWords(text)).toEqual({ ok: true, words });
   });

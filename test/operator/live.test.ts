@@ -21,7 +21,10 @@ const CHATTY = [
 const COLOUR = /\x1b\[[0-9;]*m/;
 
 /** Run the CLI under a real pseudo-terminal (util-linux `script`), 160 columns wide. */
-async function underTerminal(args: string[], env: Record<string, string> = {}): Promise<{ exitCode: number | undefined; output: string }> {
+async function underTerminal(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ exitCode: number | undefined; output: string }> {
   const command = `stty cols 160; exec node ${CLI} ${args.join(' ')}`;
   const result = await execa('script', ['-qfec', command, '/dev/null'], {
     reject: false,
@@ -46,11 +49,15 @@ describe('progress on a terminal and on a pipe', () => {
     const redraws = output.split('\r\x1b[K');
     expect(redraws.length).toBeGreaterThan(5);
     // The attempt's clock ticked past one second while the agent kept printing.
-    expect(output).toMatch(/step 1 · Implementor · tasks\/001\.md · attempt 1\/4 0:0[1-9] · run 0:0[1-9] · \x1b\[2mprogress line \d+/);
+    expect(output).toMatch(
+      /step 1 · Implementor · tasks\/001\.md · attempt 1\/4 0:0[1-9] · run 0:0[1-9] · \x1b\[2mprogress line \d+/,
+    );
     expect(output).toMatch(/step 1 · Manager · tasks\/001\.md · attempt 1\/4 /);
     // The agent's own colour codes never reach the status line.
     expect(output).not.toContain('\x1b[31m');
-    expect(output).toMatch(/\r\x1b\[K\x1b\[32m✓\x1b\[39m step 1 · Implementor · tasks\/001\.md → no next task \x1b\[2m\(\d+(\.\d)?s\)\x1b\[22m\r?\n/);
+    expect(output).toMatch(
+      /\r\x1b\[K\x1b\[32m✓\x1b\[39m step 1 · Implementor · tasks\/001\.md → no next task \x1b\[2m\(\d+(\.\d)?s\)\x1b\[22m\r?\n/,
+    );
     expect(output).toMatch(/\x1b\[32m✓\x1b\[39m Done: the board has no next task \(1 step\(s\)/);
   });
 
@@ -79,7 +86,9 @@ describe('progress on a terminal and on a pipe', () => {
     writeFileSync(path.join(dir, 'kanban.yaml'), 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n');
     const quiet = await runCli([path.join(dir, 'kanban.yaml'), '--quiet']);
     expect(quiet.exitCode).toBe(0);
-    expect(quiet.stdout).toMatch(/^Done: the board has no next task \(1 step\(s\), [^)]+\)\. See what happened: npx kanban-supervisor report \S+$/);
+    expect(quiet.stdout).toMatch(
+      /^Done: the board has no next task \(1 step\(s\), [^)]+\)\. See what happened: npx kanban-supervisor report \S+$/,
+    );
   });
 
   it('prints plain lines on a terminal when CI is set, since CI logs cannot redraw', async () => {
@@ -95,14 +104,31 @@ describe('the live status line', () => {
   it('shortens a long task path to show the latest output, and never grows past the terminal width', () => {
     const written: string[] = [];
     const terminal = { t: 0, columns: 100 };
-    const live = liveReporter({ write: (s) => written.push(s), columns: () => terminal.columns, style: createStyle(false), now: () => terminal.t, tickMs: 60_000 });
-    const event = (type: SupervisorEvent['type'], fields: Record<string, unknown>) => live.event({ time: new Date(0).toISOString(), run: 'r', type, ...fields } as SupervisorEvent);
-    const drawn = () => written.join('').split(/\r\x1b\[K|\n/).filter(Boolean);
-    event('step_started', { step: 12, role: 'Implementor', task: 'tasks/a-very-long-folder-name/and-a-longer-task-file-name.md' });
+    const live = liveReporter({
+      write: (s) => written.push(s),
+      columns: () => terminal.columns,
+      style: createStyle(false),
+      now: () => terminal.t,
+      tickMs: 60_000,
+    });
+    const event = (type: SupervisorEvent['type'], fields: Record<string, unknown>) =>
+      live.event({ time: new Date(0).toISOString(), run: 'r', type, ...fields } as SupervisorEvent);
+    const drawn = () =>
+      written
+        .join('')
+        .split(/\r\x1b\[K|\n/)
+        .filter(Boolean);
+    event('step_started', {
+      step: 12,
+      role: 'Implementor',
+      task: 'tasks/a-very-long-folder-name/and-a-longer-task-file-name.md',
+    });
     event('attempt_started', { step: 12, role: 'Implementor', attempt: 2, of: 4 });
     terminal.t = 75_000;
     live.line(`\x1b[1m${'x'.repeat(500)}\x1b[0m`);
-    expect(drawn().at(-1)).toMatch(/^. step 12 · Implementor · …[\w-]*-name\.md · attempt 2\/4 1:15 · run 1:15 · x{10,}…$/);
+    expect(drawn().at(-1)).toMatch(
+      /^. step 12 · Implementor · …[\w-]*-name\.md · attempt 2\/4 1:15 · run 1:15 · x{10,}…$/,
+    );
     for (const line of drawn()) expect([...line].length).toBeLessThanOrEqual(99);
 
     written.length = 0;

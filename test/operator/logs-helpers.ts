@@ -11,12 +11,20 @@ export function finished(dir: string): Array<Record<string, unknown>> {
 
 /** Run the CLI under a real pseudo-terminal (util-linux `script`). */
 export async function underTerminal(args: string[], cwd: string): Promise<string> {
-  const result = await execa('script', ['-qfec', `exec node ${CLI} ${args.join(' ')}`, '/dev/null'], { cwd, reject: false, stdin: 'ignore', env: { ...process.env, TERM: 'xterm-256color' } });
+  const result = await execa('script', ['-qfec', `exec node ${CLI} ${args.join(' ')}`, '/dev/null'], {
+    cwd,
+    reject: false,
+    stdin: 'ignore',
+    env: { ...process.env, TERM: 'xterm-256color' },
+  });
   return String(result.stdout).replace(/\r\n/g, '\n');
 }
 
 /** Resolves once what `child` has printed on its stdout so far satisfies `enough`. */
-export function printed(child: { stdout: NodeJS.ReadableStream | null }, enough: (seen: string) => boolean): Promise<void> {
+export function printed(
+  child: { stdout: NodeJS.ReadableStream | null },
+  enough: (seen: string) => boolean,
+): Promise<void> {
   let seen = '';
   return new Promise((resolve) => {
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -31,7 +31,9 @@ describe('report', () => {
     const result = await runCli(['report', 'kanban.yaml'], { cwd: dir });
     expect(result.exitCode).toBe(0);
     const page = path.join(dir, '.kanban-supervisor', 'report.html');
-    expect(result.stdout).toBe(`Wrote .kanban-supervisor/report.html: 1 run(s), 7 attempt(s). Open it in a browser: file://${page}`);
+    expect(result.stdout).toBe(
+      `Wrote .kanban-supervisor/report.html: 1 run(s), 7 attempt(s). Open it in a browser: file://${page}`,
+    );
     const html = read(dir, '.kanban-supervisor/report.html');
     expect(html).not.toMatch(/<script|<link rel="stylesheet"|src="http|url\(http|@import/); // nothing external, nothing executable
 
@@ -39,7 +41,16 @@ describe('report', () => {
     const browser = await chromium.launchPersistentContext(profile, {
       executablePath,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const tab = await browser.newPage();
@@ -63,12 +74,17 @@ describe('report', () => {
       // A task's title names its lane as plain text; each valid reply is coloured by its status and shows its message.
       expect(await tab.locator('.lane', { hasText: 'Review <b>this</b> & that' }).count()).toBe(1);
       expect(await tab.locator('tr.status-ok[data-attempt-row]').count()).toBe(4);
-      expect(await tab.locator('tr.status-ok[data-attempt-row] td.result').first().innerText()).toMatch(/^replied ok: /);
+      expect(await tab.locator('tr.status-ok[data-attempt-row] td.result').first().innerText()).toMatch(
+        /^replied ok: /,
+      );
       const totals = await tab.locator('#totals .cards').innerText();
-      for (const card of ['1\nruns', '2\nsteps', '7\nattempts', '4\nvalid replies', '3\nretries', '1\ntimeouts']) expect(totals).toContain(card);
+      for (const card of ['1\nruns', '2\nsteps', '7\nattempts', '4\nvalid replies', '3\nretries', '1\ntimeouts'])
+        expect(totals).toContain(card);
 
       // Every attempt's log links lead to its real stdout / stderr files (an empty one is never written).
-      const links = await tab.locator('tr[data-attempt-row] a').evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+      const links = await tab
+        .locator('tr[data-attempt-row] a')
+        .evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
       const finished = events(dir).filter((e) => e.type === 'attempt_finished');
       const files = finished.flatMap((e) => [e.stdoutFile, e.stderrFile]).filter((f) => f !== undefined);
       expect(links.map((l) => path.relative(dir, fileURLToPath(l)))).toEqual(files);
@@ -88,7 +104,10 @@ describe('report', () => {
     const dir = boardWithTasks(1, {});
     const result = await runCli(['report', path.join(dir, 'kanban.yaml')], { cwd: dir });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toBe('kanban-supervisor: .kanban-supervisor/events.jsonl: no runs recorded yet, so there is nothing to report. Run the board first: npx kanban-supervisor ' + path.join(dir, 'kanban.yaml'));
+    expect(result.stderr).toBe(
+      'kanban-supervisor: .kanban-supervisor/events.jsonl: no runs recorded yet, so there is nothing to report. Run the board first: npx kanban-supervisor ' +
+        path.join(dir, 'kanban.yaml'),
+    );
     expect(existsSync(path.join(dir, '.kanban-supervisor'))).toBe(false);
   });
 });

@@ -31,14 +31,22 @@ describe('status', () => {
     expect(lines[0]).toBe('kanban.yaml · phase execute · current tasks/001.md');
     expect(lines[1]).toBe('Supervisor: none running (the board is not locked)');
     expect(lines[2]).toBe('Tasks (2):');
-    expect(lines[3]).toMatch(/^ {2}→ tasks\/001\.md {2}Implementor {2}✗ attempt 2\/2 printed no JSON .*\(step 1 of the last run\) — task 1$/);
+    expect(lines[3]).toMatch(
+      /^ {2}→ tasks\/001\.md {2}Implementor {2}✗ attempt 2\/2 printed no JSON .*\(step 1 of the last run\) — task 1$/,
+    );
     expect(lines[4]).toBe('    tasks/002.md  Architect    not run yet — review');
     // How it ended, in words, with what to do next and the supervisor's own message.
-    expect(lines[5]).toMatch(/^Last run: started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d, 1 step\(s\): stopped: an agent gave no valid reply after every retry\. Fix the agent or its role file, then run again \(exit 3\) — Invalid output format: Implementor \(node .*\) printed no JSON/);
+    expect(lines[5]).toMatch(
+      /^Last run: started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d, 1 step\(s\): stopped: an agent gave no valid reply after every retry\. Fix the agent or its role file, then run again \(exit 3\) — Invalid output format: Implementor \(node .*\) printed no JSON/,
+    );
     expect(lines).toHaveLength(6); // the last line is empty: no separate halt line, the last run is the halt
 
     const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
-    const report = JSON.parse(json.stdout) as { tasks: Array<{ task: string; role: string; last?: { finished: { valid: boolean } } }>; lock: { state: string }; lastHalt: { exitCode: number } };
+    const report = JSON.parse(json.stdout) as {
+      tasks: Array<{ task: string; role: string; last?: { finished: { valid: boolean } } }>;
+      lock: { state: string };
+      lastHalt: { exitCode: number };
+    };
     expect(report.tasks.map((t) => [t.task, t.role, t.last?.finished.valid ?? null])).toEqual([
       ['tasks/001.md', 'Implementor', false],
       ['tasks/002.md', 'Architect', null],
@@ -49,25 +57,45 @@ describe('status', () => {
 
   it('shows the pid of a running supervisor without taking its lock; a second run is refused with 75, and Ctrl-C ends the first with 130', async () => {
     const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', 'hang']) });
-    const first = execa('node', [CLI, path.join(dir, 'kanban.yaml')], { reject: false, env: { NO_COLOR: '1' }, stdin: 'ignore', timeout: 60_000 });
-    await waitFor(() => existsSync(path.join(dir, '.kanban-supervisor', 'runs')) && existsSync(path.join(dir, '.kanban-supervisor', 'run.lock', 'owner.json')), 'the run to start');
+    const first = execa('node', [CLI, path.join(dir, 'kanban.yaml')], {
+      reject: false,
+      env: { NO_COLOR: '1' },
+      stdin: 'ignore',
+      timeout: 60_000,
+    });
+    await waitFor(
+      () =>
+        existsSync(path.join(dir, '.kanban-supervisor', 'runs')) &&
+        existsSync(path.join(dir, '.kanban-supervisor', 'run.lock', 'owner.json')),
+      'the run to start',
+    );
 
     const status = await runCli(['status', path.join(dir, 'kanban.yaml')]);
     expect(status.exitCode).toBe(0);
-    expect(status.stdout).toMatch(new RegExp(`^Supervisor: running: pid ${first.pid} since \\S+ \\S+ \\(\\S+\\)$`, 'm'));
+    expect(status.stdout).toMatch(
+      new RegExp(`^Supervisor: running: pid ${first.pid} since \\S+ \\S+ \\(\\S+\\)$`, 'm'),
+    );
     expect(status.stdout).toMatch(/Last run: .*: still running/);
 
     const second = await runCli([path.join(dir, 'kanban.yaml')]);
     expect(second.exitCode).toBe(75);
-    expect(second.stderr).toMatch(new RegExp(`^kanban-supervisor: kanban\\.yaml is locked by another kanban-supervisor \\(pid ${first.pid} on .*Wait for it to finish or stop it`));
+    expect(second.stderr).toMatch(
+      new RegExp(
+        `^kanban-supervisor: kanban\\.yaml is locked by another kanban-supervisor \\(pid ${first.pid} on .*Wait for it to finish or stop it`,
+      ),
+    );
 
     first.kill('SIGINT');
     const ended = await first;
     expect(ended.exitCode).toBe(130);
-    expect(ended.stderr).toMatch(/^kanban-supervisor: Interrupted by SIGINT: .*run again to resume at the current task\.$/);
+    expect(ended.stderr).toMatch(
+      /^kanban-supervisor: Interrupted by SIGINT: .*run again to resume at the current task\.$/,
+    );
     const after = await runCli(['status', path.join(dir, 'kanban.yaml')]);
     expect(after.stdout).toMatch(/^Supervisor: none running \(the board is not locked\)$/m);
-    expect(after.stdout).toMatch(/^Last run: .*: interrupted \(Ctrl-C, SIGTERM or a closed terminal\)\. Run again to resume at the current task \(exit 130\) — Interrupted by SIGINT/m);
+    expect(after.stdout).toMatch(
+      /^Last run: .*: interrupted \(Ctrl-C, SIGTERM or a closed terminal\)\. Run again to resume at the current task \(exit 130\) — Interrupted by SIGINT/m,
+    );
   });
 
   it('tells a lock left by a supervisor that died from a running one', async () => {
@@ -75,9 +103,17 @@ describe('status', () => {
     const gone = execa('node', ['-e', '']);
     await gone;
     mkdirSync(path.join(dir, '.kanban-supervisor', 'run.lock'), { recursive: true });
-    writeFileSync(path.join(dir, '.kanban-supervisor', 'run.lock', 'owner.json'), JSON.stringify({ pid: gone.pid, host: hostname(), since: '2026-01-02T03:04:05.000Z', board: 'kanban.yaml' }));
+    writeFileSync(
+      path.join(dir, '.kanban-supervisor', 'run.lock', 'owner.json'),
+      JSON.stringify({ pid: gone.pid, host: hostname(), since: '2026-01-02T03:04:05.000Z', board: 'kanban.yaml' }),
+    );
     const result = await runCli(['status', path.join(dir, 'kanban.yaml')]);
-    expect(result.stdout).toMatch(new RegExp(`^Supervisor: none running: pid ${gone.pid} \\(since 2026-01-02 \\d\\d:\\d\\d:05\\) is gone and left its lock; the next run takes it over$`, 'm'));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^Supervisor: none running: pid ${gone.pid} \\(since 2026-01-02 \\d\\d:\\d\\d:05\\) is gone and left its lock; the next run takes it over$`,
+        'm',
+      ),
+    );
     expect(result.stdout).toMatch(/^Last run: none recorded/m);
   });
 
@@ -86,10 +122,23 @@ describe('status', () => {
     const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
     const pidNs = readlinkSync('/proc/self/ns/pid');
     // This test's own pid: alive, but started long after the recorded start time.
-    const owner = { pid: process.pid, host: hostname(), bootId, pidNs, startTicks: 1, since: '2026-01-02T03:04:05.000Z', board: 'kanban.yaml' };
+    const owner = {
+      pid: process.pid,
+      host: hostname(),
+      bootId,
+      pidNs,
+      startTicks: 1,
+      since: '2026-01-02T03:04:05.000Z',
+      board: 'kanban.yaml',
+    };
     mkdirSync(path.join(dir, '.kanban-supervisor', 'run.lock'), { recursive: true });
     writeFileSync(path.join(dir, '.kanban-supervisor', 'run.lock', 'owner.json'), JSON.stringify(owner));
     const result = await runCli(['status', path.join(dir, 'kanban.yaml')]);
-    expect(result.stdout).toMatch(new RegExp(`^Supervisor: none running: pid ${process.pid} \\(since 2026-01-02 \\d\\d:\\d\\d:05\\) is gone and left its lock`, 'm'));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^Supervisor: none running: pid ${process.pid} \\(since 2026-01-02 \\d\\d:\\d\\d:05\\) is gone and left its lock`,
+        'm',
+      ),
+    );
   });
 });

@@ -15,7 +15,14 @@ interface Received {
 function recordingBoard(...steps: string[]): { dir: string; record: string } {
   const dir = boardWithTasks(2, {});
   const record = path.join(dir, 'record.jsonl');
-  writeFileSync(path.join(dir, 'roles/implementor.md'), role(['node', path.join(AGENTS, 'scripted.mjs'), record, ...steps], 'stdin: prompt\n', 'Do this: {{instruction}}\nTask: {{task_file}}\n'));
+  writeFileSync(
+    path.join(dir, 'roles/implementor.md'),
+    role(
+      ['node', path.join(AGENTS, 'scripted.mjs'), record, ...steps],
+      'stdin: prompt\n',
+      'Do this: {{instruction}}\nTask: {{task_file}}\n',
+    ),
+  );
   return { dir, record };
 }
 
@@ -30,10 +37,16 @@ describe('try', () => {
     const result = await runCli(['try', 'Implementor', '--instruction', 'Say hello'], { cwd: dir });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe('{\n  "status": "ok",\n  "message": "done"\n}');
-    expect(result.stderr).toMatch(/Implementor gave a valid reply \(status ok\)\. Its output: npx kanban-supervisor logs --try$/);
+    expect(result.stderr).toMatch(
+      /Implementor gave a valid reply \(status ok\)\. Its output: npx kanban-supervisor logs --try$/,
+    );
     const [got] = received(record);
     expect(got?.stdin).toBe('Do this: Say hello\nTask: \n');
-    expect(JSON.parse(got?.env.KANBAN_INPUT ?? '{}')).toEqual({ role: 'Implementor', kanban_file: 'kanban.yaml', instruction: 'Say hello' });
+    expect(JSON.parse(got?.env.KANBAN_INPUT ?? '{}')).toEqual({
+      role: 'Implementor',
+      kanban_file: 'kanban.yaml',
+      instruction: 'Say hello',
+    });
     expect(got?.env.KANBAN_ROLE).toBe('Implementor');
     expect(got?.cwd).toBe(dir);
     expect(read(dir, 'kanban.yaml')).toBe(board);
@@ -41,16 +54,26 @@ describe('try', () => {
     expect(existsSync(path.join(dir, '.kanban-supervisor/run.lock'))).toBe(false);
     expect(existsSync(path.join(dir, '.kanban-supervisor/events.jsonl'))).toBe(false);
     const events = jsonLines(read(dir, '.kanban-supervisor/try/events.jsonl'));
-    expect(events.map((e) => e.type)).toEqual(['run_started', 'step_started', 'attempt_started', 'attempt_finished', 'done']);
+    expect(events.map((e) => e.type)).toEqual([
+      'run_started',
+      'step_started',
+      'attempt_started',
+      'attempt_finished',
+      'done',
+    ]);
     expect(read(dir, String(events[3]?.stdoutFile))).toContain('{"status":"ok","message":"done"}');
     expect(String(events[3]?.stdoutFile)).toMatch(/^\.kanban-supervisor\/try\/runs\//);
     const logs = await runCli(['logs', '--try'], { cwd: dir });
-    expect(logs.stdout.split('\n')[0]).toMatch(/^Implementor on instruction · run \S+, step 1, attempt 1 of 4 · .* replied ok/);
+    expect(logs.stdout.split('\n')[0]).toMatch(
+      /^Implementor on instruction · run \S+, step 1, attempt 1 of 4 · .* replied ok/,
+    );
   });
 
   it('gives a task as task_file with --task, and retries invalid replies with the very same inputs', async () => {
     const { dir, record } = recordingBoard('garbage', 'bad-status', 'valid');
-    const result = await runCli(['try', 'implementor', '--task', './tasks/002.md', '--instruction', 'Check it'], { cwd: dir });
+    const result = await runCli(['try', 'implementor', '--task', './tasks/002.md', '--instruction', 'Check it'], {
+      cwd: dir,
+    });
     expect(result.exitCode).toBe(0);
     const got = received(record);
     expect(got).toHaveLength(3);
@@ -69,18 +92,39 @@ describe('try', () => {
     const { dir } = recordingBoard('garbage');
     const result = await runCli(['try', 'Implementor', '--instruction', 'x', '--max-retries', '1'], { cwd: dir });
     expect(result.exitCode).toBe(3);
-    expect(result.stderr.split('\n').at(-1)).toMatch(/^kanban-supervisor: Implementor gave no valid reply for instruction in 2 attempt\(s\); the last one .* Fix the agent or roles\/implementor\.md, then try again\. Its output: npx kanban-supervisor logs --try$/);
+    expect(result.stderr.split('\n').at(-1)).toMatch(
+      /^kanban-supervisor: Implementor gave no valid reply for instruction in 2 attempt\(s\); the last one .* Fix the agent or roles\/implementor\.md, then try again\. Its output: npx kanban-supervisor logs --try$/,
+    );
   });
 
-  it('tries the Manager with --task as done_task, the board\'s tasks and --result, checked as a Manager\'s reply', async () => {
+  it("tries the Manager with --task as done_task, the board's tasks and --result, checked as a Manager's reply", async () => {
     const dir = boardWithTasks(2, { 'roles/manager.md': SEQUENTIAL_MANAGER });
-    const result = await runCli(['try', 'Manager', '--task', 'tasks/001.md', '--result', '{"status":"ok","message":"did it"}', '--quiet'], { cwd: dir });
+    const result = await runCli(
+      ['try', 'Manager', '--task', 'tasks/001.md', '--result', '{"status":"ok","message":"did it"}', '--quiet'],
+      { cwd: dir },
+    );
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ status: 'ok', message: 'tasks/001.md is done; next is tasks/002.md', next_task: 'tasks/002.md', tasks: ['tasks/001.md', 'tasks/002.md'] });
+    expect(JSON.parse(result.stdout)).toEqual({
+      status: 'ok',
+      message: 'tasks/001.md is done; next is tasks/002.md',
+      next_task: 'tasks/002.md',
+      tasks: ['tasks/001.md', 'tasks/002.md'],
+    });
     // A Manager reply naming a task that is not there is invalid, as in a run.
-    const bad = boardWithTasks(1, { 'roles/manager.md': role(['node', '-e', 'console.log(JSON.stringify({status:"ok",message:"m",next_task:"tasks/none.md",tasks:["tasks/none.md"]}))'], 'stdin: none\n') });
-    const invalid = await runCli(['try', 'manager', '--instruction', 'pick', '--max-retries', '0', '--quiet'], { cwd: bad });
+    const bad = boardWithTasks(1, {
+      'roles/manager.md': role(
+        [
+          'node',
+          '-e',
+          'console.log(JSON.stringify({status:"ok",message:"m",next_task:"tasks/none.md",tasks:["tasks/none.md"]}))',
+        ],
+        'stdin: none\n',
+      ),
+    });
+    const invalid = await runCli(['try', 'manager', '--instruction', 'pick', '--max-retries', '0', '--quiet'], {
+      cwd: bad,
+    });
     expect(invalid.exitCode).toBe(3);
     expect(invalid.stderr).toMatch(/tasks\/none\.md/);
   });
@@ -90,19 +134,44 @@ describe('try', () => {
     expect((await runCli(['init', dir])).exitCode).toBe(0);
     const result = await runCli(['try', 'Implementor', dir, '--instruction', 'echo "tried at $(pwd)"', '--quiet']);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ status: 'ok', message: `ran the sh block of the instruction: tried at ${dir}` });
+    expect(JSON.parse(result.stdout)).toEqual({
+      status: 'ok',
+      message: `ran the sh block of the instruction: tried at ${dir}`,
+    });
     expect(read(dir, 'tasks/001-example.md')).not.toMatch(/Work log/);
   });
 
   it.each([
-    [['try', 'Implementor'], /^kanban-supervisor: try needs something for Implementor to do: --instruction TEXT \(its \{\{instruction\}\}\) or --task FILE/],
-    [['try', '--instruction', 'x'], /^kanban-supervisor: try needs the role to run, e.g\. `npx kanban-supervisor try Implementor --instruction "Say hello"`/],
-    [['try', 'Tester', '--instruction', 'x'], /^kanban-supervisor: roles\/tester\.md: no such role file, but try needs role Tester\. Create roles\/tester\.md/],
+    [
+      ['try', 'Implementor'],
+      /^kanban-supervisor: try needs something for Implementor to do: --instruction TEXT \(its \{\{instruction\}\}\) or --task FILE/,
+    ],
+    [
+      ['try', '--instruction', 'x'],
+      /^kanban-supervisor: try needs the role to run, e.g\. `npx kanban-supervisor try Implementor --instruction "Say hello"`/,
+    ],
+    [
+      ['try', 'Tester', '--instruction', 'x'],
+      /^kanban-supervisor: roles\/tester\.md: no such role file, but try needs role Tester\. Create roles\/tester\.md/,
+    ],
     [['try', 'Implementor', '--task', 'tasks/009.md'], /^kanban-supervisor: tasks\/009\.md: no such file\./],
-    [['try', 'Implementor', '--task', '../x.md'], /^kanban-supervisor: --task \.\.\/x\.md: the task path .*leaves the board folder/],
-    [['try', 'Implementor', '--instruction', 'x', '--result', '{}'], /^kanban-supervisor: --result is the worker's reply the Manager hears about; Implementor gets none\./],
-    [['try', 'Manager', '--task', 'tasks/001.md', '--result', 'ok'], /^kanban-supervisor: --result must be a JSON object, the worker's reply \(got "ok"\)/],
-    [['try', 'Implementor', '--instruction', 'x'], /^kanban-supervisor: roles\/implementor\.md: the Implementor command "no-such-agent-cli" was not found on PATH/, role(['no-such-agent-cli'])],
+    [
+      ['try', 'Implementor', '--task', '../x.md'],
+      /^kanban-supervisor: --task \.\.\/x\.md: the task path .*leaves the board folder/,
+    ],
+    [
+      ['try', 'Implementor', '--instruction', 'x', '--result', '{}'],
+      /^kanban-supervisor: --result is the worker's reply the Manager hears about; Implementor gets none\./,
+    ],
+    [
+      ['try', 'Manager', '--task', 'tasks/001.md', '--result', 'ok'],
+      /^kanban-supervisor: --result must be a JSON object, the worker's reply \(got "ok"\)/,
+    ],
+    [
+      ['try', 'Implementor', '--instruction', 'x'],
+      /^kanban-supervisor: roles\/implementor\.md: the Implementor command "no-such-agent-cli" was not found on PATH/,
+      role(['no-such-agent-cli']),
+    ],
   ])('refuses %j with exit 2 and the fix, running and writing nothing', async (args, message, implementor?: string) => {
     const { dir, record } = recordingBoard('valid');
     if (implementor) writeFileSync(path.join(dir, 'roles/implementor.md'), implementor);

@@ -6,12 +6,14 @@ import { snapshot } from './snapshot.js';
 describe('validate', () => {
   it('lists every mistake of the board, its task files and its role files at once, each as file:line, and exits 2', async () => {
     const dir = makeBoard({
-      'kanban.yaml': 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n  - tasks/002.md\n  - tasks/003.md\n  - tasks/004.md\n  - tasks/005.md\nsupervisor:\n  timeout: soon\n',
+      'kanban.yaml':
+        'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n  - tasks/002.md\n  - tasks/003.md\n  - tasks/004.md\n  - tasks/005.md\nsupervisor:\n  timeout: soon\n',
       'tasks/001.md': '---\ntitle: first\nrole: Tester\n---\nx\n',
       'tasks/002.md': '---\nrole: [Implementor\n---\nx\n',
       'tasks/004.md': '---\ntitle: four\n---\nx\n',
       'tasks/005.md': '---\ntitle: five\nrole: 42\n---\nx\n',
-      'roles/implementor.md': '---\ncommand: [no-such-agent-xyz, -p]\nstdin: pipe\ntimeout: forever\n---\nDo {{task_file}}.\nThen tell {{taskfile}} about it.\n',
+      'roles/implementor.md':
+        '---\ncommand: [no-such-agent-xyz, -p]\nstdin: pipe\ntimeout: forever\n---\nDo {{task_file}}.\nThen tell {{taskfile}} about it.\n',
     });
     const before = snapshot(dir);
     const result = await runCli(['validate', 'kanban.yaml'], { cwd: dir });
@@ -41,7 +43,10 @@ describe('validate', () => {
       'kanban.yaml': 'phase: design\ncurrent: 5\ntasks:\n  - tasks/001.md\nsupervisor:\n  max_retries: -1\n',
       'tasks/001.md': 'no front-matter at all\n',
       'roles/manager.md': SEQUENTIAL_MANAGER,
-      'roles/architect.md': role(['node', '{{agents}}/shell.js'], 'stdin: none\noutput: sometimes\nschema: schemas/missing.json\n'),
+      'roles/architect.md': role(
+        ['node', '{{agents}}/shell.js'],
+        'stdin: none\noutput: sometimes\nschema: schemas/missing.json\n',
+      ),
     });
     const result = await runCli(['validate', path.join(path.basename(dir), 'kanban.yaml')], { cwd: path.dirname(dir) });
     expect(result.exitCode).toBe(2);
@@ -60,7 +65,9 @@ describe('validate', () => {
     const before = snapshot(dir);
     const result = await runCli(['validate', path.join(dir, 'kanban.yaml')], { cwd: dir });
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe('kanban.yaml: OK — 3 task file(s) and 3 role file(s) (Implementor, Architect, Manager) checked.');
+    expect(result.stdout).toBe(
+      'kanban.yaml: OK — 3 task file(s) and 3 role file(s) (Implementor, Architect, Manager) checked.',
+    );
     expect(snapshot(dir)).toEqual(before);
   });
 });

@@ -7,7 +7,10 @@ const activityOf = (line: string, cwd?: string) => activityWith(line, agentFor([
 // A recording is read by the adapter of the command that printed it.
 const shown = (name: string) => {
   const { stdout, command } = recording(name);
-  return stdout.split('\n').map((line) => activityWith(line, agentFor(command))).filter((s) => s !== undefined);
+  return stdout
+    .split('\n')
+    .map((line) => activityWith(line, agentFor(command)))
+    .filter((s) => s !== undefined);
 };
 const json = (event: unknown) => JSON.stringify(event);
 
@@ -18,37 +21,91 @@ describe('activityOf on what the real CLIs streamed', () => {
   });
 
   it('Claude Code stream-json: its own error message, a rejected limit and its retries', () => {
-    expect(shown('claude-429-reset.stream')).toEqual(['Usage limit reached', expect.stringMatching(/^You've hit your session limit · resets /), expect.stringMatching(/^You've hit your session limit/)]);
-    expect(shown('claude-429-apikey-retries.stream')[0]).toBe('Retrying the API request (attempt 1/10): rate_limit 429');
+    expect(shown('claude-429-reset.stream')).toEqual([
+      'Usage limit reached',
+      expect.stringMatching(/^You've hit your session limit · resets /),
+      expect.stringMatching(/^You've hit your session limit/),
+    ]);
+    expect(shown('claude-429-apikey-retries.stream')[0]).toBe(
+      'Retrying the API request (attempt 1/10): rate_limit 429',
+    );
   });
 
   it('Codex JSONL: the file change, the agent message, and errors', () => {
-    expect(shown('codex-tool').map((s) => s.replace(/\/tmp\/ks-rec-cwd-\w+\//, ''))).toEqual(['Edit: hello.txt', 'Edit: hello.txt', 'Wrote hello.txt.']);
-    expect(shown('codex-429-reset')).toEqual(['You’ve hit your usage limit. Try again at 7:13 PM.', 'You’ve hit your usage limit. Try again at 7:13 PM.']);
+    expect(shown('codex-tool').map((s) => s.replace(/\/tmp\/ks-rec-cwd-\w+\//, ''))).toEqual([
+      'Edit: hello.txt',
+      'Edit: hello.txt',
+      'Wrote hello.txt.',
+    ]);
+    expect(shown('codex-429-reset')).toEqual([
+      'You’ve hit your usage limit. Try again at 7:13 PM.',
+      'You’ve hit your usage limit. Try again at 7:13 PM.',
+    ]);
   });
 
   it('Gemini CLI stream-json: the tool call, the text as it streams, an error result', () => {
-    expect(shown('gemini-tool.stream')).toEqual(['write_file: hello.txt', 'Wrote hello.txt.', 'ok","message":"wrote hello.txt"}']);
+    expect(shown('gemini-tool.stream')).toEqual([
+      'write_file: hello.txt',
+      'Wrote hello.txt.',
+      'ok","message":"wrote hello.txt"}',
+    ]);
     expect(shown('gemini-503.stream')).toEqual(['[API Error: The model is overloaded. Please try again later.]']);
   });
 });
 
 describe('activityOf on documented events', () => {
   it('names a tool call by its tool and what it acts on, paths relative to the board', () => {
-    const call = (name: string, input: object) => json({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't', name, input }] } });
-    expect(activityOf(call('Bash', { command: 'npm test\nnpm run lint', description: 'Run tests' }))).toBe('Bash: npm test');
-    expect(activityOf(call('Edit', { file_path: '/work/board/src/app.ts', old_string: 'a', new_string: 'b' }), '/work/board')).toBe('Edit: src/app.ts');
+    const call = (name: string, input: object) =>
+      json({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't', name, input }] } });
+    expect(activityOf(call('Bash', { command: 'npm test\nnpm run lint', description: 'Run tests' }))).toBe(
+      'Bash: npm test',
+    );
+    expect(
+      activityOf(
+        call('Edit', { file_path: '/work/board/src/app.ts', old_string: 'a', new_string: 'b' }),
+        '/work/board',
+      ),
+    ).toBe('Edit: src/app.ts');
     expect(activityOf(call('Edit', { file_path: '/elsewhere/app.ts' }), '/work/board')).toBe('Edit: /elsewhere/app.ts');
     expect(activityOf(call('TodoWrite', { todos: [] }))).toBe('TodoWrite');
-    expect(activityOf(json({ type: 'item.started', item: { id: 'i', type: 'command_execution', command: 'bash -lc "npm test"', status: 'in_progress' } }))).toBe('Shell: bash -lc "npm test"');
-    expect(activityOf(json({ type: 'item.completed', item: { id: 'i', type: 'command_execution', command: 'npm test', aggregated_output: 'ok', exit_code: 0 } }))).toBeUndefined();
-    expect(activityOf(json({ type: 'tool_use', tool_name: 'run_shell_command', tool_id: 't', parameters: { command: 'ls' } }))).toBe('run_shell_command: ls');
+    expect(
+      activityOf(
+        json({
+          type: 'item.started',
+          item: { id: 'i', type: 'command_execution', command: 'bash -lc "npm test"', status: 'in_progress' },
+        }),
+      ),
+    ).toBe('Shell: bash -lc "npm test"');
+    expect(
+      activityOf(
+        json({
+          type: 'item.completed',
+          item: { id: 'i', type: 'command_execution', command: 'npm test', aggregated_output: 'ok', exit_code: 0 },
+        }),
+      ),
+    ).toBeUndefined();
+    expect(
+      activityOf(
+        json({ type: 'tool_use', tool_name: 'run_shell_command', tool_id: 't', parameters: { command: 'ls' } }),
+      ),
+    ).toBe('run_shell_command: ls');
   });
 
   it('shows the first non-blank line of text, and nothing for thinking or reasoning', () => {
-    expect(activityOf(json({ type: 'assistant', message: { content: [{ type: 'text', text: '\n\nLooking at the tests.\nThen more.' }] } }))).toBe('Looking at the tests.');
-    expect(activityOf(json({ type: 'assistant', message: { content: [{ type: 'thinking', thinking: 'hmm' }] } }))).toBeUndefined();
-    expect(activityOf(json({ type: 'item.completed', item: { id: 'r', type: 'reasoning', text: 'hmm' } }))).toBeUndefined();
+    expect(
+      activityOf(
+        json({
+          type: 'assistant',
+          message: { content: [{ type: 'text', text: '\n\nLooking at the tests.\nThen more.' }] },
+        }),
+      ),
+    ).toBe('Looking at the tests.');
+    expect(
+      activityOf(json({ type: 'assistant', message: { content: [{ type: 'thinking', thinking: 'hmm' }] } })),
+    ).toBeUndefined();
+    expect(
+      activityOf(json({ type: 'item.completed', item: { id: 'r', type: 'reasoning', text: 'hmm' } })),
+    ).toBeUndefined();
   });
 
   it('returns a line that is not JSON as it is, and nothing for a blank line', () => {
@@ -62,11 +119,16 @@ describe('activityOf on documented events', () => {
     const huge = json({ type: 'assistant', message: { content: [{ type: 'text', text: 'x'.repeat(300 * 1024) }] } });
     expect(activityOf(huge)).toBeUndefined();
     expect(activityOf('y'.repeat(10_000))).toHaveLength(300);
-    expect(activityOf(json({ type: 'assistant', message: { content: [{ type: 'text', text: 'z'.repeat(1000) }] } }))).toHaveLength(300);
+    expect(
+      activityOf(json({ type: 'assistant', message: { content: [{ type: 'text', text: 'z'.repeat(1000) }] } })),
+    ).toHaveLength(300);
   });
 
   it('reads a line of a tool result without parsing it', () => {
-    const result = json({ type: 'user', message: { content: [{ type: 'tool_result', content: 'x'.repeat(100_000) }] } });
+    const result = json({
+      type: 'user',
+      message: { content: [{ type: 'tool_result', content: 'x'.repeat(100_000) }] },
+    });
     const started = performance.now();
     for (let i = 0; i < 1000; i++) activityOf(result);
     expect(performance.now() - started).toBeLessThan(200);
@@ -74,7 +136,10 @@ describe('activityOf on documented events', () => {
   });
 
   it("reads a known CLI's lines with its own adapter only: another CLI's event shows nothing", () => {
-    const codexCall = json({ type: 'item.started', item: { id: 'i', type: 'command_execution', command: 'npm test', status: 'in_progress' } });
+    const codexCall = json({
+      type: 'item.started',
+      item: { id: 'i', type: 'command_execution', command: 'npm test', status: 'in_progress' },
+    });
     expect(activityWith(codexCall, agentFor(['codex', 'exec']))).toBe('Shell: npm test');
     expect(activityWith(codexCall, agentFor(['claude', '-p']))).toBeUndefined();
     expect(activityWith('Compiling…', agentFor(['claude', '-p']))).toBe('Compiling…');

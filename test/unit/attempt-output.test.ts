@@ -21,9 +21,26 @@ function history(runs: number, steps: number): string {
       const task = `tasks/${String(step).padStart(3, '0')}.md`;
       lines.push(JSON.stringify({ type: 'step_started', run, step, role: 'Implementor', task, time: 't' }));
       for (const role of ['Implementor', 'Manager']) {
-        const where = { run, step, role, task, attempt: 1, ...(role === 'Manager' && { done_task: task, board: 'kanban.yaml' }) };
+        const where = {
+          run,
+          step,
+          role,
+          task,
+          attempt: 1,
+          ...(role === 'Manager' && { done_task: task, board: 'kanban.yaml' }),
+        };
         lines.push(JSON.stringify({ type: 'attempt_started', ...where, of: 4, time: 't', command: wide }));
-        lines.push(JSON.stringify({ type: 'attempt_finished', ...where, valid: true, status: 'ok', stdoutFile: `out-${r}-${step}-${role}`, message: wide, time: 't' }));
+        lines.push(
+          JSON.stringify({
+            type: 'attempt_finished',
+            ...where,
+            valid: true,
+            status: 'ok',
+            stdoutFile: `out-${r}-${step}-${role}`,
+            message: wide,
+            time: 't',
+          }),
+        );
       }
     }
   }
@@ -35,18 +52,44 @@ describe('findAttempt', () => {
   it('finds the newest matching attempt across chunk edges, with its end, whatever the filter', () => {
     const dir = history(3, 12);
     const find = (filter: Parameters<typeof findAttempt>[2]) => findAttempt(dir, RUN_PLACE.events, filter).attempt;
-    expect(find({})).toMatchObject({ run: '2026-01-03T00-00-00-000Z-103', step: 12, role: 'Manager', manager: true, finished: { stdoutFile: 'out-3-12-Manager' } });
-    expect(find({ task: 'tasks/005.md' })).toMatchObject({ run: '2026-01-03T00-00-00-000Z-103', step: 5, role: 'Implementor', finished: { stdoutFile: 'out-3-5-Implementor' } });
+    expect(find({})).toMatchObject({
+      run: '2026-01-03T00-00-00-000Z-103',
+      step: 12,
+      role: 'Manager',
+      manager: true,
+      finished: { stdoutFile: 'out-3-12-Manager' },
+    });
+    expect(find({ task: 'tasks/005.md' })).toMatchObject({
+      run: '2026-01-03T00-00-00-000Z-103',
+      step: 5,
+      role: 'Implementor',
+      finished: { stdoutFile: 'out-3-5-Implementor' },
+    });
     expect(find({ task: 'tasks/005.md', role: 'manager' })).toMatchObject({ step: 5, role: 'Manager' });
-    expect(find({ step: 2, role: 'Implementor', run: '2026-01-01T00-00-00-000Z-101' })).toMatchObject({ run: '2026-01-01T00-00-00-000Z-101', step: 2, finished: { stdoutFile: 'out-1-2-Implementor' } });
+    expect(find({ step: 2, role: 'Implementor', run: '2026-01-01T00-00-00-000Z-101' })).toMatchObject({
+      run: '2026-01-01T00-00-00-000Z-101',
+      step: 2,
+      finished: { stdoutFile: 'out-1-2-Implementor' },
+    });
     expect(find({ step: 13 })).toBeUndefined();
-    expect(findAttempt(dir, RUN_PLACE.events, { step: 13 }).steps.sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(findAttempt(dir, RUN_PLACE.events, { step: 13 }).steps.sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 12 }, (_, i) => i + 1),
+    );
   });
 
   it('skips a line torn by a crash, and an attempt with no end is found unfinished', () => {
     const dir = history(1, 2);
-    const where = { run: '2026-01-01T00-00-00-000Z-101', step: 3, role: 'Implementor', task: 'tasks/003.md', attempt: 1 };
-    appendFileSync(path.join(dir, '.kanban-supervisor/events.jsonl'), `${JSON.stringify({ type: 'attempt_started', ...where, of: 4, time: 't' })}\n{"type":"attempt_fin`);
+    const where = {
+      run: '2026-01-01T00-00-00-000Z-101',
+      step: 3,
+      role: 'Implementor',
+      task: 'tasks/003.md',
+      attempt: 1,
+    };
+    appendFileSync(
+      path.join(dir, '.kanban-supervisor/events.jsonl'),
+      `${JSON.stringify({ type: 'attempt_started', ...where, of: 4, time: 't' })}\n{"type":"attempt_fin`,
+    );
     const found = findAttempt(dir, RUN_PLACE.events, {}).attempt;
     expect(found).toMatchObject({ step: 3, task: 'tasks/003.md' });
     expect(found?.finished).toBeUndefined();
@@ -60,11 +103,21 @@ describe('findAttempt', () => {
     writeFileSync(path.join(dir, '.kanban-supervisor/events.1.jsonl'), `${lines.slice(0, -2).join('\n')}\n`);
     writeFileSync(events, newer);
     const search = findAttempt(dir, RUN_PLACE.events, { task: 'tasks/002.md' });
-    expect(search.attempt).toMatchObject({ run: '2026-01-02T00-00-00-000Z-102', step: 2, role: 'Implementor', finished: { stdoutFile: 'out-2-2-Implementor' } });
+    expect(search.attempt).toMatchObject({
+      run: '2026-01-02T00-00-00-000Z-102',
+      step: 2,
+      role: 'Implementor',
+      finished: { stdoutFile: 'out-2-2-Implementor' },
+    });
     expect(search.size).toBe(Buffer.byteLength(newer));
-    expect(findAttempt(dir, RUN_PLACE.events, { run: '2026-01-01T00-00-00-000Z-101', step: 1, role: 'Manager' }).attempt).toMatchObject({ step: 1, manager: true });
+    expect(
+      findAttempt(dir, RUN_PLACE.events, { run: '2026-01-01T00-00-00-000Z-101', step: 1, role: 'Manager' }).attempt,
+    ).toMatchObject({ step: 1, manager: true });
     renameSync(events, `${events}.gone`);
-    expect(findAttempt(dir, RUN_PLACE.events, {})).toMatchObject({ size: 0, attempt: { run: '2026-01-02T00-00-00-000Z-102', step: 3, role: 'Implementor' } });
+    expect(findAttempt(dir, RUN_PLACE.events, {})).toMatchObject({
+      size: 0,
+      attempt: { run: '2026-01-02T00-00-00-000Z-102', step: 3, role: 'Implementor' },
+    });
   });
 
   it('reads an empty or missing log as no history', () => {
@@ -75,12 +128,29 @@ describe('findAttempt', () => {
 
 describe('attemptFiles', () => {
   it('reads only names inside the output folder from the log, which agents can write', () => {
-    const base = { run: 'r-1', step: 2, role: 'Implementor', task: 'tasks/a.md', attempt: 1, of: 4, manager: false, start: 't' };
-    const finished = (stdoutFile: string, stderrFile: string) => ({ ...base, finished: { durationMs: 1, end: 'exited', valid: true, stdoutFile, stderrFile } });
-    expect(attemptFiles(finished('.kanban-supervisor/runs/r-1/x.out', '.kanban-supervisor/runs/r-1/x.err'), RUN_PLACE)).toEqual({ stdout: '.kanban-supervisor/runs/r-1/x.out', stderr: '.kanban-supervisor/runs/r-1/x.err' });
+    const base = {
+      run: 'r-1',
+      step: 2,
+      role: 'Implementor',
+      task: 'tasks/a.md',
+      attempt: 1,
+      of: 4,
+      manager: false,
+      start: 't',
+    };
+    const finished = (stdoutFile: string, stderrFile: string) => ({
+      ...base,
+      finished: { durationMs: 1, end: 'exited', valid: true, stdoutFile, stderrFile },
+    });
+    expect(
+      attemptFiles(finished('.kanban-supervisor/runs/r-1/x.out', '.kanban-supervisor/runs/r-1/x.err'), RUN_PLACE),
+    ).toEqual({ stdout: '.kanban-supervisor/runs/r-1/x.out', stderr: '.kanban-supervisor/runs/r-1/x.err' });
     expect(attemptFiles(finished('/etc/passwd', '.kanban-supervisor/runs/../../../etc/shadow'), RUN_PLACE)).toEqual({});
     // Not finished: the names its run is writing.
-    expect(attemptFiles(base, RUN_PLACE)).toEqual({ stdout: '.kanban-supervisor/runs/r-1/000000002-implementor-1-tasks_a.out', stderr: '.kanban-supervisor/runs/r-1/000000002-implementor-1-tasks_a.err' });
+    expect(attemptFiles(base, RUN_PLACE)).toEqual({
+      stdout: '.kanban-supervisor/runs/r-1/000000002-implementor-1-tasks_a.out',
+      stderr: '.kanban-supervisor/runs/r-1/000000002-implementor-1-tasks_a.err',
+    });
   });
 });
 
@@ -107,11 +177,14 @@ describe('AgentText', () => {
     const bytes = Buffer.from('x\x1b[1;32mgreen\x1b[0m\r\nünï 🙂\x1b]52;c;AAAA\x07 end\n');
     const whole = (await through([bytes], true)).toString();
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 6 }), async (cuts) => {
-        const edges = [0, ...cuts.sort((a, b) => a - b), bytes.length];
-        const chunks = edges.slice(1).map((end, i) => bytes.subarray(edges[i], end));
-        expect((await through(chunks, true)).toString()).toBe(whole);
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 6 }),
+        async (cuts) => {
+          const edges = [0, ...cuts.sort((a, b) => a - b), bytes.length];
+          const chunks = edges.slice(1).map((end, i) => bytes.subarray(edges[i], end));
+          expect((await through(chunks, true)).toString()).toBe(whole);
+        },
+      ),
     );
     expect(whole).toBe('xgreen\nünï 🙂 end\n');
   });

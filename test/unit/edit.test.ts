@@ -25,11 +25,18 @@ describe('editYamlFields', () => {
   });
 
   it('appends a field the file did not have', () => {
-    expect(parse(editYamlFields('current: a\ntasks: [a]\n', { phase: 'complete' }))).toEqual({ current: 'a', tasks: ['a'], phase: 'complete' });
+    expect(parse(editYamlFields('current: a\ntasks: [a]\n', { phase: 'complete' }))).toEqual({
+      current: 'a',
+      tasks: ['a'],
+      phase: 'complete',
+    });
   });
 
   it('quotes values that would otherwise change meaning', () => {
-    const out = editYamlFields('current: a\ntasks: [a]\n', { current: 'tasks/x: y #z.md', tasks: ['tasks/x: y #z.md', 'no'] });
+    const out = editYamlFields('current: a\ntasks: [a]\n', {
+      current: 'tasks/x: y #z.md',
+      tasks: ['tasks/x: y #z.md', 'no'],
+    });
     expect(parse(out)).toEqual({ current: 'tasks/x: y #z.md', tasks: ['tasks/x: y #z.md', 'no'] });
   });
 

@@ -13,21 +13,33 @@ describe('extractReply', () => {
   });
 
   it('takes the last ```json block over earlier ones and over prose', () => {
-    const text = 'Plan:\n```json\n{"status":"error","message":"draft"}\n```\nThen:\n```json\n{"status":"ok","message":"done"}\n```\nbye\n';
+    const text =
+      'Plan:\n```json\n{"status":"error","message":"draft"}\n```\nThen:\n```json\n{"status":"ok","message":"done"}\n```\nbye\n';
     expect(extractReply(text)).toMatchObject({ found: true, reply, via: 'fenced' });
   });
 
   it('takes the last line that parses as an object, skipping later non-JSON lines', () => {
-    expect(extractReply('{"status":"error","message":"old"}\nlog {x}\n{"status":"ok","message":"done"}\nbye\n')).toMatchObject({ found: true, reply, via: 'last-line' });
+    expect(
+      extractReply('{"status":"error","message":"old"}\nlog {x}\n{"status":"ok","message":"done"}\nbye\n'),
+    ).toMatchObject({ found: true, reply, via: 'last-line' });
   });
 
   it('unwraps a Claude Code result object and finds the reply in its text', () => {
-    const envelope = { type: 'result', subtype: 'success', is_error: false, result: `Here you go:\n\`\`\`json\n${JSON.stringify(reply)}\n\`\`\`` };
+    const envelope = {
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: `Here you go:\n\`\`\`json\n${JSON.stringify(reply)}\n\`\`\``,
+    };
     expect(extractReply(JSON.stringify(envelope))).toMatchObject({ found: true, reply, via: 'claude > fenced' });
   });
 
   it('unwraps the verbose Claude Code array of messages', () => {
-    const messages = [{ type: 'system' }, { type: 'assistant', message: {} }, { type: 'result', is_error: false, result: JSON.stringify(reply) }];
+    const messages = [
+      { type: 'system' },
+      { type: 'assistant', message: {} },
+      { type: 'result', is_error: false, result: JSON.stringify(reply) },
+    ];
     expect(extractReply(JSON.stringify(messages))).toMatchObject({ found: true, reply, via: 'claude > whole' });
   });
 
@@ -37,29 +49,51 @@ describe('extractReply', () => {
   });
 
   it('treats a Claude Code envelope with is_error as no reply, whatever the exit code', () => {
-    const envelope = { type: 'result', subtype: 'error_during_execution', is_error: true, result: JSON.stringify(reply) };
-    expect(extractReply(JSON.stringify(envelope))).toMatchObject({ found: false, issue: expect.stringMatching(/reported an error as Claude Code/) });
+    const envelope = {
+      type: 'result',
+      subtype: 'error_during_execution',
+      is_error: true,
+      result: JSON.stringify(reply),
+    };
+    expect(extractReply(JSON.stringify(envelope))).toMatchObject({
+      found: false,
+      issue: expect.stringMatching(/reported an error as Claude Code/),
+    });
   });
 
   it('takes the last agent_message of a Codex JSONL event stream', () => {
     const lines = [
       { type: 'thread.started', thread_id: 't' },
-      { type: 'item.completed', item: { id: '1', type: 'agent_message', text: '{"status":"error","message":"early"}' } },
+      {
+        type: 'item.completed',
+        item: { id: '1', type: 'agent_message', text: '{"status":"error","message":"early"}' },
+      },
       { type: 'item.completed', item: { id: '2', type: 'command_execution', command: 'ls' } },
       { type: 'item.completed', item: { id: '3', type: 'agent_message', text: JSON.stringify(reply) } },
       { type: 'turn.completed', usage: {} },
     ];
-    expect(extractReply(lines.map((l) => JSON.stringify(l)).join('\n'))).toMatchObject({ found: true, reply, via: 'codex > whole' });
+    expect(extractReply(lines.map((l) => JSON.stringify(l)).join('\n'))).toMatchObject({
+      found: true,
+      reply,
+      via: 'codex > whole',
+    });
   });
 
   it('reports a failed Codex turn as the issue', () => {
     const lines = [{ type: 'thread.started' }, { type: 'turn.failed', error: { message: 'stream disconnected' } }];
-    expect(extractReply(lines.map((l) => JSON.stringify(l)).join('\n'))).toMatchObject({ found: false, issue: expect.stringMatching(/stream disconnected/) });
+    expect(extractReply(lines.map((l) => JSON.stringify(l)).join('\n'))).toMatchObject({
+      found: false,
+      issue: expect.stringMatching(/stream disconnected/),
+    });
   });
 
   it('unwraps the pretty-printed Gemini CLI object', () => {
     const envelope = { session_id: 's', response: `Done.\n${JSON.stringify(reply)}`, stats: {} };
-    expect(extractReply(JSON.stringify(envelope, null, 2))).toMatchObject({ found: true, reply, via: 'gemini > last-line' });
+    expect(extractReply(JSON.stringify(envelope, null, 2))).toMatchObject({
+      found: true,
+      reply,
+      via: 'gemini > last-line',
+    });
   });
 
   it('does not mistake a reply with a response field for a Gemini envelope', () => {

@@ -78,8 +78,15 @@ describe('classifyFailure on what the real CLIs printed', () => {
 
   it("takes Claude Code's exact reset from the stream's rejected rate_limit_event", () => {
     const failure = classifyRecording('claude-429-reset.stream');
-    const event = JSON.parse(recordedFile('claude-429-reset.stream.jsonl').split('\n').find((l) => l.includes('"rate_limit_event"')) as string) as { rate_limit_info: { resetsAt: number } };
-    expect(failure).toMatchObject({ kind: 'usage_limit', detail: expect.stringMatching(/^You've hit your session limit · resets \d+:\d\dpm \(Europe\/Vilnius\)$/) });
+    const event = JSON.parse(
+      recordedFile('claude-429-reset.stream.jsonl')
+        .split('\n')
+        .find((l) => l.includes('"rate_limit_event"')) as string,
+    ) as { rate_limit_info: { resetsAt: number } };
+    expect(failure).toMatchObject({
+      kind: 'usage_limit',
+      detail: expect.stringMatching(/^You've hit your session limit · resets \d+:\d\dpm \(Europe\/Vilnius\)$/),
+    });
     expect(failure.kind === 'usage_limit' && failure.resetAt?.getTime()).toBe(event.rate_limit_info.resetsAt * SECOND);
   });
 
@@ -87,7 +94,7 @@ describe('classifyFailure on what the real CLIs printed', () => {
     ['claude-429-reset', 'the json result text "resets 7:12pm (Europe/Vilnius)", in the zone it names'],
     ['claude-429-reset-days.stream', 'a reset three days away, "resets Nov 26, 2:07pm (America/Recife)"'],
     ['codex-429-reset', 'Codex\'s "Try again at 7:13 PM." in the local zone'],
-    ['codex-429-reset-plus', 'the same after a Plus plan\'s upgrade advice'],
+    ['codex-429-reset-plus', "the same after a Plus plan's upgrade advice"],
     ['codex-429-reset-days', 'Codex\'s "Try again at Nov 26th, 2026 2:08 PM."'],
     ['gemini-429-reset.stream', 'Gemini CLI\'s "Your quota will reset after 5s" in the stream result'],
     ['gemini-429-reset', 'the same from the -o json error on stderr'],
@@ -96,26 +103,36 @@ describe('classifyFailure on what the real CLIs printed', () => {
     const failure = classifyRecording(name);
     const { from, to } = announced(name);
     expect(failure.kind).toBe('usage_limit');
-    const resetAt = failure.kind === 'usage_limit' ? failure.resetAt?.getTime() ?? 0 : 0;
+    const resetAt = failure.kind === 'usage_limit' ? (failure.resetAt?.getTime() ?? 0) : 0;
     expect(resetAt).toBeGreaterThanOrEqual(from - SECOND);
     expect(resetAt).toBeLessThanOrEqual(to + 60 * SECOND);
   });
 
-  it('reads a local time in the zone the supervisor passes, not the machine\'s', () => {
+  it("reads a local time in the zone the supervisor passes, not the machine's", () => {
     const vilnius = classifyRecording('codex-429-reset');
     const elsewhere = classifyRecording('codex-429-reset', { timeZone: 'Asia/Tokyo' });
     expect(vilnius.kind === 'usage_limit' && elsewhere.kind === 'usage_limit').toBe(true);
-    const [a, b] = [vilnius, elsewhere].map((f) => (f.kind === 'usage_limit' ? f.resetAt?.getTime() ?? 0 : 0)) as [number, number];
+    const [a, b] = [vilnius, elsewhere].map((f) => (f.kind === 'usage_limit' ? (f.resetAt?.getTime() ?? 0) : 0)) as [
+      number,
+      number,
+    ];
     expect(Math.abs(a - b)).toBeGreaterThan(60 * SECOND);
   });
 
-  it.each(['claude-429-no-reset.stream', 'codex-429-no-reset', 'codex-429-apikey', 'gemini-429-no-reset.stream'])('%s: a limit with no reset time has resetAt null', (name) => {
-    const failure = classifyRecording(name);
-    if (failure.kind === 'usage_limit') expect(failure.resetAt).toBeNull();
-  });
+  it.each(['claude-429-no-reset.stream', 'codex-429-no-reset', 'codex-429-apikey', 'gemini-429-no-reset.stream'])(
+    '%s: a limit with no reset time has resetAt null',
+    (name) => {
+      const failure = classifyRecording(name);
+      if (failure.kind === 'usage_limit') expect(failure.resetAt).toBeNull();
+    },
+  );
 
   it('takes a usage allocation disabled by an admin as needing a person, with what to do', () => {
-    expect(classifyRecording('claude-429-disabled.stream')).toMatchObject({ kind: 'login', detail: expect.stringContaining('disabled by your admin'), hint: expect.stringContaining('admin') });
+    expect(classifyRecording('claude-429-disabled.stream')).toMatchObject({
+      kind: 'login',
+      detail: expect.stringContaining('disabled by your admin'),
+      hint: expect.stringContaining('admin'),
+    });
   });
 
   it('reads the old recordings of the json presets the same way', () => {
@@ -137,7 +154,10 @@ describe('failureInLine: stopping a Codex attempt that cannot succeed at its fir
     const all = lines('codex-no-login-online');
     const first = all.findIndex((l) => failureInLine(l, ['codex', 'exec']) !== undefined);
     expect(first).toBe(2);
-    expect(failureInLine(all[first] as string, ['codex', 'exec'])).toMatchObject({ kind: 'login', hint: loginHint('codex') });
+    expect(failureInLine(all[first] as string, ['codex', 'exec'])).toMatchObject({
+      kind: 'login',
+      hint: loginHint('codex'),
+    });
   });
 
   it('stops a Codex run offline when it starts waiting for the network for ever, not at its first reconnect', () => {
@@ -148,8 +168,10 @@ describe('failureInLine: stopping a Codex attempt that cannot succeed at its fir
   });
 
   it('lets every line of a Codex run that succeeds pass, and says nothing for other CLIs', () => {
-    for (const name of ['codex-reply', 'codex-tool']) for (const line of lines(name)) expect(failureInLine(line, ['codex', 'exec'])).toBeUndefined();
-    const reconnect = '{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information)"}';
+    for (const name of ['codex-reply', 'codex-tool'])
+      for (const line of lines(name)) expect(failureInLine(line, ['codex', 'exec'])).toBeUndefined();
+    const reconnect =
+      '{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information)"}';
     expect(failureInLine(reconnect, ['codex', 'exec'])).toBeUndefined();
     expect(failureInLine(lines('codex-no-login-online')[2] as string, ['claude', '-p'])).toBeUndefined();
   });

@@ -8,7 +8,17 @@ export type Printed = Record<string, unknown> | string;
 
 /** An attempt that exited after printing `stdout` (and `stderr`, then with exit 1). */
 export function exited(stdout: string, stderr = ''): AttemptResult {
-  return { end: 'exited', exitCode: stderr ? 1 : 0, signal: null, killedWith: null, stdout, stdoutTruncated: false, stdoutBytes: stdout.length, stderrTail: stderr, durationMs: 1 };
+  return {
+    end: 'exited',
+    exitCode: stderr ? 1 : 0,
+    signal: null,
+    killedWith: null,
+    stdout,
+    stdoutTruncated: false,
+    stdoutBytes: stdout.length,
+    stderrTail: stderr,
+    durationMs: 1,
+  };
 }
 
 /** The JSON inputs an agent got. */
@@ -30,8 +40,12 @@ export function fakeAgents(scripts: Record<string, Printed[]> = {}, otherwise: R
   const runAttempt: RunAttempt = async (invocation) => {
     calls.push(invocation);
     const next = scripts[invocation.role]?.shift() ?? otherwise[invocation.role];
-    if (next !== undefined) return typeof next === 'string' && next.startsWith('stderr:') ? exited('', next.slice(7)) : exited(typeof next === 'string' ? next : JSON.stringify(next));
-    if (invocation.role !== 'Manager') return exited(JSON.stringify({ status: 'ok', message: `${invocation.role} did it` }));
+    if (next !== undefined)
+      return typeof next === 'string' && next.startsWith('stderr:')
+        ? exited('', next.slice(7))
+        : exited(typeof next === 'string' ? next : JSON.stringify(next));
+    if (invocation.role !== 'Manager')
+      return exited(JSON.stringify({ status: 'ok', message: `${invocation.role} did it` }));
     const input = inputOf(invocation) as { done_task: string; tasks: string[] };
     const after = input.tasks[input.tasks.indexOf(input.done_task) + 1] ?? null;
     return exited(JSON.stringify({ status: 'ok', message: 'next', next_task: after, tasks: input.tasks }));

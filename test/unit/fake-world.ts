@@ -29,7 +29,11 @@ export function fakeWorld() {
       t = end;
     },
   };
-  return { clock, elapsed: () => t - START, at: (ms: number, action: () => void) => void scheduled.push({ at: START + ms, action }) };
+  return {
+    clock,
+    elapsed: () => t - START,
+    at: (ms: number, action: () => void) => void scheduled.push({ at: START + ms, action }),
+  };
 }
 
 /** A watcher whose change events the test fires (about a file, else about no file in particular); it records the folders it was asked to watch. */
@@ -48,7 +52,10 @@ export function fakeWatcher(options: { fails?: string } = {}) {
   /** Fire an event about `file` (board-relative: its folder must be watched), or about nothing named. */
   const fire = (file?: string) => {
     const board = [...dirs].sort((a, b) => a.length - b.length)[0] ?? '';
-    onChange?.(file === undefined ? board : path.join(board, path.dirname(file)), file === undefined ? null : path.basename(file));
+    onChange?.(
+      file === undefined ? board : path.join(board, path.dirname(file)),
+      file === undefined ? null : path.basename(file),
+    );
   };
   return { watcher, watched, fire, closed: () => closed };
 }

@@ -17,17 +17,30 @@ const about = (more: Partial<CommitAbout> = {}): CommitAbout => ({
 describe('git status --porcelain=v1 -z', () => {
   it('lists every path once: modified, deleted, untracked, both paths of a rename, names with spaces, newlines and quotes', () => {
     const out = ' M src/a.ts\0D  gone.txt\0?? new dir/file "x".txt\0R  to.md\0from.md\0?? line\nbreak\0 M src/a.ts\0';
-    expect(parseStatus(out)).toEqual(['src/a.ts', 'gone.txt', 'new dir/file "x".txt', 'to.md', 'from.md', 'line\nbreak']);
+    expect(parseStatus(out)).toEqual([
+      'src/a.ts',
+      'gone.txt',
+      'new dir/file "x".txt',
+      'to.md',
+      'from.md',
+      'line\nbreak',
+    ]);
     expect(parseStatus('')).toEqual([]);
   });
 
   it('gives back exactly the paths it was given, whatever bytes they hold (property)', () => {
     const name = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !s.includes('\0'));
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(fc.constantFrom(' M', 'M ', '??', 'A ', ' D', 'MM'), name), { selector: ([, n]) => n, maxLength: 8 }), (entries) => {
-        const out = entries.map(([xy, n]) => `${xy} ${n}\0`).join('');
-        expect(parseStatus(out)).toEqual(entries.map(([, n]) => n));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.tuple(fc.constantFrom(' M', 'M ', '??', 'A ', ' D', 'MM'), name), {
+          selector: ([, n]) => n,
+          maxLength: 8,
+        }),
+        (entries) => {
+          const out = entries.map(([xy, n]) => `${xy} ${n}\0`).join('');
+          expect(parseStatus(out)).toEqual(entries.map(([, n]) => n));
+        },
+      ),
     );
   });
 
@@ -53,15 +66,24 @@ describe("the supervisor's own output is never committed", () => {
 });
 
 describe("git's environment", () => {
-  it("drops what points git at another repository or index, takes pathspecs literally and never prompts", () => {
-    const env = gitEnv({ PATH: '/bin', GIT_DIR: '/elsewhere/.git', GIT_WORK_TREE: '/elsewhere', GIT_INDEX_FILE: '/tmp/i', GIT_AUTHOR_NAME: 'A' });
+  it('drops what points git at another repository or index, takes pathspecs literally and never prompts', () => {
+    const env = gitEnv({
+      PATH: '/bin',
+      GIT_DIR: '/elsewhere/.git',
+      GIT_WORK_TREE: '/elsewhere',
+      GIT_INDEX_FILE: '/tmp/i',
+      GIT_AUTHOR_NAME: 'A',
+    });
     expect(env).toEqual({ PATH: '/bin', GIT_AUTHOR_NAME: 'A', GIT_TERMINAL_PROMPT: '0', GIT_LITERAL_PATHSPECS: '1' });
   });
 });
 
 describe("git's words in a message", () => {
   it('keeps the first lines, without hints, escapes or secrets', () => {
-    const said = gitSaid('hint: try this\n\x1b[31mlint failed\x1b[0m\nfile a.ts: token=sk-abcdefghijklmnopqrstuvwx\n\n', '');
+    const said = gitSaid(
+      'hint: try this\n\x1b[31mlint failed\x1b[0m\nfile a.ts: token=sk-abcdefghijklmnopqrstuvwx\n\n',
+      '',
+    );
     expect(said).toBe(`lint failed / file a.ts: token=…(set, 27 chars)`);
     expect(gitSaid('', '')).toBe('(git said nothing)');
   });
@@ -69,12 +91,20 @@ describe("git's words in a message", () => {
 
 describe('the commit message of a step', () => {
   it('names the task, role, status and the reply’s message, then the Manager’s answer, the next task, step and run', () => {
-    expect(commitMessage(about())).toBe('tasks/login.md: Implementor ok — added the login form\n\nManager: ok — next is the API\nNext task: tasks/api.md\nStep: 3\nRun: 2026-11-26T01-00-00-000Z-42\n');
+    expect(commitMessage(about())).toBe(
+      'tasks/login.md: Implementor ok — added the login form\n\nManager: ok — next is the API\nNext task: tasks/api.md\nStep: 3\nRun: 2026-11-26T01-00-00-000Z-42\n',
+    );
   });
 
   it('says when the Manager did not answer ok, and keeps a long or many-line message whole in the body', () => {
     const long = `${'x'.repeat(150)}\nsecond line`;
-    const message = commitMessage(about({ reply: { status: 'blocked', message: long }, answer: { status: 'escalate', message: 'need a person' }, next: null }));
+    const message = commitMessage(
+      about({
+        reply: { status: 'blocked', message: long },
+        answer: { status: 'escalate', message: 'need a person' },
+        next: null,
+      }),
+    );
     const [subject, blank, ...body] = message.split('\n');
     expect(subject).toMatch(/^tasks\/login\.md: Implementor blocked — x+… \[Manager: escalate\]$/);
     expect([...(subject as string)].length).toBeLessThanOrEqual(100);
@@ -84,7 +114,10 @@ describe('the commit message of a step', () => {
   });
 
   it('cleans agent text: no control characters or escapes in the subject, secrets masked, and lists paths changed before the step', () => {
-    const message = commitMessage(about({ reply: { status: 'ok', message: '\x1b]0;title\x07done\r\nwith key=sk-abcdefghijklmnopqrstuvwx' } }), ['notes.txt']);
+    const message = commitMessage(
+      about({ reply: { status: 'ok', message: '\x1b]0;title\x07done\r\nwith key=sk-abcdefghijklmnopqrstuvwx' } }),
+      ['notes.txt'],
+    );
     expect(message.split('\n')[0]).toBe('tasks/login.md: Implementor ok — done');
     expect(message).not.toContain('sk-abcdefghijklmnopqrstuvwx');
     expect(message).not.toContain('\x1b');

@@ -11,7 +11,7 @@ import { tempDir } from '../helpers.js';
 /** What the reader must give: the file split on LF, a CR before it dropped, empty and over-long lines left out. */
 function reference(bytes: Buffer, maxLineBytes = Infinity): Line[] {
   const lines: Line[] = [];
-  for (let start = 0; start <= bytes.length; ) {
+  for (let start = 0; start <= bytes.length;) {
     const nl = bytes.indexOf(0x0a, start);
     const end = nl < 0 ? bytes.length : nl;
     const body = end > start && bytes[end - 1] === 0x0d ? end - 1 : end;
@@ -34,7 +34,10 @@ function withFile<T>(content: Buffer | string, read: (fd: number, size: number) 
   }
 }
 
-function backwards(content: Buffer | string, options: ConstructorParameters<typeof BackwardLines>[2] = {}): { lines: Line[]; reader: BackwardLines } {
+function backwards(
+  content: Buffer | string,
+  options: ConstructorParameters<typeof BackwardLines>[2] = {},
+): { lines: Line[]; reader: BackwardLines } {
   return withFile(content, (fd, size) => {
     const reader = new BackwardLines(fd, size, options);
     return { lines: [...reader], reader };
@@ -55,7 +58,11 @@ describe('reading events.jsonl by lines', () => {
   it('decodes a multi-byte character cut by a chunk edge whole', () => {
     const text = 'é€𝄞\n{"issue":"…½ 中文 🎉"}\nlast 𝄞 line\n';
     for (let chunkBytes = 1; chunkBytes <= 9; chunkBytes++) {
-      expect(backwards(text, { chunkBytes }).lines.map((l) => l.text)).toEqual(['last 𝄞 line', '{"issue":"…½ 中文 🎉"}', 'é€𝄞']);
+      expect(backwards(text, { chunkBytes }).lines.map((l) => l.text)).toEqual([
+        'last 𝄞 line',
+        '{"issue":"…½ 中文 🎉"}',
+        'é€𝄞',
+      ]);
     }
   });
 
@@ -67,7 +74,10 @@ describe('reading events.jsonl by lines', () => {
     const empty = backwards('');
     expect(empty.lines).toEqual([]);
     expect(empty.reader.reachedStart).toBe(true);
-    expect(backwards('one\ntwo', { chunkBytes: 3 }).lines).toEqual([{ text: 'two', start: 4 }, { text: 'one', start: 0 }]);
+    expect(backwards('one\ntwo', { chunkBytes: 3 }).lines).toEqual([
+      { text: 'two', start: 4 },
+      { text: 'one', start: 0 },
+    ]);
   });
 
   it('stops at limitBytes from the end, dropping the line cut there, and says it did not reach the start', () => {
@@ -95,11 +105,16 @@ describe('reading events.jsonl by lines', () => {
   it('agrees with a plain split on any content and chunk size (fast-check)', () => {
     const piece = fc.constantFrom('a', 'é', '€', '𝄞', '\n', '\r\n', '\r', '{"x":1}', ' ');
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 1, max: 17 }), fc.integer({ min: 1, max: 40 }), (pieces, chunkBytes, maxLineBytes) => {
-        const bytes = Buffer.from(pieces.join(''));
-        const expected = reference(bytes, maxLineBytes);
-        expect(backwards(bytes, { chunkBytes, maxLineBytes }).lines).toEqual([...expected].reverse());
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 60 }),
+        fc.integer({ min: 1, max: 17 }),
+        fc.integer({ min: 1, max: 40 }),
+        (pieces, chunkBytes, maxLineBytes) => {
+          const bytes = Buffer.from(pieces.join(''));
+          const expected = reference(bytes, maxLineBytes);
+          expect(backwards(bytes, { chunkBytes, maxLineBytes }).lines).toEqual([...expected].reverse());
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -116,16 +131,31 @@ describe('reading the store: events.jsonl, then the rotated events.1.jsonl', () 
   const read = (dir: string, limitBytes?: number) =>
     withStore(dir, (files) => {
       const lines = new NewestFirst(files, { limitBytes, chunkBytes: 3 });
-      return { texts: [...lines].map((l) => l.text), read: lines.read, bytes: lines.bytes, reachedStart: lines.reachedStart };
+      return {
+        texts: [...lines].map((l) => l.text),
+        read: lines.read,
+        bytes: lines.bytes,
+        reachedStart: lines.reachedStart,
+      };
     });
 
   it('gives the lines of both files newest first, and says it read them all', () => {
-    expect(read(store('c\nd\n', 'a\nb\n'))).toEqual({ texts: ['d', 'c', 'b', 'a'], read: 8, bytes: 8, reachedStart: true });
+    expect(read(store('c\nd\n', 'a\nb\n'))).toEqual({
+      texts: ['d', 'c', 'b', 'a'],
+      read: 8,
+      bytes: 8,
+      reachedStart: true,
+    });
     expect(read(store('c\nd\n'))).toEqual({ texts: ['d', 'c'], read: 4, bytes: 4, reachedStart: true });
   });
 
   it('counts limitBytes across both files, and a limit spent at the end of the newer file has not reached the start', () => {
-    expect(read(store('c\nd\n', 'aa\nbb\n'), 8)).toEqual({ texts: ['d', 'c', 'bb'], read: 8, bytes: 10, reachedStart: false });
+    expect(read(store('c\nd\n', 'aa\nbb\n'), 8)).toEqual({
+      texts: ['d', 'c', 'bb'],
+      read: 8,
+      bytes: 10,
+      reachedStart: false,
+    });
     expect(read(store('c\nd\n', 'a\nb\n'), 4)).toEqual({ texts: ['d', 'c'], read: 4, bytes: 8, reachedStart: false });
   });
 
@@ -141,11 +171,22 @@ describe('parsing event lines', () => {
     const whole = JSON.stringify(event);
     expect(parseEvent(whole.slice(0, 40))).toBeUndefined();
     expect(parseEvent(`${whole.slice(0, 40)}${whole}`)).toEqual(event);
-    expect([...parseEvents([{ text: whole }, { text: '{"time":"2026-01-0' }, { text: 'garbage' }, { text: '[1,2]' }, { text: whole }])]).toHaveLength(2);
+    expect([
+      ...parseEvents([
+        { text: whole },
+        { text: '{"time":"2026-01-0' },
+        { text: 'garbage' },
+        { text: '[1,2]' },
+        { text: whole },
+      ]),
+    ]).toHaveLength(2);
   });
 
   it('passes unknown types and fields through, and refuses objects that are not events', () => {
-    expect(parseEvent(JSON.stringify({ ...event, type: 'limit_wait', resetAt: 'soon' }))).toMatchObject({ type: 'limit_wait', resetAt: 'soon' });
+    expect(parseEvent(JSON.stringify({ ...event, type: 'limit_wait', resetAt: 'soon' }))).toMatchObject({
+      type: 'limit_wait',
+      resetAt: 'soon',
+    });
     expect(parseEvent(JSON.stringify({ type: 'done', run: 'r1' }))).toBeUndefined();
     expect(parseEvent('null')).toBeUndefined();
   });
@@ -156,9 +197,13 @@ describe('parsing event lines', () => {
     const line = JSON.stringify({ ...event, issue: 'said "task":"tasks/b.md"' });
     expect(peekString(line, 'task')).toBe('tasks/a.md');
     expect(peekString(line, 'type')).toBe('attempt_started');
-    expect(peekString(JSON.stringify({ time: 't', type: 'x', run: 'r', nested: { task: 'b' }, task: 'a' }), 'task')).toBeUndefined();
+    expect(
+      peekString(JSON.stringify({ time: 't', type: 'x', run: 'r', nested: { task: 'b' }, task: 'a' }), 'task'),
+    ).toBeUndefined();
     expect(peekString(JSON.stringify({ ...event, task: 'tasks/"quoted".md' }), 'task')).toBeUndefined();
     expect(peekString(JSON.stringify({ ...event, task: null }), 'task')).toBeUndefined();
-    expect(peekString(JSON.stringify({ time: 't', type: 'x', run: 'r', issue: 'an issue about "task": things' }), 'task')).toBeUndefined();
+    expect(
+      peekString(JSON.stringify({ time: 't', type: 'x', run: 'r', issue: 'an issue about "task": things' }), 'task'),
+    ).toBeUndefined();
   });
 });

@@ -12,13 +12,34 @@ const NOW = new Date('2026-05-01T00:00:00.000Z');
 
 /** Events lines as the supervisor writes them, for run `run`, `steps` steps of tasks/001.md. */
 function runLines(run: string, steps: number, end?: string): string[] {
-  const at = (n: number) => `2026-04-0${run.length % 9}T00:${String(Math.floor(n / 60)).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}.000Z`;
+  const at = (n: number) =>
+    `2026-04-0${run.length % 9}T00:${String(Math.floor(n / 60)).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}.000Z`;
   const lines = [{ time: at(0), type: 'run_started', run }];
   for (let step = 1; step <= steps; step++) {
     const where = { run, step, role: 'Implementor', task: 'tasks/001.md', attempt: 1 };
-    lines.push({ time: at(step), type: 'step_started', ...where }, { time: at(step), type: 'attempt_started', ...where, of: 1 } as never, { time: at(step), type: 'attempt_finished', ...where, end: 'exited', durationMs: 10, valid: true, status: 'ok' } as never);
+    lines.push(
+      { time: at(step), type: 'step_started', ...where },
+      { time: at(step), type: 'attempt_started', ...where, of: 1 } as never,
+      {
+        time: at(step),
+        type: 'attempt_finished',
+        ...where,
+        end: 'exited',
+        durationMs: 10,
+        valid: true,
+        status: 'ok',
+      } as never,
+    );
   }
-  if (end) lines.push({ time: at(steps + 1), type: end, run, exitCode: 4, reason: 'HaltedForHumanError', message: 'over to you' } as never);
+  if (end)
+    lines.push({
+      time: at(steps + 1),
+      type: end,
+      run,
+      exitCode: 4,
+      reason: 'HaltedForHumanError',
+      message: 'over to you',
+    } as never);
   return lines.map((line) => JSON.stringify(line));
 }
 
@@ -37,7 +58,9 @@ describe('status with a bounded read of the history', () => {
     const text = formatStatus(report, NOW).split('\n');
     expect(text[3]).toMatch(/^ {2}→ tasks\/001\.md {2}Implementor {2}✓ replied ok \(10ms, step 60 of the last run\)/);
     expect(text[4]).toMatch(/^ {4}tasks\/002\.md {2}Implementor {2}no outcome in the last 2 KiB of history( — .*)?$/);
-    expect(text[5]).toMatch(/^Last run: started before \S+ \S+ \(further back than the last 2 KiB of history read\), 60 step\(s\): no end recorded/);
+    expect(text[5]).toMatch(
+      /^Last run: started before \S+ \S+ \(further back than the last 2 KiB of history read\), 60 step\(s\): no end recorded/,
+    );
     expect(text[6]).toBe('Last halt: none in the last 2 KiB of history');
   });
 
@@ -59,7 +82,9 @@ describe('reading runs for the report', () => {
     first[first.length - 1] = (first.at(-1) as string).slice(0, 25);
     const dir = boardWithEvents([...first.slice(0, -1), `${first.at(-1)}${second[0]}`, ...second.slice(1)]);
     const recent = readRecentRuns(dir, 1, { chunkBytes: 64 });
-    expect(recent?.runs.map((r) => [r.id, r.start, r.attempts.length])).toEqual([['second', JSON.parse(second[0] as string).time, 1]]);
+    expect(recent?.runs.map((r) => [r.id, r.start, r.attempts.length])).toEqual([
+      ['second', JSON.parse(second[0] as string).time, 1],
+    ]);
     expect(recent?.olderLeftOut).toBe(true);
   });
 });
@@ -67,19 +92,37 @@ describe('reading runs for the report', () => {
 describe('a history that cannot be read', () => {
   it('is an InputError naming the file, with the fix for its cause', () => {
     const file = path.join(process.cwd(), '.kanban-supervisor', 'events.jsonl');
-    expect(unreadable(file, Object.assign(new Error(`EACCES: permission denied, open '${file}'`), { code: 'EACCES' })).message).toBe(
+    expect(
+      unreadable(file, Object.assign(new Error(`EACCES: permission denied, open '${file}'`), { code: 'EACCES' }))
+        .message,
+    ).toBe(
       '.kanban-supervisor/events.jsonl: the event history cannot be read (permission denied). Give yourself read access (chmod u+r .kanban-supervisor/events.jsonl) and try again.',
     );
     const dir = boardWithEvents(runLines('r', 1));
-    const io = () => withStore(dir, () => { throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }); });
+    const io = () =>
+      withStore(dir, () => {
+        throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+      });
     expect(io).toThrow(InputError);
-    expect(io).toThrow(/events\.jsonl: the event history cannot be read \(i\/o error\)\. Move it aside \(mv .*events\.jsonl .*events\.jsonl\.old\) to start a new history, or restore it; the board itself is not affected\.$/);
+    expect(io).toThrow(
+      /events\.jsonl: the event history cannot be read \(i\/o error\)\. Move it aside \(mv .*events\.jsonl .*events\.jsonl\.old\) to start a new history, or restore it; the board itself is not affected\.$/,
+    );
   });
 
   it('leaves a bug a bug: an error without a system code is not blamed on the file', () => {
     const dir = boardWithEvents(runLines('r', 1));
-    expect(() => withStore(dir, () => { throw new TypeError('oops'); })).toThrow(TypeError);
-    const nodeOwn = Object.assign(new RangeError('The value of "position" is out of range.'), { code: 'ERR_OUT_OF_RANGE' });
-    expect(() => withStore(dir, () => { throw nodeOwn; })).toThrow(nodeOwn);
+    expect(() =>
+      withStore(dir, () => {
+        throw new TypeError('oops');
+      }),
+    ).toThrow(TypeError);
+    const nodeOwn = Object.assign(new RangeError('The value of "position" is out of range.'), {
+      code: 'ERR_OUT_OF_RANGE',
+    });
+    expect(() =>
+      withStore(dir, () => {
+        throw nodeOwn;
+      }),
+    ).toThrow(nodeOwn);
   });
 });

@@ -12,7 +12,11 @@ import { fakeWorld, START } from './fake-world.js';
 const FAILURES = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )?(?<reset>\\\\S+)$"]\n';
 
 function board(settings: string) {
-  const dir = boardWithTasks(1, { 'roles/implementor.md': role(['node'], `stdin: none\n${FAILURES}`) }, `phase: execute\nsupervisor:\n  max_retries: 1\n${settings}`);
+  const dir = boardWithTasks(
+    1,
+    { 'roles/implementor.md': role(['node'], `stdin: none\n${FAILURES}`) },
+    `phase: execute\nsupervisor:\n  max_retries: 1\n${settings}`,
+  );
   return { dir, file: path.join(dir, 'kanban.yaml') };
 }
 
@@ -26,7 +30,9 @@ describe('a usage limit whose reset cannot be waited for is a bounded wait with 
     const world = fakeWorld();
     const limited = `stderr:limit reached, resets at ${HOUR_AGO}`;
     const fake = fakeAgents({ Implementor: [limited, limited, limited, limited] });
-    await expect(supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet })).resolves.toMatchObject({ reason: 'done' });
+    await expect(supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet })).resolves.toMatchObject(
+      { reason: 'done' },
+    );
     expect(fake.of('Implementor')).toHaveLength(5);
     expect(waits(dir).map((e) => e.waitMs)).toEqual([60_000, 120_000, 240_000, 480_000]);
     expect(waits(dir)[0]).toMatchObject({ resetKnown: false, ignoredReset: HOUR_AGO });
@@ -37,23 +43,41 @@ describe('a usage limit whose reset cannot be waited for is a bounded wait with 
     const { dir, file } = board('  limit_wait: 1m\n  max_limit_wait: 1h\n');
     const world = fakeWorld();
     // Were each limit re-run at once, this would be a burst: it answers ok after 50 calls to end such a test.
-    const fake = fakeAgents({ Implementor: Array.from({ length: 50 }, () => `stderr:limit reached, resets at ${HOUR_AGO}`) });
-    const error = await supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: 69, message: expect.stringMatching(/later than max_limit_wait \(1h00m\) lets this run wait after waiting 31m00s already\./) });
+    const fake = fakeAgents({
+      Implementor: Array.from({ length: 50 }, () => `stderr:limit reached, resets at ${HOUR_AGO}`),
+    });
+    const error = await supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      exitCode: 69,
+      message: expect.stringMatching(
+        /later than max_limit_wait \(1h00m\) lets this run wait after waiting 31m00s already\./,
+      ),
+    });
     // 1 + 2 + 4 + 8 + 16 minutes waited; the next 32 would pass the hour.
     expect(fake.of('Implementor')).toHaveLength(6);
     expect(world.elapsed()).toBe(31 * 60_000);
     const log = read(dir, 'supervisor.log.md');
     expect(log.match(/^### \S+ Halt$/gm)).toHaveLength(1);
-    expect(log).toMatch(/\*\*Agent:\*\* Implementor {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n\*\*Issue:\*\* Usage limit \(node\) until \S+ after waiting 31m00s already, past max_limit_wait \(1h00m\)/);
+    expect(log).toMatch(
+      /\*\*Agent:\*\* Implementor {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n\*\*Issue:\*\* Usage limit \(node\) until \S+ after waiting 31m00s already, past max_limit_wait \(1h00m\)/,
+    );
     expect(log).toContain('**Action:** Stopping (exit 69)');
   });
 
   it('a reset too large for a Date is "no reset given", never a RangeError', async () => {
     const { dir, file } = board('  limit_wait: 2m\n');
     const world = fakeWorld();
-    const fake = fakeAgents({ Implementor: ['stderr:limit reached, resets in 99999999999999999999s', `stderr:limit reached, resets in ${'9'.repeat(400)}`] });
-    await expect(supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet })).resolves.toMatchObject({ reason: 'done' });
+    const fake = fakeAgents({
+      Implementor: [
+        'stderr:limit reached, resets in 99999999999999999999s',
+        `stderr:limit reached, resets in ${'9'.repeat(400)}`,
+      ],
+    });
+    await expect(supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet })).resolves.toMatchObject(
+      { reason: 'done' },
+    );
     expect(waits(dir).map((e) => [e.waitMs, e.resetKnown])).toEqual([
       [120_000, false],
       [240_000, false],
@@ -64,8 +88,12 @@ describe('a usage limit whose reset cannot be waited for is a bounded wait with 
     const { dir, file } = board('  limit_wait: 1m\n');
     const world = fakeWorld();
     const fake = fakeAgents({ Implementor: ['stderr:limit reached, resets at 2999-01-01T00:00:00Z'] });
-    await expect(supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet })).resolves.toMatchObject({ reason: 'done' });
-    expect(waits(dir)).toEqual([expect.objectContaining({ waitMs: 60_000, resetKnown: false, ignoredReset: '2999-01-01T00:00:00.000Z' })]);
+    await expect(supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet })).resolves.toMatchObject(
+      { reason: 'done' },
+    );
+    expect(waits(dir)).toEqual([
+      expect.objectContaining({ waitMs: 60_000, resetKnown: false, ignoredReset: '2999-01-01T00:00:00.000Z' }),
+    ]);
   });
 });
 

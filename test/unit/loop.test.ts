@@ -11,7 +11,17 @@ type Script = Array<Record<string, unknown> | string>;
 
 /** An attempt that exited after printing `stdout`. */
 function exited(stdout: string): AttemptResult {
-  return { end: 'exited', exitCode: 0, signal: null, killedWith: null, stdout, stdoutTruncated: false, stdoutBytes: stdout.length, stderrTail: '', durationMs: 1 };
+  return {
+    end: 'exited',
+    exitCode: 0,
+    signal: null,
+    killedWith: null,
+    stdout,
+    stdoutTruncated: false,
+    stdoutBytes: stdout.length,
+    stderrTail: '',
+    durationMs: 1,
+  };
 }
 
 /**
@@ -29,13 +39,25 @@ function fakeAgents(scripts: Record<string, Script>) {
     if (invocation.role !== 'Manager') return exited(JSON.stringify({ status: 'ok', message: 'done' }));
     const input = JSON.parse(invocation.env.KANBAN_INPUT ?? '{}') as { done_task: string; tasks: string[] };
     const after = input.tasks[input.tasks.indexOf(input.done_task) + 1] ?? null;
-    return exited(JSON.stringify({ status: 'ok', message: 'next', next_task: after, tasks: input.tasks, ...(after === null && { phase: 'complete' }) }));
+    return exited(
+      JSON.stringify({
+        status: 'ok',
+        message: 'next',
+        next_task: after,
+        tasks: input.tasks,
+        ...(after === null && { phase: 'complete' }),
+      }),
+    );
   };
   return { calls, runAttempt };
 }
 
 function board(tasks: number, settings = '') {
-  const dir = boardWithTasks(tasks, { 'roles/implementor.md': role(['node'], 'stdin: json\n'), 'roles/manager.md': role(['node'], 'stdin: json\n') }, `phase: execute\n${settings ? `supervisor:\n${settings}` : ''}`);
+  const dir = boardWithTasks(
+    tasks,
+    { 'roles/implementor.md': role(['node'], 'stdin: json\n'), 'roles/manager.md': role(['node'], 'stdin: json\n') },
+    `phase: execute\n${settings ? `supervisor:\n${settings}` : ''}`,
+  );
   return { dir, file: path.join(dir, 'kanban.yaml') };
 }
 
@@ -47,13 +69,22 @@ describe('the loop through a fake attempt runner', () => {
     const { calls, runAttempt } = fakeAgents({});
     const result = await supervise({ file, runAttempt, ...quiet() });
     expect(result).toMatchObject({ steps: 3, reason: 'done', current: null, phase: 'complete' });
-    expect(calls.map((c) => `${c.role}:${c.task}`)).toEqual(['Implementor:tasks/001.md', 'Manager:tasks/001.md', 'Implementor:tasks/002.md', 'Manager:tasks/002.md', 'Implementor:tasks/003.md', 'Manager:tasks/003.md']);
+    expect(calls.map((c) => `${c.role}:${c.task}`)).toEqual([
+      'Implementor:tasks/001.md',
+      'Manager:tasks/001.md',
+      'Implementor:tasks/002.md',
+      'Manager:tasks/002.md',
+      'Implementor:tasks/003.md',
+      'Manager:tasks/003.md',
+    ]);
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
   });
 
   it('retries invalid output with the very same invocation, logging each retry, and takes the first valid reply', async () => {
     const { dir, file } = board(1);
-    const { calls, runAttempt } = fakeAgents({ Implementor: ['garbage', '{"status": "maybe", "message": "x"}', { status: 'ok', message: 'third time' }] });
+    const { calls, runAttempt } = fakeAgents({
+      Implementor: ['garbage', '{"status": "maybe", "message": "x"}', { status: 'ok', message: 'third time' }],
+    });
     await supervise({ file, runAttempt, ...quiet() });
     const worker = calls.filter((c) => c.role === 'Implementor');
     expect(worker).toHaveLength(3);
@@ -74,25 +105,50 @@ describe('the loop through a fake attempt runner', () => {
 
   it('halts for a person with exit 4 once the Manager answers other than ok, its answer written', async () => {
     const { dir, file } = board(2);
-    const { runAttempt } = fakeAgents({ Manager: [{ status: 'escalate', message: 'need a human', next_task: 'tasks/002.md', tasks: ['tasks/001.md', 'tasks/002.md'] }] });
-    await expect(supervise({ file, runAttempt, ...quiet() })).rejects.toMatchObject({ exitCode: 4, message: expect.stringContaining('need a human') });
+    const { runAttempt } = fakeAgents({
+      Manager: [
+        {
+          status: 'escalate',
+          message: 'need a human',
+          next_task: 'tasks/002.md',
+          tasks: ['tasks/001.md', 'tasks/002.md'],
+        },
+      ],
+    });
+    await expect(supervise({ file, runAttempt, ...quiet() })).rejects.toMatchObject({
+      exitCode: 4,
+      message: expect.stringContaining('need a human'),
+    });
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: tasks\/002\.md$/m);
   });
 
   it('stops with exit 5 at max_steps, and when the Manager picks the same task after ok replies max_same_task times', async () => {
     const going = board(2, '  max_steps: 3\n');
-    const round = { status: 'ok', message: 'again', next_task: 'tasks/001.md', tasks: ['tasks/001.md', 'tasks/002.md'] };
+    const round = {
+      status: 'ok',
+      message: 'again',
+      next_task: 'tasks/001.md',
+      tasks: ['tasks/001.md', 'tasks/002.md'],
+    };
     const other = { ...round, next_task: 'tasks/002.md' };
-    await expect(supervise({ file: going.file, ...fakeAgents({ Manager: [other, round, other, round] }), ...quiet() })).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining('max_steps (3)') });
+    await expect(
+      supervise({ file: going.file, ...fakeAgents({ Manager: [other, round, other, round] }), ...quiet() }),
+    ).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining('max_steps (3)') });
 
     const stuck = board(2, '  max_same_task: 2\n');
-    await expect(supervise({ file: stuck.file, ...fakeAgents({ Manager: [round, round, round] }), ...quiet() })).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining('picked tasks/001.md again 2 times') });
+    await expect(
+      supervise({ file: stuck.file, ...fakeAgents({ Manager: [round, round, round] }), ...quiet() }),
+    ).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining('picked tasks/001.md again 2 times') });
   });
 
   it('runs one step with --once and says so', async () => {
     const { file } = board(3);
     const { calls, runAttempt } = fakeAgents({});
-    expect(await supervise({ file, runAttempt, once: true, ...quiet() })).toMatchObject({ steps: 1, reason: 'once', current: 'tasks/002.md' });
+    expect(await supervise({ file, runAttempt, once: true, ...quiet() })).toMatchObject({
+      steps: 1,
+      reason: 'once',
+      current: 'tasks/002.md',
+    });
     expect(calls).toHaveLength(2);
   });
 

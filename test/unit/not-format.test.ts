@@ -18,12 +18,29 @@ const FAILURES = [
 ].join('\n');
 
 function board(settings = '') {
-  const dir = boardWithTasks(1, { 'roles/implementor.md': role(['node'], `stdin: none\n${FAILURES}`), 'roles/manager.md': role(['node'], 'stdin: json\n') }, `phase: execute\nsupervisor:\n  max_retries: 1\n${settings}`);
+  const dir = boardWithTasks(
+    1,
+    {
+      'roles/implementor.md': role(['node'], `stdin: none\n${FAILURES}`),
+      'roles/manager.md': role(['node'], 'stdin: json\n'),
+    },
+    `phase: execute\nsupervisor:\n  max_retries: 1\n${settings}`,
+  );
   return { dir, file: path.join(dir, 'kanban.yaml') };
 }
 
 function printed(stdout: string, stderr = ''): AttemptResult {
-  return { end: 'exited', exitCode: stderr ? 1 : 0, signal: null, killedWith: null, stdout, stdoutTruncated: false, stdoutBytes: stdout.length, stderrTail: stderr, durationMs: 1 };
+  return {
+    end: 'exited',
+    exitCode: stderr ? 1 : 0,
+    signal: null,
+    killedWith: null,
+    stdout,
+    stdoutTruncated: false,
+    stdoutBytes: stdout.length,
+    stderrTail: stderr,
+    durationMs: 1,
+  };
 }
 
 const MANAGER_DONE = JSON.stringify({ status: 'ok', message: 'all done', next_task: null, tasks: ['tasks/001.md'] });
@@ -53,7 +70,10 @@ describe('failures that are not invalid output', () => {
   it('waits out a usage limit until its reset (plus a margin) and re-runs the same attempt, spending no retry', async () => {
     const { dir, file } = board();
     const { clock, at } = fakeClock();
-    const { worker, runAttempt } = agents([['', 'error: limit reached, resets in 90s'], ['', 'error: limit reached, resets in 90s']]);
+    const { worker, runAttempt } = agents([
+      ['', 'error: limit reached, resets in 90s'],
+      ['', 'error: limit reached, resets in 90s'],
+    ]);
     const result = await supervise({ file, runAttempt, clock, ...quiet });
     expect(result).toMatchObject({ steps: 1, reason: 'done' });
     expect(worker).toHaveLength(3);
@@ -61,7 +81,13 @@ describe('failures that are not invalid output', () => {
     expect(events(dir).filter((e) => e.type === 'retry')).toEqual([]);
     const waits = events(dir).filter((e) => e.type === 'limit_wait');
     expect(waits).toHaveLength(2);
-    expect(waits[0]).toMatchObject({ role: 'Implementor', task: 'tasks/001.md', reason: 'error: limit reached, resets in 90s', waitMs: 120_000, resetKnown: true });
+    expect(waits[0]).toMatchObject({
+      role: 'Implementor',
+      task: 'tasks/001.md',
+      reason: 'error: limit reached, resets in 90s',
+      waitMs: 120_000,
+      resetKnown: true,
+    });
     expect(events(dir).filter((e) => e.type === 'limit_resumed')).toHaveLength(2);
     expect(at() - Date.parse('2026-11-23T20:00:00Z')).toBe(240_000);
     expect(existsSync(path.join(dir, '.kanban-supervisor/waiting.json'))).toBe(false);
@@ -71,9 +97,17 @@ describe('failures that are not invalid output', () => {
   it('without a reset time, waits limit_wait, then twice as long', async () => {
     const { dir, file } = board('  limit_wait: 1m\n');
     const { clock } = fakeClock();
-    const { runAttempt } = agents([['', 'limit reached'], ['', 'limit reached'], ['', 'limit reached']]);
+    const { runAttempt } = agents([
+      ['', 'limit reached'],
+      ['', 'limit reached'],
+      ['', 'limit reached'],
+    ]);
     await supervise({ file, runAttempt, clock, ...quiet });
-    expect(events(dir).filter((e) => e.type === 'limit_wait').map((e) => e.waitMs)).toEqual([60_000, 120_000, 240_000]);
+    expect(
+      events(dir)
+        .filter((e) => e.type === 'limit_wait')
+        .map((e) => e.waitMs),
+    ).toEqual([60_000, 120_000, 240_000]);
   });
 
   it('ends with exit 69 when the reset is further off than max_limit_wait, saying when; a run started before then waits, never hitting the limit again', async () => {
@@ -81,8 +115,18 @@ describe('failures that are not invalid output', () => {
     const { clock, at } = fakeClock();
     const first = agents([['', 'limit reached, resets in 7200s']]);
     const error = await supervise({ file, runAttempt: first.runAttempt, clock, ...quiet }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: 69, resetAt: new Date(at() + 7_230_000), message: expect.stringMatching(/^Implementor's node usage limit resets at .* \(in 2h00m\), later than max_limit_wait \(1h00m\) lets this run wait\. The board is unchanged; run again after /) });
-    expect(JSON.parse(read(dir, '.kanban-supervisor/waiting.json'))).toMatchObject({ for: 'usage_limit', until: new Date(at() + 7_230_000).toISOString(), role: 'Implementor' });
+    expect(error).toMatchObject({
+      exitCode: 69,
+      resetAt: new Date(at() + 7_230_000),
+      message: expect.stringMatching(
+        /^Implementor's node usage limit resets at .* \(in 2h00m\), later than max_limit_wait \(1h00m\) lets this run wait\. The board is unchanged; run again after /,
+      ),
+    });
+    expect(JSON.parse(read(dir, '.kanban-supervisor/waiting.json'))).toMatchObject({
+      for: 'usage_limit',
+      until: new Date(at() + 7_230_000).toISOString(),
+      role: 'Implementor',
+    });
 
     // Started again an hour and a half later: it waits the rest (within max_limit_wait), then runs.
     const later = fakeClock(at() + 5_400_000);
@@ -96,9 +140,16 @@ describe('failures that are not invalid output', () => {
   it('stops at the first attempt with exit 2 and the login hint when the login is missing, logging a halt', async () => {
     const { dir, file } = board();
     const { worker, runAttempt } = agents([['', 'fatal: not logged in']]);
-    await expect(supervise({ file, runAttempt, ...quiet })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^roles\/implementor\.md: Implementor's node cannot work until someone logs in or fixes its account: fatal: not logged in\. Run my-cli login\. Then run again/) });
+    await expect(supervise({ file, runAttempt, ...quiet })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(
+        /^roles\/implementor\.md: Implementor's node cannot work until someone logs in or fixes its account: fatal: not logged in\. Run my-cli login\. Then run again/,
+      ),
+    });
     expect(worker).toHaveLength(1);
-    expect(read(dir, 'supervisor.log.md')).toMatch(/Halt[\s\S]*Login missing or rejected \(node\): fatal: not logged in/);
+    expect(read(dir, 'supervisor.log.md')).toMatch(
+      /Halt[\s\S]*Login missing or rejected \(node\): fatal: not logged in/,
+    );
   });
 
   it('backs off from a transient service error (doubling), not counted as a retry, and after transient_retries counts it as invalid output', async () => {
@@ -108,7 +159,11 @@ describe('failures that are not invalid output', () => {
     const { worker, runAttempt } = agents([overloaded, overloaded, overloaded]);
     await supervise({ file, runAttempt, clock, ...quiet });
     expect(worker).toHaveLength(4); // 1 + 2 backoffs, then a format retry that succeeds
-    expect(events(dir).filter((e) => e.type === 'backoff').map((e) => e.waitMs)).toEqual([10_000, 20_000]);
+    expect(
+      events(dir)
+        .filter((e) => e.type === 'backoff')
+        .map((e) => e.waitMs),
+    ).toEqual([10_000, 20_000]);
     expect(events(dir).filter((e) => e.type === 'retry')).toHaveLength(1);
   });
 });

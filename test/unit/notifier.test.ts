@@ -18,7 +18,13 @@ describe('the notifier of a run (a real HTTP server on 127.0.0.1)', () => {
     const n = notifier(`${got.base}/hook`, warnings);
     n.listener({ type: 'run_started', run: 'R1' });
     n.listener({ type: 'step_started', task: 'tasks/007.md' });
-    const wait = { type: 'waiting', outcome: 'halted_for_human', exitCode: 4, reason: 'ask', since: '2026-11-26T01:00:00.000Z' };
+    const wait = {
+      type: 'waiting',
+      outcome: 'halted_for_human',
+      exitCode: 4,
+      reason: 'ask',
+      since: '2026-11-26T01:00:00.000Z',
+    };
     n.listener(wait);
     n.listener({ ...wait, via: 'poll' }); // the same wait, told again because fs.watch failed
     n.listener({ ...wait, since: '2026-11-26T02:00:00.000Z' });
@@ -33,13 +39,30 @@ describe('the notifier of a run (a real HTTP server on 127.0.0.1)', () => {
   it('tells a usage-limit wait only past its threshold, and the end with the last task', async () => {
     const got = await receiver();
     const n = notifier(`ntfy+${got.base}/topic`, [], 60_000);
-    n.listener({ type: 'limit_wait', role: 'Implementor', cli: 'codex', waitMs: 60_000, until: '2026-11-26T03:00:00Z' });
+    n.listener({
+      type: 'limit_wait',
+      role: 'Implementor',
+      cli: 'codex',
+      waitMs: 60_000,
+      until: '2026-11-26T03:00:00Z',
+    });
     n.listener({ type: 'step_started', task: 'tasks/003.md' });
-    n.listener({ type: 'limit_wait', role: 'Implementor', cli: 'codex', waitMs: 60_001, until: '2026-11-26T03:00:00Z' });
+    n.listener({
+      type: 'limit_wait',
+      role: 'Implementor',
+      cli: 'codex',
+      waitMs: 60_001,
+      until: '2026-11-26T03:00:00Z',
+    });
     n.end({ kind: 'done', exitCode: 0 }, 'Done.', { file: FILE, task: '', run: 'R2' });
     await n.flush();
-    expect(got.got.map((r) => r.headers.title)).toEqual([expect.stringMatching(/^kanban-supervisor: night: waiting until \d\d:00$/), 'kanban-supervisor: night: done (exit 0)']);
-    expect(got.got[1]?.body).toBe('Done.\nBoard: /boards/night/kanban.yaml · task: tasks/003.md · exit 0\nNext: See the message.');
+    expect(got.got.map((r) => r.headers.title)).toEqual([
+      expect.stringMatching(/^kanban-supervisor: night: waiting until \d\d:00$/),
+      'kanban-supervisor: night: done (exit 0)',
+    ]);
+    expect(got.got[1]?.body).toBe(
+      'Done.\nBoard: /boards/night/kanban.yaml · task: tasks/003.md · exit 0\nNext: See the message.',
+    );
   });
 
   it('gives up at the cap on a receiver that never answers, with one warning naming the URL masked', async () => {
@@ -50,6 +73,8 @@ describe('the notifier of a run (a real HTTP server on 127.0.0.1)', () => {
     const started = performance.now();
     await n.flush(300);
     expect(performance.now() - started).toBeLessThan(3_000);
-    expect(warnings).toEqual([`the run's end could not be told to http://127.0.0.1:${got.port}/… (json): no answer before the run's end stopped waiting. The run's exit code is unchanged.`]);
+    expect(warnings).toEqual([
+      `the run's end could not be told to http://127.0.0.1:${got.port}/… (json): no answer before the run's end stopped waiting. The run's exit code is unchanged.`,
+    ]);
   });
 });

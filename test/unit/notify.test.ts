@@ -6,7 +6,12 @@ import { desktopArgv } from '../../src/notify/send.js';
 import { describeTargets, parseNotifyEntry, resolveTargets, unsetNotifyVariables } from '../../src/notify/target.js';
 import { maskUrl } from '../../src/util/secrets.js';
 
-const AT = { file: '/boards/night/kanban.yaml', task: 'tasks/002.md', run: '2026-11-26T01-00-00-000Z-1', time: new Date('2026-11-26T01:30:00Z') };
+const AT = {
+  file: '/boards/night/kanban.yaml',
+  task: 'tasks/002.md',
+  run: '2026-11-26T01-00-00-000Z-1',
+  time: new Date('2026-11-26T01:30:00Z'),
+};
 const target = (entry: string) => {
   const parsed = parseNotifyEntry(entry);
   if (!parsed.ok || !('target' in parsed)) throw new Error(`not a target: ${entry}`);
@@ -40,7 +45,11 @@ describe('a notify entry', () => {
     expect(target('https://ntfy.sh/topic').format).toBe('ntfy');
     expect(target('https://ntfy.example.org/topic').format).toBe('ntfy');
     expect(target('https://example.com/hook').format).toBe('json');
-    expect(target('slack+http://127.0.0.1:9/x')).toEqual({ format: 'slack', url: 'http://127.0.0.1:9/x', shown: 'slack+http://127.0.0.1:9/…' });
+    expect(target('slack+http://127.0.0.1:9/x')).toEqual({
+      format: 'slack',
+      url: 'http://127.0.0.1:9/x',
+      shown: 'slack+http://127.0.0.1:9/…',
+    });
     expect(target('NTFY+https://push.lan/t').format).toBe('ntfy');
     expect(target('json+https://hooks.slack.com/services/T/B/X').format).toBe('json');
     expect(target('desktop')).toEqual({ format: 'desktop', url: '', shown: 'desktop' });
@@ -48,7 +57,13 @@ describe('a notify entry', () => {
   });
 
   it('is refused when malformed, saying why without the secret parts', () => {
-    const reasons = ['ftp://example.com/SECRETPATH', 'teams+https://example.com/SECRETPATH', 'example.com/SECRETPATH', 'env:9-no', 'env:'].map((entry) => parseNotifyEntry(entry));
+    const reasons = [
+      'ftp://example.com/SECRETPATH',
+      'teams+https://example.com/SECRETPATH',
+      'example.com/SECRETPATH',
+      'env:9-no',
+      'env:',
+    ].map((entry) => parseNotifyEntry(entry));
     expect(reasons.map((r) => r.ok)).toEqual([false, false, false, false, false]);
     const words = reasons.map((r) => (r.ok ? '' : r.reason));
     expect(words[0]).toBe('ftp://example.com/… is not an http or https URL');
@@ -62,54 +77,131 @@ describe('a notify entry', () => {
       { entry: 'env:HOOK', where: '--notify' },
       { entry: 'env:GONE', where: 'supervisor.notify[1]' },
     ];
-    expect(resolveTargets(entries, { HOOK: 'https://ntfy.sh/t' })).toEqual({ targets: [target('https://ntfy.sh/t')], unset: [{ name: 'GONE', where: 'supervisor.notify[1]' }] });
-    expect(() => resolveTargets(entries, { HOOK: 'ftp://x/SECRET' })).toThrow(/^--notify: the variable HOOK holds no usable target \(ftp:\/\/x\/… is not an http or https URL\)\. Set it to /);
+    expect(resolveTargets(entries, { HOOK: 'https://ntfy.sh/t' })).toEqual({
+      targets: [target('https://ntfy.sh/t')],
+      unset: [{ name: 'GONE', where: 'supervisor.notify[1]' }],
+    });
+    expect(() => resolveTargets(entries, { HOOK: 'ftp://x/SECRET' })).toThrow(
+      /^--notify: the variable HOOK holds no usable target \(ftp:\/\/x\/… is not an http or https URL\)\. Set it to /,
+    );
     expect(unsetNotifyVariables(['env:HOOK', 'env:GONE', 'desktop', 5], { HOOK: 'x' })).toEqual(['GONE']);
-    expect(describeTargets(['env:HOOK', 'env:GONE', 'https://hooks.slack.com/services/T/B/X'], { HOOK: 'https://ntfy.sh/secret-topic' })).toEqual(['env:HOOK → https://ntfy.sh/… (ntfy)', 'env:GONE (not set: nothing is sent)', 'https://hooks.slack.com/… (slack)']);
+    expect(
+      describeTargets(['env:HOOK', 'env:GONE', 'https://hooks.slack.com/services/T/B/X'], {
+        HOOK: 'https://ntfy.sh/secret-topic',
+      }),
+    ).toEqual([
+      'env:HOOK → https://ntfy.sh/… (ntfy)',
+      'env:GONE (not set: nothing is sent)',
+      'https://hooks.slack.com/… (slack)',
+    ]);
   });
 
-  it('supervisor.notify and notify_wait: defaults, --notify added after the board\'s, a bad entry or duration an error', () => {
+  it("supervisor.notify and notify_wait: defaults, --notify added after the board's, a bad entry or duration an error", () => {
     expect(notifySettings({}, {})).toEqual({ notify: [], notifyWaitMs: 15 * 60_000 });
-    expect(notifySettings({ notify: ['desktop'], notify_wait: '1h' }, { notify: ['https://ntfy.sh/t'] })).toEqual({ notify: ['desktop', 'https://ntfy.sh/t'], notifyWaitMs: 3_600_000 });
-    expect(() => notifySettings({ notify: ['desktop', 'htp:/x/SECRET'] }, {})).toThrow(/^kanban\.yaml: supervisor\.notify\[1\]: …\(set, 13 chars\) is not an http or https URL\. Write /);
-    expect(() => notifySettings({ notify_wait: 'soon' }, {})).toThrow('kanban.yaml: supervisor.notify_wait must be a duration like 90s, 20m or 1h30m (got "soon").');
+    expect(notifySettings({ notify: ['desktop'], notify_wait: '1h' }, { notify: ['https://ntfy.sh/t'] })).toEqual({
+      notify: ['desktop', 'https://ntfy.sh/t'],
+      notifyWaitMs: 3_600_000,
+    });
+    expect(() => notifySettings({ notify: ['desktop', 'htp:/x/SECRET'] }, {})).toThrow(
+      /^kanban\.yaml: supervisor\.notify\[1\]: …\(set, 13 chars\) is not an http or https URL\. Write /,
+    );
+    expect(() => notifySettings({ notify_wait: 'soon' }, {})).toThrow(
+      'kanban.yaml: supervisor.notify_wait must be a duration like 90s, 20m or 1h30m (got "soon").',
+    );
   });
 });
 
 describe('a notice', () => {
-  it('of a run\'s end carries the printed line, the exit code and what to do next from the outcome table', () => {
-    const notice = endNotice({ kind: 'retries_exhausted', exitCode: 3 }, 'kanban-supervisor: Implementor gave no valid reply.', AT);
-    expect(notice).toEqual({ event: 'run_ended', board: AT.file, task: AT.task, run: AT.run, time: '2026-11-26T01:30:00.000Z', outcome: 'retries_exhausted', exitCode: 3, message: 'kanban-supervisor: Implementor gave no valid reply.', next: 'Fix the agent or its role file, then run again.', title: 'night: retries exhausted (exit 3)' });
+  it("of a run's end carries the printed line, the exit code and what to do next from the outcome table", () => {
+    const notice = endNotice(
+      { kind: 'retries_exhausted', exitCode: 3 },
+      'kanban-supervisor: Implementor gave no valid reply.',
+      AT,
+    );
+    expect(notice).toEqual({
+      event: 'run_ended',
+      board: AT.file,
+      task: AT.task,
+      run: AT.run,
+      time: '2026-11-26T01:30:00.000Z',
+      outcome: 'retries_exhausted',
+      exitCode: 3,
+      message: 'kanban-supervisor: Implementor gave no valid reply.',
+      next: 'Fix the agent or its role file, then run again.',
+      title: 'night: retries exhausted (exit 3)',
+    });
     expect(endNotice({ kind: 'done', exitCode: 0 }, 'Done.', AT).next).toBe('See the message.');
   });
 
   it('of a usage-limit wait only when it is longer than the threshold', () => {
-    const event = { type: 'limit_wait', role: 'Implementor', cli: 'claude', waitMs: 20 * 60_000, until: '2026-11-26T01:50:00Z' };
+    const event = {
+      type: 'limit_wait',
+      role: 'Implementor',
+      cli: 'claude',
+      waitMs: 20 * 60_000,
+      until: '2026-11-26T01:50:00Z',
+    };
     expect(limitWaitNotice(event, 20 * 60_000, AT)).toBeUndefined();
     const notice = limitWaitNotice(event, 15 * 60_000, AT);
-    expect(notice).toMatchObject({ event: 'limit_wait', outcome: null, exitCode: null, message: expect.stringMatching(/^Implementor's claude usage limit: waiting until \d\d:50 \(20m00s\), nothing to do\.$/) });
+    expect(notice).toMatchObject({
+      event: 'limit_wait',
+      outcome: null,
+      exitCode: null,
+      message: expect.stringMatching(
+        /^Implementor's claude usage limit: waiting until \d\d:50 \(20m00s\), nothing to do\.$/,
+      ),
+    });
   });
 
   it('of a --watch wait names the outcome it waits on and how it carries on', () => {
-    const notice = waitingNotice({ type: 'waiting', outcome: 'guard_stop', exitCode: 5, reason: 'Stopped after max_steps (3) steps.', since: 'x' }, AT);
-    expect(notice).toMatchObject({ event: 'waiting', outcome: 'guard_stop', exitCode: 5, message: 'Waiting (--watch): Stopped after max_steps (3) steps.', title: 'night: stopped by a guard, waiting for a person' });
+    const notice = waitingNotice(
+      { type: 'waiting', outcome: 'guard_stop', exitCode: 5, reason: 'Stopped after max_steps (3) steps.', since: 'x' },
+      AT,
+    );
+    expect(notice).toMatchObject({
+      event: 'waiting',
+      outcome: 'guard_stop',
+      exitCode: 5,
+      message: 'Waiting (--watch): Stopped after max_steps (3) steps.',
+      title: 'night: stopped by a guard, waiting for a person',
+    });
     expect(notice.next).toMatch(/carries on once an edit of the board validates\.$/);
   });
 
   it('is sent as Slack {text}, as ntfy text with ASCII headers, or as the notice itself', () => {
-    const notice = endNotice({ kind: 'halted_for_human', exitCode: 4 }, 'kanban-supervisor: The Manager halted — ask.', AT);
+    const notice = endNotice(
+      { kind: 'halted_for_human', exitCode: 4 },
+      'kanban-supervisor: The Manager halted — ask.',
+      AT,
+    );
     const slack = requestFor(target('https://hooks.slack.com/services/T/B/X'), notice);
-    expect(JSON.parse(slack.body)).toEqual({ text: expect.stringMatching(/^kanban-supervisor: night: halted for a person \(exit 4\)\nkanban-supervisor: The Manager halted — ask\.\nBoard: \/boards\/night\/kanban\.yaml · task: tasks\/002\.md · exit 4\nNext: Answer it/) });
+    expect(JSON.parse(slack.body)).toEqual({
+      text: expect.stringMatching(
+        /^kanban-supervisor: night: halted for a person \(exit 4\)\nkanban-supervisor: The Manager halted — ask\.\nBoard: \/boards\/night\/kanban\.yaml · task: tasks\/002\.md · exit 4\nNext: Answer it/,
+      ),
+    });
     const ntfy = requestFor(target('https://ntfy.sh/t'), { ...notice, title: 'night — halted' });
-    expect(ntfy.headers).toEqual({ 'content-type': 'text/plain; charset=utf-8', title: 'kanban-supervisor: night ? halted', priority: 'high', tags: 'warning' });
+    expect(ntfy.headers).toEqual({
+      'content-type': 'text/plain; charset=utf-8',
+      title: 'kanban-supervisor: night ? halted',
+      priority: 'high',
+      tags: 'warning',
+    });
     expect(ntfy.body.split('\n')[0]).toBe(notice.message);
     expect(JSON.parse(requestFor(target('https://example.com/h'), notice).body)).toEqual(notice);
   });
 
   it('on the desktop is notify-send on Linux, osascript on macOS (quotes escaped), nothing on Windows', () => {
     const notice = endNotice({ kind: 'done', exitCode: 0 }, 'Done: "all" \\ ok', AT);
-    expect(desktopArgv('linux', notice)?.slice(0, 4)).toEqual(['notify-send', '--app-name=kanban-supervisor', '--urgency=normal', 'kanban-supervisor: night: done (exit 0)']);
-    expect(desktopArgv('darwin', notice)?.[2]).toMatch(/^display notification "Done: \\"all\\" \\\\ ok\nBoard: [\s\S]*" with title "kanban-supervisor: night: done \(exit 0\)"$/);
+    expect(desktopArgv('linux', notice)?.slice(0, 4)).toEqual([
+      'notify-send',
+      '--app-name=kanban-supervisor',
+      '--urgency=normal',
+      'kanban-supervisor: night: done (exit 0)',
+    ]);
+    expect(desktopArgv('darwin', notice)?.[2]).toMatch(
+      /^display notification "Done: \\"all\\" \\\\ ok\nBoard: [\s\S]*" with title "kanban-supervisor: night: done \(exit 0\)"$/,
+    );
     expect(desktopArgv('win32', notice)).toBeUndefined();
   });
 });

@@ -25,7 +25,12 @@ describe('attempt output retention', () => {
     const store = new OutputStore(dir, 'r1', { ...WIDE, attempts: 3 });
     for (let step = 1; step <= 6; step++) attempt(store, step, 'tasks/a.md', 'out\n', step % 2 ? 'err\n' : '');
     store.dispose();
-    expect(runFiles(dir, 'r1')).toEqual(['000000004-implementor-1-tasks_a.out', '000000005-implementor-1-tasks_a.err', '000000005-implementor-1-tasks_a.out', '000000006-implementor-1-tasks_a.out']);
+    expect(runFiles(dir, 'r1')).toEqual([
+      '000000004-implementor-1-tasks_a.out',
+      '000000005-implementor-1-tasks_a.err',
+      '000000005-implementor-1-tasks_a.out',
+      '000000006-implementor-1-tasks_a.out',
+    ]);
   });
 
   it('leaves no file for an attempt that printed nothing', () => {
@@ -51,7 +56,11 @@ describe('attempt output retention', () => {
     attempt(store, 1, 'tasks/x.md', 'prose', 'trace', true);
     for (let step = 2; step <= 5; step++) attempt(store, step, 'tasks/y.md', '{"status":"ok"}');
     store.dispose();
-    expect(runFiles(dir, 'r1')).toEqual(['000000001-implementor-1-tasks_x.failed.err', '000000001-implementor-1-tasks_x.failed.out', '000000005-implementor-1-tasks_y.out']);
+    expect(runFiles(dir, 'r1')).toEqual([
+      '000000001-implementor-1-tasks_x.failed.err',
+      '000000001-implementor-1-tasks_x.failed.out',
+      '000000005-implementor-1-tasks_y.out',
+    ]);
   });
 
   it("counts what earlier runs left, drops runs past keep_runs at the start, and never touches a person's file there", () => {

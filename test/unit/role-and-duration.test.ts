@@ -46,24 +46,51 @@ describe('parseDuration', () => {
 });
 
 describe('role files and invocations', () => {
-  const role = parseRole('roles/implementor.md', 'Implementor', '---\ncommand: [agent, -p, "{{prompt}}", "--task={{task_file}}"]\nstdin: none\nenv: {DEBUG: 1}\n---\nDo {{ task_file }} for {{role}}.\n').role as Role;
-  const place = { boardDir: '/board', env: { PATH: '/bin' }, limits: { timeoutMs: 1000, idleTimeoutMs: null, killGraceMs: 5000 }, tag: 'run/1/Implementor' };
+  const role = parseRole(
+    'roles/implementor.md',
+    'Implementor',
+    '---\ncommand: [agent, -p, "{{prompt}}", "--task={{task_file}}"]\nstdin: none\nenv: {DEBUG: 1}\n---\nDo {{ task_file }} for {{role}}.\n',
+  ).role as Role;
+  const place = {
+    boardDir: '/board',
+    env: { PATH: '/bin' },
+    limits: { timeoutMs: 1000, idleTimeoutMs: null, killGraceMs: 5000 },
+    tag: 'run/1/Implementor',
+  };
 
   it('fills placeholders into argv elements without ever building a shell string', () => {
-    const invocation = buildInvocation(role, { role: 'Implementor', kanban_file: 'kanban.yaml', task_file: 'tasks/$(rm -rf x).md' }, place);
+    const invocation = buildInvocation(
+      role,
+      { role: 'Implementor', kanban_file: 'kanban.yaml', task_file: 'tasks/$(rm -rf x).md' },
+      place,
+    );
     expect(invocation.file).toBe('agent');
-    expect(invocation.args).toEqual(['-p', 'Do tasks/$(rm -rf x).md for Implementor.\n', '--task=tasks/$(rm -rf x).md']);
+    expect(invocation.args).toEqual([
+      '-p',
+      'Do tasks/$(rm -rf x).md for Implementor.\n',
+      '--task=tasks/$(rm -rf x).md',
+    ]);
     expect(invocation.stdin).toBeNull();
-    expect(invocation.env).toMatchObject({ PATH: '/bin', DEBUG: '1', KANBAN_ROLE: 'Implementor', KANBAN_TASK_FILE: 'tasks/$(rm -rf x).md', KANBAN_DONE_TASK: '' });
+    expect(invocation.env).toMatchObject({
+      PATH: '/bin',
+      DEBUG: '1',
+      KANBAN_ROLE: 'Implementor',
+      KANBAN_TASK_FILE: 'tasks/$(rm -rf x).md',
+      KANBAN_DONE_TASK: '',
+    });
     expect(invocation.cwd).toBe('/board');
   });
 
   it('renders non-string inputs as JSON and absent ones as empty', () => {
-    expect(fillPlaceholders('{{tasks}}|{{done_task}}|{{result}}', { tasks: ['a', 'b'], result: { status: 'ok' } }, 'r')).toBe('["a","b"]||{"status":"ok"}');
+    expect(
+      fillPlaceholders('{{tasks}}|{{done_task}}|{{result}}', { tasks: ['a', 'b'], result: { status: 'ok' } }, 'r'),
+    ).toBe('["a","b"]||{"status":"ok"}');
   });
 
   it('explains that placeholders must be quoted inside a YAML flow list', () => {
-    expect(parseRole('roles/x.md', 'X', '---\ncommand: [agent, {{prompt}}]\n---\nx\n').problems[0]?.message).toMatch(/Quote argv elements that contain \{\{placeholders\}\}/);
+    expect(parseRole('roles/x.md', 'X', '---\ncommand: [agent, {{prompt}}]\n---\nx\n').problems[0]?.message).toMatch(
+      /Quote argv elements that contain \{\{placeholders\}\}/,
+    );
   });
 
   it('defaults stdin to the prompt and output to auto', () => {
@@ -72,7 +99,11 @@ describe('role files and invocations', () => {
   });
 
   it('returns every problem of a role file at once, each with its line, and "did you mean" for a misspelled key', () => {
-    const check = parseRole('roles/x.md', 'X', '---\ncommand: claude\nstdin: pipe\ntimout: 1s\nidle_timeout: soon\n---\nx\n');
+    const check = parseRole(
+      'roles/x.md',
+      'X',
+      '---\ncommand: claude\nstdin: pipe\ntimout: 1s\nidle_timeout: soon\n---\nx\n',
+    );
     expect(check.role).toBeUndefined();
     expect(check.problems.map((p) => `${p.line}: ${p.message}`)).toEqual([
       expect.stringMatching(/^4: front-matter has an unknown key "timout"\. Did you mean timeout\?$/),

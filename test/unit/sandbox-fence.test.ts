@@ -10,7 +10,11 @@ import { expandPath, sandboxSpec } from '../../src/sandbox/spec.js';
 import { ROOT, tempDir } from '../helpers.js';
 
 // A machine described by a table: path → kind (real paths equal the paths, but for the links given).
-function place(files: Record<string, 'dir' | 'file'>, links: Record<string, string> = {}, more: Partial<FencePlace> = {}): FencePlace {
+function place(
+  files: Record<string, 'dir' | 'file'>,
+  links: Record<string, string> = {},
+  more: Partial<FencePlace> = {},
+): FencePlace {
   return {
     boardDir: '/work/board',
     cwd: '/work/board',
@@ -36,16 +40,42 @@ function mounts(args: string[]): string[] {
 describe('the fence (bubblewrap argv built from a role, the board and this machine)', () => {
   const spec = { write: [], hide: [], network: true };
 
-  it('makes the whole file system read-only, /tmp fresh, the board writable and the supervisor\'s state read-only, in that order', () => {
+  it("makes the whole file system read-only, /tmp fresh, the board writable and the supervisor's state read-only, in that order", () => {
     const fence = buildFence(spec, place({}));
-    expect(fence.args.slice(0, 9)).toEqual(['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp']);
+    expect(fence.args.slice(0, 9)).toEqual([
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--tmpfs',
+      '/tmp',
+    ]);
     const m = mounts(fence.args);
     expect(m.indexOf('--bind /work/board /work/board')).toBeGreaterThan(m.indexOf('--tmpfs /tmp'));
-    expect(m.indexOf('--ro-bind /work/board/.kanban-supervisor /work/board/.kanban-supervisor')).toBeGreaterThan(m.indexOf('--bind /work/board /work/board'));
-    expect(fence.args.slice(-7)).toEqual(['--unshare-pid', '--setenv', 'TMPDIR', '/tmp', '--chdir', '/work/board', '--']);
+    expect(m.indexOf('--ro-bind /work/board/.kanban-supervisor /work/board/.kanban-supervisor')).toBeGreaterThan(
+      m.indexOf('--bind /work/board /work/board'),
+    );
+    expect(fence.args.slice(-7)).toEqual([
+      '--unshare-pid',
+      '--setenv',
+      'TMPDIR',
+      '/tmp',
+      '--chdir',
+      '/work/board',
+      '--',
+    ]);
     expect(fence.args).not.toContain('--new-session'); // it would take the agent out of the group the supervisor kills
     expect(fence.args).not.toContain('--unshare-net');
-    expect(fence).toMatchObject({ program: '/usr/bin/bwrap', writable: ['/work/board'], readOnly: ['/work/board/.kanban-supervisor'], hidden: [], network: true });
+    expect(fence).toMatchObject({
+      program: '/usr/bin/bwrap',
+      writable: ['/work/board'],
+      readOnly: ['/work/board/.kanban-supervisor'],
+      hidden: [],
+      network: true,
+    });
   });
 
   it('cuts the network with network: false', () => {
@@ -62,36 +92,59 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     expect(m.join(' ')).not.toContain('.aws'); // not there, so nothing is mounted over it
   });
 
-  it('hides the real place of a secret reached through a symlink, and the ssh agent\'s socket', () => {
-    const fence = buildFence(spec, place({ '/data/keys': 'dir', '/run/user/1000/ssh.sock': 'file' }, { '/home/ann/.ssh': '/data/keys' }, { sockets: ['/run/user/1000/ssh.sock'] }));
+  it("hides the real place of a secret reached through a symlink, and the ssh agent's socket", () => {
+    const fence = buildFence(
+      spec,
+      place(
+        { '/data/keys': 'dir', '/run/user/1000/ssh.sock': 'file' },
+        { '/home/ann/.ssh': '/data/keys' },
+        { sockets: ['/run/user/1000/ssh.sock'] },
+      ),
+    );
     expect(fence.hidden).toEqual(['/data/keys', '/run/user/1000/ssh.sock']);
   });
 
   it('binds declared writable paths (~/ in the home folder, relative in the board folder); a missing one is not bound and is listed', () => {
-    const fence = buildFence({ ...spec, write: ['~/.claude', 'out/../build', '/opt/cache', '~/.codex'] }, place({ '/home/ann/.claude': 'dir', '/work/board/build': 'dir', '/opt/cache': 'dir' }));
+    const fence = buildFence(
+      { ...spec, write: ['~/.claude', 'out/../build', '/opt/cache', '~/.codex'] },
+      place({ '/home/ann/.claude': 'dir', '/work/board/build': 'dir', '/opt/cache': 'dir' }),
+    );
     expect(fence.writable).toEqual(['/work/board', '/home/ann/.claude', '/work/board/build', '/opt/cache']);
     expect(fence.missing).toEqual(['~/.codex']);
     expect(mounts(fence.args)).toContain('--bind /home/ann/.claude /home/ann/.claude');
   });
 
   it('lets a declared writable path that is also a default hidden one win: it is writable, not hidden', () => {
-    const fence = buildFence({ ...spec, write: ['~/.config/gh'] }, place({ '/home/ann/.config/gh': 'dir', '/home/ann/.ssh': 'dir' }));
+    const fence = buildFence(
+      { ...spec, write: ['~/.config/gh'] },
+      place({ '/home/ann/.config/gh': 'dir', '/home/ann/.ssh': 'dir' }),
+    );
     expect(fence.hidden).toEqual(['/home/ann/.ssh']);
     expect(fence.writable).toContain('/home/ann/.config/gh');
   });
 
   it('keeps a secret hidden inside a writable folder: the deeper mount comes after the folder holding it', () => {
-    const fence = buildFence({ ...spec, write: ['~'], hide: ['~/notes/private'] }, place({ '/home/ann': 'dir', '/home/ann/.ssh': 'dir', '/home/ann/notes/private': 'file' }));
+    const fence = buildFence(
+      { ...spec, write: ['~'], hide: ['~/notes/private'] },
+      place({ '/home/ann': 'dir', '/home/ann/.ssh': 'dir', '/home/ann/notes/private': 'file' }),
+    );
     const m = mounts(fence.args);
     expect(m.indexOf('--tmpfs /home/ann/.ssh')).toBeGreaterThan(m.indexOf('--bind /home/ann /home/ann'));
-    expect(m.indexOf('--ro-bind /dev/null /home/ann/notes/private')).toBeGreaterThan(m.indexOf('--bind /home/ann /home/ann'));
+    expect(m.indexOf('--ro-bind /dev/null /home/ann/notes/private')).toBeGreaterThan(
+      m.indexOf('--bind /home/ann /home/ann'),
+    );
   });
 
-  it('keeps the repository\'s git folders read-only when they lie inside a writable path, last, whatever is declared', () => {
-    const inside = buildFence({ ...spec, write: ['.git/hooks'] }, place({ '/work/board/.git/hooks': 'dir' }, {}, { gitDirs: ['/work/board/.git', '/elsewhere/.git'] }));
+  it("keeps the repository's git folders read-only when they lie inside a writable path, last, whatever is declared", () => {
+    const inside = buildFence(
+      { ...spec, write: ['.git/hooks'] },
+      place({ '/work/board/.git/hooks': 'dir' }, {}, { gitDirs: ['/work/board/.git', '/elsewhere/.git'] }),
+    );
     expect(inside.readOnly).toEqual(['/work/board/.kanban-supervisor', '/work/board/.git']);
     const m = mounts(inside.args);
-    expect(m.indexOf('--ro-bind /work/board/.git /work/board/.git')).toBeGreaterThan(m.indexOf('--bind /work/board/.git/hooks /work/board/.git/hooks'));
+    expect(m.indexOf('--ro-bind /work/board/.git /work/board/.git')).toBeGreaterThan(
+      m.indexOf('--bind /work/board/.git/hooks /work/board/.git/hooks'),
+    );
     const above = buildFence(spec, place({}, {}, { gitDirs: ['/work/.git'] }));
     expect(above.readOnly).toEqual(['/work/board/.kanban-supervisor']); // read-only already: nothing writable holds it
   });
@@ -101,17 +154,32 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     const fence = buildFence({ ...spec, write: ['roles'] }, place({ '/work/board/roles': 'dir' }, {}, { own }));
     expect(fence.readOnly).toEqual(['/work/board/.kanban-supervisor', ...own]);
     const m = mounts(fence.args);
-    expect(m.indexOf('--ro-bind /work/board/roles /work/board/roles')).toBeGreaterThan(m.indexOf('--bind /work/board/roles /work/board/roles'));
-    expect(m.indexOf('--ro-bind /work/board/kanban.yaml /work/board/kanban.yaml')).toBeGreaterThan(m.indexOf('--bind /work/board /work/board'));
+    expect(m.indexOf('--ro-bind /work/board/roles /work/board/roles')).toBeGreaterThan(
+      m.indexOf('--bind /work/board/roles /work/board/roles'),
+    );
+    expect(m.indexOf('--ro-bind /work/board/kanban.yaml /work/board/kanban.yaml')).toBeGreaterThan(
+      m.indexOf('--bind /work/board /work/board'),
+    );
     const elsewhere = buildFence(spec, place({}, {}, { own: ['/shared/roles'] })); // role files linked from outside any writable path are read-only already
     expect(elsewhere.readOnly).toEqual(['/work/board/.kanban-supervisor']);
   });
 
   it('hides every default only where it exists, and names ~/.ssh, ~/.aws, ~/.gnupg and ~/.config/gh among them', () => {
-    expect(DEFAULT_HIDDEN).toEqual(expect.arrayContaining(['~/.ssh', '~/.aws', '~/.gnupg', '~/.config/gh', '~/.netrc', '~/.docker', '~/.kube', '~/.git-credentials']));
+    expect(DEFAULT_HIDDEN).toEqual(
+      expect.arrayContaining([
+        '~/.ssh',
+        '~/.aws',
+        '~/.gnupg',
+        '~/.config/gh',
+        '~/.netrc',
+        '~/.docker',
+        '~/.kube',
+        '~/.git-credentials',
+      ]),
+    );
   });
 
-  it('is put before the agent\'s own argv only when spawned: messages still name the agent\'s command', () => {
+  it("is put before the agent's own argv only when spawned: messages still name the agent's command", () => {
     const fence = buildFence(spec, place({}));
     const invocation = { file: 'claude', args: ['-p', 'hi'], fence };
     expect(spawnCommand(invocation)).toEqual({ file: '/usr/bin/bwrap', args: [...fence.args, 'claude', '-p', 'hi'] });
@@ -133,9 +201,15 @@ describe('sandbox: in a role file', () => {
   });
 
   it.each([
-    ['sandbox: {writable: [x]}', 'front-matter sandbox has an unknown key "writable". sandbox: knows write, hide, network.'],
+    [
+      'sandbox: {writable: [x]}',
+      'front-matter sandbox has an unknown key "writable". sandbox: knows write, hide, network.',
+    ],
     ['sandbox: {netwrk: false}', 'front-matter sandbox has an unknown key "netwrk". Did you mean network?'],
-    ['sandbox: yes', 'front-matter sandbox must be a boolean or an object (got "yes"). Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], hide: [~/.private], network: false}`.'],
+    [
+      'sandbox: yes',
+      'front-matter sandbox must be a boolean or an object (got "yes"). Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], hide: [~/.private], network: false}`.',
+    ],
   ])('refuses %s with one problem, its line and the fix', (line, message) => {
     const check = parseRole('roles/a.md', 'A', `---\ncommand: [agent]\n${line}\n---\nDo it.\n`);
     expect(check.problems).toEqual([{ file: 'roles/a.md', line: 3, message }]);
@@ -153,18 +227,25 @@ describe('sandbox: in a role file', () => {
 
 describe('where the fence cannot be built', () => {
   it('says so with the fix: not Linux, bwrap missing, user namespaces off', () => {
-    expect(findBubblewrap({ PATH: '/usr/bin' }, '/', 'darwin')).toEqual({ problem: expect.stringMatching(/needs Linux.*darwin.*never unfenced.*remove `sandbox:`/) as string });
+    expect(findBubblewrap({ PATH: '/usr/bin' }, '/', 'darwin')).toEqual({
+      problem: expect.stringMatching(/needs Linux.*darwin.*never unfenced.*remove `sandbox:`/) as string,
+    });
     const empty = tempDir();
-    expect(findBubblewrap({ PATH: empty }, '/', 'linux')).toEqual({ problem: expect.stringMatching(/bwrap\) was not found on PATH.*apt install bubblewrap/) as string });
+    expect(findBubblewrap({ PATH: empty }, '/', 'linux')).toEqual({
+      problem: expect.stringMatching(/bwrap\) was not found on PATH.*apt install bubblewrap/) as string,
+    });
     const bin = tempDir();
     writeFileSync(path.join(bin, 'bwrap'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
-    const refused = fenceProblem(true, { PATH: bin }, '/', () => ({ ok: false, stderr: 'bwrap: No permissions to creating new namespace' }));
+    const refused = fenceProblem(true, { PATH: bin }, '/', () => ({
+      ok: false,
+      stderr: 'bwrap: No permissions to creating new namespace',
+    }));
     expect(refused).toMatch(/said: No permissions to creating new namespace.*kernel\.unprivileged_userns_clone=1/);
     expect(fenceProblem(true, { PATH: bin }, '/', () => ({ ok: true, stderr: '' }))).toBeUndefined();
   });
 });
 
-describe('the repository\'s git folders', () => {
+describe("the repository's git folders", () => {
   it('are the nearest .git folder up the tree, or for a worktree its .git file, its git folder and the common one', () => {
     const root = tempDir();
     mkdirSync(path.join(root, 'repo/.git/worktrees/wt'), { recursive: true });
@@ -173,20 +254,27 @@ describe('the repository\'s git folders', () => {
     mkdirSync(path.join(root, 'wt/board'), { recursive: true });
     writeFileSync(path.join(root, 'wt/.git'), `gitdir: ${path.join(root, 'repo/.git/worktrees/wt')}\n`);
     writeFileSync(path.join(root, 'repo/.git/worktrees/wt/commondir'), '../..\n');
-    expect(gitDirs(path.join(root, 'wt/board'))).toEqual([path.join(root, 'wt/.git'), path.join(root, 'repo/.git/worktrees/wt'), path.join(root, 'repo/.git')]);
+    expect(gitDirs(path.join(root, 'wt/board'))).toEqual([
+      path.join(root, 'wt/.git'),
+      path.join(root, 'repo/.git/worktrees/wt'),
+      path.join(root, 'repo/.git'),
+    ]);
   });
 });
 
 describe('the presets of Claude Code, Codex and Gemini CLI', () => {
   const own = { claude: ['~/.claude', '~/.claude.json'], codex: ['~/.codex'], gemini: ['~/.gemini'] };
-  it.each(Object.entries(own))('%s: each role file declares, ready to uncomment, the CLI\'s own files as its fence\'s writable paths', (cli, write) => {
-    const dir = path.join(ROOT, 'presets', cli);
-    for (const name of readdirSync(dir)) {
-      const text = readFileSync(path.join(dir, name), 'utf8');
-      expect(text).toMatch(/^# sandbox: \{write: /m);
-      const check = parseRole(`roles/${name}`, 'A', text.replace(/^# (sandbox: \{write: .*)$/m, '$1'));
-      expect(check.problems).toEqual([]);
-      expect(check.role?.sandbox).toEqual({ write, hide: [], network: true });
-    }
-  });
+  it.each(Object.entries(own))(
+    "%s: each role file declares, ready to uncomment, the CLI's own files as its fence's writable paths",
+    (cli, write) => {
+      const dir = path.join(ROOT, 'presets', cli);
+      for (const name of readdirSync(dir)) {
+        const text = readFileSync(path.join(dir, name), 'utf8');
+        expect(text).toMatch(/^# sandbox: \{write: /m);
+        const check = parseRole(`roles/${name}`, 'A', text.replace(/^# (sandbox: \{write: .*)$/m, '$1'));
+        expect(check.problems).toEqual([]);
+        expect(check.role?.sandbox).toEqual({ write, hide: [], network: true });
+      }
+    },
+  );
 });

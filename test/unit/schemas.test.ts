@@ -9,7 +9,8 @@ import { ROOT } from '../helpers.js';
 
 const Ajv = AjvModule.default;
 const NAMES: SchemaName[] = ['kanban', 'role', 'reply', 'manager-reply'];
-const read = (name: string) => JSON.parse(readFileSync(path.join(ROOT, 'schemas', `${name}.schema.json`), 'utf8')) as object;
+const read = (name: string) =>
+  JSON.parse(readFileSync(path.join(ROOT, 'schemas', `${name}.schema.json`), 'utf8')) as object;
 
 // The supervisor compiles its own schemas without checking them against the meta-schema.
 describe('the shipped JSON Schemas', () => {
@@ -28,10 +29,21 @@ describe('the validators compiled at build time', () => {
   const samples: Record<SchemaName, unknown[]> = {
     kanban: [
       { current: null, tasks: [] },
-      { current: 'tasks/a.md', tasks: ['tasks/a.md'], phase: 'execute', supervisor: { max_retries: 3, timeout: '20m', kill_grace: 5 } },
+      {
+        current: 'tasks/a.md',
+        tasks: ['tasks/a.md'],
+        phase: 'execute',
+        supervisor: { max_retries: 3, timeout: '20m', kill_grace: 5 },
+      },
       {},
       { current: 5, tasks: 'tasks/a.md' },
-      { current: null, tasks: [1, null], phase: 7, sub_phase: [], supervisor: { max_retries: -1, max_steps: 0, max_same_task: 1.5, timeout: true, idle_timeout: {} } },
+      {
+        current: null,
+        tasks: [1, null],
+        phase: 7,
+        sub_phase: [],
+        supervisor: { max_retries: -1, max_steps: 0, max_same_task: 1.5, timeout: true, idle_timeout: {} },
+      },
       { current: null, tasks: [], supervisor: 'fast' },
     ],
     role: [
@@ -42,12 +54,7 @@ describe('the validators compiled at build time', () => {
       { command: 'claude -p', stdin: 'pipe', output: 7, env: { A: {} }, timeout: [] },
       { command: [''] },
     ],
-    reply: [
-      { status: 'ok', message: 'done', extra: [1] },
-      {},
-      { status: 'fine', message: 3 },
-      { status: null },
-    ],
+    reply: [{ status: 'ok', message: 'done', extra: [1] }, {}, { status: 'fine', message: 3 }, { status: null }],
     'manager-reply': [
       { status: 'ok', message: '', next_task: null, tasks: ['tasks/a.md'] },
       { status: 'ok', message: '' },
@@ -82,7 +89,11 @@ describe('the validators compiled at build time', () => {
 
 describe("a role's own reply schema", () => {
   it('is compiled when first used, once per key', () => {
-    const schema = { type: 'object', required: ['files'], properties: { files: { type: 'array', items: { type: 'string' }, minItems: 1 } } };
+    const schema = {
+      type: 'object',
+      required: ['files'],
+      properties: { files: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+    };
     const compiler = createSchemaCompiler();
     const validate = compiler.compile('test-role-schema', schema);
     expect(compiler.compile('test-role-schema', schema)).toBe(validate);
@@ -93,13 +104,18 @@ describe("a role's own reply schema", () => {
   });
 
   it('may refer to a shipped schema by its $id', () => {
-    const validate = createSchemaCompiler().compile('test-role-schema-ref', { allOf: [{ $ref: 'https://kanban-supervisor.dev/schemas/reply.schema.json' }], required: ['files'] });
+    const validate = createSchemaCompiler().compile('test-role-schema-ref', {
+      allOf: [{ $ref: 'https://kanban-supervisor.dev/schemas/reply.schema.json' }],
+      required: ['files'],
+    });
     expect(validate({ status: 'ok', message: '', files: [] })).toBe(true);
     expect(validate({ status: 'done', files: [] })).toBe(false);
   });
 
   it('is still checked against the JSON Schema meta-schema', () => {
-    expect(() => createSchemaCompiler().compile('test-role-schema-bad', { type: 'objekt' })).toThrow(/schema is invalid/);
+    expect(() => createSchemaCompiler().compile('test-role-schema-bad', { type: 'objekt' })).toThrow(
+      /schema is invalid/,
+    );
   });
 });
 

@@ -7,39 +7,97 @@ import { mask, maskArgv, maskDeep, maskText, secretValues } from '../../src/util
 
 describe('the one rule for secrets', () => {
   it('masks the value after a key-like flag, a key-like --flag=value, an HTTP credential and well-known keys in argv', () => {
-    const argv = ['tool', '--api-key', 'sk-abc', '--auth-token=xyz12345', '-H', 'Authorization: Bearer abcdefgh12345', '--model', 'opus', 'ghp_abcdefghijklmnopqrstuvwx'];
-    expect(maskArgv(argv)).toEqual(['tool', '--api-key', mask('sk-abc'), `--auth-token=${mask('xyz12345')}`, '-H', `Authorization: Bearer ${mask('abcdefgh12345')}`, '--model', 'opus', mask('ghp_abcdefghijklmnopqrstuvwx')]);
+    const argv = [
+      'tool',
+      '--api-key',
+      'sk-abc',
+      '--auth-token=xyz12345',
+      '-H',
+      'Authorization: Bearer abcdefgh12345',
+      '--model',
+      'opus',
+      'ghp_abcdefghijklmnopqrstuvwx',
+    ];
+    expect(maskArgv(argv)).toEqual([
+      'tool',
+      '--api-key',
+      mask('sk-abc'),
+      `--auth-token=${mask('xyz12345')}`,
+      '-H',
+      `Authorization: Bearer ${mask('abcdefgh12345')}`,
+      '--model',
+      'opus',
+      mask('ghp_abcdefghijklmnopqrstuvwx'),
+    ]);
   });
 
   it('masks known values anywhere in text, longest first, and leaves prose alone', () => {
-    const secrets = secretValues({ GITHUB_TOKEN: 'gh-value-123456', HOME: '/home/me', SHORT_KEY: 'abc' }, { REGION: 'eu-west-one' });
+    const secrets = secretValues(
+      { GITHUB_TOKEN: 'gh-value-123456', HOME: '/home/me', SHORT_KEY: 'abc' },
+      { REGION: 'eu-west-one' },
+    );
     expect(secrets).toEqual(['gh-value-123456', 'eu-west-one']);
-    expect(maskText('push with gh-value-123456 to eu-west-one from /home/me', secrets)).toBe(`push with ${mask('gh-value-123456')} to ${mask('eu-west-one')} from /home/me`);
-    for (const prose of ['Basic instructions for the task', 'the secret: remember it', 'Token limit reached after 5000 tokens', 'tokens: 123456789']) expect(maskText(prose)).toBe(prose);
-    expect(maskText('ANTHROPIC_API_KEY=abc123def456 and "password": "hunter22x"')).toBe(`ANTHROPIC_API_KEY=${mask('abc123def456')} and "password": "${mask('hunter22x')}"`);
+    expect(maskText('push with gh-value-123456 to eu-west-one from /home/me', secrets)).toBe(
+      `push with ${mask('gh-value-123456')} to ${mask('eu-west-one')} from /home/me`,
+    );
+    for (const prose of [
+      'Basic instructions for the task',
+      'the secret: remember it',
+      'Token limit reached after 5000 tokens',
+      'tokens: 123456789',
+    ])
+      expect(maskText(prose)).toBe(prose);
+    expect(maskText('ANTHROPIC_API_KEY=abc123def456 and "password": "hunter22x"')).toBe(
+      `ANTHROPIC_API_KEY=${mask('abc123def456')} and "password": "${mask('hunter22x')}"`,
+    );
   });
 
   it('masks every string of an event, keeping its keys and the same object when nothing is secret', () => {
     const clean = { type: 'done', steps: 2, files: ['a.md'] };
     expect(maskDeep(clean)).toBe(clean);
-    expect(maskDeep({ command: 'x --key=abcdefgh1', nested: [{ issue: 'Bearer abcdefgh1234' }] })).toEqual({ command: `x --key=${mask('abcdefgh1')}`, nested: [{ issue: `Bearer ${mask('abcdefgh1234')}` }] });
+    expect(maskDeep({ command: 'x --key=abcdefgh1', nested: [{ issue: 'Bearer abcdefgh1234' }] })).toEqual({
+      command: `x --key=${mask('abcdefgh1')}`,
+      nested: [{ issue: `Bearer ${mask('abcdefgh1234')}` }],
+    });
   });
 
   it('describeCommand (events, Supervisor Log issues) masks argv keys and the values of secret-named variables', () => {
-    const text = describeCommand({ file: 'curl', args: ['-H', 'x-api-key: value-of-the-key', '--api-key', 'k'], env: { SERVICE_API_KEY: 'value-of-the-key' } }, 200);
+    const text = describeCommand(
+      {
+        file: 'curl',
+        args: ['-H', 'x-api-key: value-of-the-key', '--api-key', 'k'],
+        env: { SERVICE_API_KEY: 'value-of-the-key' },
+      },
+      200,
+    );
     expect(text).not.toContain('value-of-the-key');
     expect(text).toBe(`curl -H "x-api-key: ${mask('value-of-the-key')}" --api-key "${mask('k')}"`);
   });
 
   it('a Supervisor Log entry masks its Issue, Received and Action', () => {
-    const entry = formatEntry({ time: new Date(0), kind: 'Retry Event', agent: 'A', task: 't', issue: 'cmd --token=abcdefgh12', received: 'HTTP 401 for Authorization: Bearer sk-ant-abcdefghijklmnopqrstu', action: 'again' });
+    const entry = formatEntry({
+      time: new Date(0),
+      kind: 'Retry Event',
+      agent: 'A',
+      task: 't',
+      issue: 'cmd --token=abcdefgh12',
+      received: 'HTTP 401 for Authorization: Bearer sk-ant-abcdefghijklmnopqrstu',
+      action: 'again',
+    });
     expect(entry).not.toContain('abcdefgh12');
     expect(entry).not.toContain('sk-ant-abcdefghijklmnopqrstu');
   });
 
   it('waiting.json (read by status) masks a key quoted in the reason it waits for', () => {
     const dir = tempDir();
-    waitingFile.write(dir, { for: 'board_change', reason: 'Login rejected: Invalid API key sk-ant-abcdefghijklmnopqrstu', since: new Date(0).toISOString(), pid: 1 });
-    expect(waitingFile.read(dir)?.reason).toBe(`Login rejected: Invalid API key ${mask('sk-ant-abcdefghijklmnopqrstu')}`);
+    waitingFile.write(dir, {
+      for: 'board_change',
+      reason: 'Login rejected: Invalid API key sk-ant-abcdefghijklmnopqrstu',
+      since: new Date(0).toISOString(),
+      pid: 1,
+    });
+    expect(waitingFile.read(dir)?.reason).toBe(
+      `Login rejected: Invalid API key ${mask('sk-ant-abcdefghijklmnopqrstu')}`,
+    );
   });
 });

@@ -8,7 +8,8 @@ describe('the periodic count of a run', () => {
     const due: Array<[number, string[]]> = [];
     for (let i = 1; i <= 6; i++) {
       const task = `tasks/00${i}.md`;
-      if (tally.stepCompleted(task, periodic).some((p) => p.role === 'Reviewer')) due.push([i, tally.takeDone('Reviewer')]);
+      if (tally.stepCompleted(task, periodic).some((p) => p.role === 'Reviewer'))
+        due.push([i, tally.takeDone('Reviewer')]);
     }
     expect(due).toEqual([
       [2, ['tasks/001.md', 'tasks/002.md']],

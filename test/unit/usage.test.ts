@@ -11,9 +11,23 @@ const attemptUsage = (stdout: string, command: string[]) => agentFor(command).us
 // input 100 and output about text length / 4.
 describe('attemptUsage on what the real CLIs printed', () => {
   it("Claude Code: the final result's total_cost_usd and usage, the cache reads and writes counted as input", () => {
-    expect(attemptUsage(recording('claude-reply.stream').stdout, ['claude'])).toEqual({ costUsd: 0.010275, inputTokens: 2300, cachedInputTokens: 800, outputTokens: 80, totalTokens: 2380 });
-    expect(attemptUsage(recordedFile('claude.json'), ['claude'])).toEqual({ costUsd: 0.0010500000000000002, inputTokens: 100, cachedInputTokens: 0, outputTokens: 22, totalTokens: 122 });
-    expect(attemptUsage(recordedFile('claude-verbose.json'), ['claude'])).toEqual(attemptUsage(recordedFile('claude.json'), ['claude']));
+    expect(attemptUsage(recording('claude-reply.stream').stdout, ['claude'])).toEqual({
+      costUsd: 0.010275,
+      inputTokens: 2300,
+      cachedInputTokens: 800,
+      outputTokens: 80,
+      totalTokens: 2380,
+    });
+    expect(attemptUsage(recordedFile('claude.json'), ['claude'])).toEqual({
+      costUsd: 0.0010500000000000002,
+      inputTokens: 100,
+      cachedInputTokens: 0,
+      outputTokens: 22,
+      totalTokens: 122,
+    });
+    expect(attemptUsage(recordedFile('claude-verbose.json'), ['claude'])).toEqual(
+      attemptUsage(recordedFile('claude.json'), ['claude']),
+    );
   });
 
   it('Claude Code: two model requests of one run are in the result once, not added to the assistant messages', () => {
@@ -23,19 +37,48 @@ describe('attemptUsage on what the real CLIs printed', () => {
   });
 
   it('Claude Code: a failed or limited attempt reports its (zero) spend too', () => {
-    expect(attemptUsage(recording('claude-429-reset.stream').stdout, ['claude'])).toEqual({ costUsd: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, totalTokens: 0 });
+    expect(attemptUsage(recording('claude-429-reset.stream').stdout, ['claude'])).toEqual({
+      costUsd: 0,
+      inputTokens: 0,
+      cachedInputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+    });
     expect(attemptUsage(recordedFile('claude-not-logged-in.json'), ['claude'])).toMatchObject({ costUsd: 0 });
   });
 
   it('Codex: turn.completed usage, a running total for the thread (two requests of one turn: 200 input)', () => {
-    expect(attemptUsage(recording('codex-reply').stdout, ['codex'])).toEqual({ inputTokens: 1200, cachedInputTokens: 800, outputTokens: 80, totalTokens: 1280 });
-    expect(attemptUsage(recording('codex-tool').stdout, ['codex'])).toEqual({ inputTokens: 200, cachedInputTokens: 0, outputTokens: 20, totalTokens: 220 });
+    expect(attemptUsage(recording('codex-reply').stdout, ['codex'])).toEqual({
+      inputTokens: 1200,
+      cachedInputTokens: 800,
+      outputTokens: 80,
+      totalTokens: 1280,
+    });
+    expect(attemptUsage(recording('codex-tool').stdout, ['codex'])).toEqual({
+      inputTokens: 200,
+      cachedInputTokens: 0,
+      outputTokens: 20,
+      totalTokens: 220,
+    });
   });
 
   it('Codex: the last turn.completed of several, never their sum (each is the total so far)', () => {
-    const [started, turn, message, completed] = recordedFile('codex.jsonl').trim().split('\n') as [string, string, string, string];
-    const later = JSON.stringify({ type: 'turn.completed', usage: { input_tokens: 350, cached_input_tokens: 100, output_tokens: 60 } });
-    expect(attemptUsage([started, turn, message, completed, turn, message, later].join('\n'), ['codex'])).toEqual({ inputTokens: 350, cachedInputTokens: 100, outputTokens: 60, totalTokens: 410 });
+    const [started, turn, message, completed] = recordedFile('codex.jsonl').trim().split('\n') as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    const later = JSON.stringify({
+      type: 'turn.completed',
+      usage: { input_tokens: 350, cached_input_tokens: 100, output_tokens: 60 },
+    });
+    expect(attemptUsage([started, turn, message, completed, turn, message, later].join('\n'), ['codex'])).toEqual({
+      inputTokens: 350,
+      cachedInputTokens: 100,
+      outputTokens: 60,
+      totalTokens: 410,
+    });
   });
 
   it('Codex: a failed turn reports no usage', () => {
@@ -46,11 +89,21 @@ describe('attemptUsage on what the real CLIs printed', () => {
     const expected = { inputTokens: 2400, cachedInputTokens: 1600, outputTokens: 200, totalTokens: 2600 };
     expect(attemptUsage(recording('gemini-reply').stdout, ['gemini'])).toEqual(expected);
     expect(attemptUsage(recording('gemini-reply.stream').stdout, ['gemini'])).toEqual(expected);
-    expect(attemptUsage(recordedFile('gemini.json'), ['gemini'])).toEqual({ inputTokens: 200, cachedInputTokens: 0, outputTokens: 35, totalTokens: 235 });
+    expect(attemptUsage(recordedFile('gemini.json'), ['gemini'])).toEqual({
+      inputTokens: 200,
+      cachedInputTokens: 0,
+      outputTokens: 35,
+      totalTokens: 235,
+    });
   });
 
   it('Gemini CLI: a limited attempt still reports what its router call spent', () => {
-    expect(attemptUsage(recording('gemini-429-reset.stream').stdout, ['gemini'])).toEqual({ inputTokens: 100, cachedInputTokens: 0, outputTokens: 13, totalTokens: 113 });
+    expect(attemptUsage(recording('gemini-429-reset.stream').stdout, ['gemini'])).toEqual({
+      inputTokens: 100,
+      cachedInputTokens: 0,
+      outputTokens: 13,
+      totalTokens: 113,
+    });
   });
 
   it('nothing for output without an envelope, or a stream cut off before its totals', () => {
@@ -64,6 +117,8 @@ describe('attemptUsage on what the real CLIs printed', () => {
     const claude = recording('claude-reply.stream').stdout;
     expect(attemptUsage(claude, ['codex', 'exec'])).toBeUndefined();
     expect(attemptUsage(claude, ['./run-claude.sh'])).toEqual(attemptUsage(claude, ['claude']));
-    expect(attemptUsage(recording('gemini-reply').stdout, ['node', 'wrapper.js'])).toEqual(attemptUsage(recording('gemini-reply').stdout, ['gemini']));
+    expect(attemptUsage(recording('gemini-reply').stdout, ['node', 'wrapper.js'])).toEqual(
+      attemptUsage(recording('gemini-reply').stdout, ['gemini']),
+    );
   });
 });

@@ -8,13 +8,33 @@ import { fakeWatcher, fakeWorld, START } from './fake-world.js';
 import { makeBoard } from '../helpers.js';
 
 function board() {
-  const dir = makeBoard({ 'kanban.yaml': 'current: null\ntasks: [tasks/001.md]\n', 'tasks/001.md': '---\ntitle: one\n---\n', 'roles/manager.md': '---\ncommand: [node]\n---\n' });
+  const dir = makeBoard({
+    'kanban.yaml': 'current: null\ntasks: [tasks/001.md]\n',
+    'tasks/001.md': '---\ntitle: one\n---\n',
+    'roles/manager.md': '---\ncommand: [node]\n---\n',
+  });
   const files = ['kanban.yaml', 'roles/manager.md', 'tasks/001.md'];
   return { dir, files, write: (file: string, text: string) => writeFileSync(path.join(dir, file), text) };
 }
 
-function deps(dir: string, files: string[], w: ReturnType<typeof fakeWorld>, watcher: DirWatcher, extra: Partial<WaitDeps> = {}): WaitDeps {
-  return { clock: w.clock, stop: new AbortController().signal, watcher, set: { files, dirs: ['.', 'roles', 'tasks'] }, at: (r) => path.join(dir, r), snapshot: (f, previous) => snapshot(dir, f, previous), debounceMs: 500, pollMs: 5_000, ...extra };
+function deps(
+  dir: string,
+  files: string[],
+  w: ReturnType<typeof fakeWorld>,
+  watcher: DirWatcher,
+  extra: Partial<WaitDeps> = {},
+): WaitDeps {
+  return {
+    clock: w.clock,
+    stop: new AbortController().signal,
+    watcher,
+    set: { files, dirs: ['.', 'roles', 'tasks'] },
+    at: (r) => path.join(dir, r),
+    snapshot: (f, previous) => snapshot(dir, f, previous),
+    debounceMs: 500,
+    pollMs: 5_000,
+    ...extra,
+  };
 }
 
 describe('waiting for a person to edit the board', () => {
@@ -40,7 +60,11 @@ describe('waiting for a person to edit the board', () => {
     const baseline = snapshot(dir, files);
     const w = fakeWorld();
     const fake = fakeWatcher();
-    for (const [ms, text] of [[1_000, 'half'], [1_300, 'half more'], [1_600, 'current: null\ntasks: [tasks/001.md]\n# done\n']] as const) {
+    for (const [ms, text] of [
+      [1_000, 'half'],
+      [1_300, 'half more'],
+      [1_600, 'current: null\ntasks: [tasks/001.md]\n# done\n'],
+    ] as const) {
       w.at(ms, () => {
         write('kanban.yaml', text);
         fake.fire();
@@ -95,7 +119,13 @@ describe('waiting for a person to edit the board', () => {
     const w = fakeWorld();
     const told: WatchVia[] = [];
     w.at(7_000, () => write('kanban.yaml', 'current: tasks/001.md\ntasks: [tasks/001.md]\n'));
-    const wake = await waitForChange(deps(dir, files, w, fakeWatcher({ fails: 'ENOSPC: System limit for number of file watchers reached' }).watcher, { pollMs: 2_000, onWatching: (how) => told.push(how) }), baseline);
+    const wake = await waitForChange(
+      deps(dir, files, w, fakeWatcher({ fails: 'ENOSPC: System limit for number of file watchers reached' }).watcher, {
+        pollMs: 2_000,
+        onWatching: (how) => told.push(how),
+      }),
+      baseline,
+    );
     expect(told).toEqual([{ via: 'polling', why: 'ENOSPC: System limit for number of file watchers reached' }]);
     expect(wake.by === 'change' && wake.files).toEqual(['kanban.yaml']);
     expect(w.elapsed()).toBe(8_500);
@@ -112,7 +142,9 @@ describe('waiting for a person to edit the board', () => {
     const stop = new AbortController();
     const stopping = fakeWorld();
     stopping.at(30_000, () => stop.abort(new Error('Interrupted by SIGTERM')));
-    await expect(waitForChange(deps(dir, files, stopping, fakeWatcher().watcher, { stop: stop.signal }), baseline)).rejects.toThrow('Interrupted by SIGTERM');
+    await expect(
+      waitForChange(deps(dir, files, stopping, fakeWatcher().watcher, { stop: stop.signal }), baseline),
+    ).rejects.toThrow('Interrupted by SIGTERM');
     expect(stopping.elapsed()).toBe(30_000);
   });
 });

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, type BigIntStats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  type BigIntStats,
+} from 'node:fs';
 import path from 'node:path';
 import { resolveAllInBoard } from '../../board/paths.js';
 import { parseYaml } from '../../board/yaml.js';
@@ -32,7 +41,8 @@ export function watchSet(boardFile: string): WatchSet {
   const listed = listedTasks(boardFile);
   resolveAllInBoard(dir, listed).forEach((where, i) => where.ok && files.add(path.normalize(listed[i] as string)));
   try {
-    for (const name of readdirSync(path.join(dir, 'roles'))) if (name.endsWith('.md')) files.add(path.join('roles', name));
+    for (const name of readdirSync(path.join(dir, 'roles')))
+      if (name.endsWith('.md')) files.add(path.join('roles', name));
   } catch {
     // no roles/ folder yet: validate says so; the board folder's watch sees it appear
   }
@@ -52,8 +62,13 @@ export function snapshot(boardDir: string, files: readonly string[], previous?: 
  * (a change since still counts); files new to the set are taken as they are now.
  */
 export function rebase(boardDir: string, files: readonly string[], baseline: Snapshot): Snapshot {
-  const added = snapshot(boardDir, files.filter((file) => !baseline.has(file)));
-  return new Map(files.map((file) => [file, baseline.has(file) ? (baseline.get(file) ?? null) : (added.get(file) ?? null)]));
+  const added = snapshot(
+    boardDir,
+    files.filter((file) => !baseline.has(file)),
+  );
+  return new Map(
+    files.map((file) => [file, baseline.has(file) ? (baseline.get(file) ?? null) : (added.get(file) ?? null)]),
+  );
 }
 
 /** The files whose content differs between two snapshots (appeared, vanished or changed), sorted. */
@@ -76,7 +91,12 @@ function look(file: string, previous: Seen | null | undefined): Seen | null {
     const stat = statKey(stats);
     if (previous && previous.stat === stat) return previous;
     if (stats.size > HASH_MAX_BYTES) return { hash: stat, stat };
-    return { hash: createHash('sha1').update(readAll(fd, Number(stats.size))).digest('hex'), stat };
+    return {
+      hash: createHash('sha1')
+        .update(readAll(fd, Number(stats.size)))
+        .digest('hex'),
+      stat,
+    };
   } catch {
     return null;
   } finally {
@@ -102,7 +122,10 @@ function readAll(fd: number, size: number): Buffer {
 function listedTasks(boardFile: string): string[] {
   try {
     const parsed = parseYaml(readFileSync(boardFile, 'utf8'));
-    const board = (parsed.ok && parsed.value && typeof parsed.value === 'object' ? parsed.value : {}) as { tasks?: unknown; current?: unknown };
+    const board = (parsed.ok && parsed.value && typeof parsed.value === 'object' ? parsed.value : {}) as {
+      tasks?: unknown;
+      current?: unknown;
+    };
     const tasks = Array.isArray(board.tasks) ? board.tasks : [];
     return [...tasks, board.current].filter((task): task is string => typeof task === 'string');
   } catch {

@@ -32,7 +32,13 @@ export interface PassEnd {
 }
 
 // Outcomes a person's edit can change: everything else (a signal, a lost lock, an unwritable board, a bug) ends the run.
-const WAITABLE: readonly number[] = [ExitCode.badInput, ExitCode.retriesExhausted, ExitCode.haltedForHuman, ExitCode.guard, ExitCode.limitWait];
+const WAITABLE: readonly number[] = [
+  ExitCode.badInput,
+  ExitCode.retriesExhausted,
+  ExitCode.haltedForHuman,
+  ExitCode.guard,
+  ExitCode.limitWait,
+];
 const DEBOUNCE_MS = 500;
 
 /**
@@ -64,9 +70,15 @@ async function pass(ctx: RunContext, tally: RunTally): Promise<PassEnd> {
     await superviseBoard(ctx, tally);
     return { outcome: 'done', exitCode: 0, reason: doneReason(ctx.file) };
   } catch (error) {
-    if (ctx.stop.interrupt.aborted || !(error instanceof SupervisorError) || !WAITABLE.includes(error.exitCode)) throw error;
+    if (ctx.stop.interrupt.aborted || !(error instanceof SupervisorError) || !WAITABLE.includes(error.exitCode))
+      throw error;
     const until = error instanceof LimitWaitError && error.resetAt ? { until: error.resetAt } : {};
-    return { outcome: outcomeKind(error.exitCode), exitCode: error.exitCode, reason: error.message.replace(/\s*\n\s*/g, ' '), ...until };
+    return {
+      outcome: outcomeKind(error.exitCode),
+      exitCode: error.exitCode,
+      reason: error.message.replace(/\s*\n\s*/g, ' '),
+      ...until,
+    };
   }
 }
 
@@ -76,7 +88,16 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
   const at = (relative: string) => path.join(ctx.dir, relative);
   let set = watchSet(ctx.file);
   let baseline = snapshot(ctx.dir, set.files);
-  const waiting = { for: 'board_change' as const, reason: ended.reason, outcome: ended.outcome, exitCode: ended.exitCode, since: since.toISOString(), ...(ended.until && { until: ended.until.toISOString() }), run: ctx.runId, pid: process.pid };
+  const waiting = {
+    for: 'board_change' as const,
+    reason: ended.reason,
+    outcome: ended.outcome,
+    exitCode: ended.exitCode,
+    since: since.toISOString(),
+    ...(ended.until && { until: ended.until.toISOString() }),
+    run: ctx.runId,
+    pid: process.pid,
+  };
   const tell = stateTeller(ctx);
   tell(waiting);
   let told: WatchVia | undefined;
@@ -87,14 +108,34 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
       ctx.events.emit('waiting', { ...waiting, watching: set.files.length, ...how });
     };
     const settings = currentSettings(ctx);
-    const wake = await waitForChange({ clock: ctx.clock, stop: ctx.stop.interrupt, watcher: deps.watcher, set, at, snapshot: (files, previous) => snapshot(ctx.dir, files, previous), debounceMs: deps.debounceMs ?? DEBOUNCE_MS, pollMs: settings.watchPollMs, ...(ended.until && { until: ended.until.getTime() }), onWatching }, baseline);
+    const wake = await waitForChange(
+      {
+        clock: ctx.clock,
+        stop: ctx.stop.interrupt,
+        watcher: deps.watcher,
+        set,
+        at,
+        snapshot: (files, previous) => snapshot(ctx.dir, files, previous),
+        debounceMs: deps.debounceMs ?? DEBOUNCE_MS,
+        pollMs: settings.watchPollMs,
+        ...(ended.until && { until: ended.until.getTime() }),
+        onWatching,
+      },
+      baseline,
+    );
     baseline = wake.snapshot;
     const files = wake.by === 'change' ? wake.files : [];
     const problem = wake.by === 'change' ? firstProblem(ctx) : undefined;
     if (problem) {
       // waiting.json first: whoever hears the event can read the state it announces.
       tell({ ...waiting, invalid: formatProblem(problem.problem) });
-      ctx.events.emit('edit_invalid', { files, file: problem.problem.file, ...(problem.problem.line !== undefined && { line: problem.problem.line }), problem: problem.problem.message, problems: problem.count });
+      ctx.events.emit('edit_invalid', {
+        files,
+        file: problem.problem.file,
+        ...(problem.problem.line !== undefined && { line: problem.problem.line }),
+        problem: problem.problem.message,
+        problems: problem.count,
+      });
       // The edit may list other tasks: watch what the board names now.
       set = watchSet(ctx.file);
       baseline = rebase(ctx.dir, set.files, baseline);
@@ -115,7 +156,10 @@ function stateTeller(ctx: RunContext): (waiting: Waiting) => void {
     } catch (error) {
       if (!(error instanceof SupervisorError) || warned) return;
       warned = true;
-      ctx.events.emit('warning', { file: waitingFile.name, message: `${inPlace(path.join(ctx.dir, waitingFile.name)) ?? error.message.replace(/\s*\n\s*/g, ' ')}: remove it, so that \`status\` can tell what this run waits for. Still waiting` });
+      ctx.events.emit('warning', {
+        file: waitingFile.name,
+        message: `${inPlace(path.join(ctx.dir, waitingFile.name)) ?? error.message.replace(/\s*\n\s*/g, ' ')}: remove it, so that \`status\` can tell what this run waits for. Still waiting`,
+      });
     }
   };
 }
@@ -139,7 +183,10 @@ function firstProblem(ctx: RunContext): { problem: Problem; count: number } | un
     return boardProblem(ctx);
   } catch (error) {
     if (!(error instanceof BoardReadError)) throw error;
-    const why = error.code === 'ENOENT' ? 'no such file: it was moved or deleted. Put it back; the run carries on once it validates.' : error.message.replace(`${error.file}: `, '');
+    const why =
+      error.code === 'ENOENT'
+        ? 'no such file: it was moved or deleted. Put it back; the run carries on once it validates.'
+        : error.message.replace(`${error.file}: `, '');
     return { problem: { file: path.basename(ctx.file), message: why }, count: 1 };
   }
 }
@@ -149,14 +196,23 @@ function boardProblem(ctx: RunContext): { problem: Problem; count: number } | un
   if (problems.length) return { problem: problems[0] as Problem, count: problems.length };
   const budget = ctx.spend.reached(resolveSettings(readBoard(ctx.file).settings, ctx.flags));
   // Carrying on would stop again after the next attempt, having spent more.
-  if (budget) return { problem: { file: path.basename(ctx.file), message: `this run has already reached ${budget}; raise it to carry on (a --max-cost given on the command line cannot be raised by an edit: restart the run).` }, count: 1 };
+  if (budget)
+    return {
+      problem: {
+        file: path.basename(ctx.file),
+        message: `this run has already reached ${budget}; raise it to carry on (a --max-cost given on the command line cannot be raised by an edit: restart the run).`,
+      },
+      count: 1,
+    };
   return undefined;
 }
 
 function doneReason(file: string): string {
   try {
     const board = readBoard(file);
-    return board.current === null ? 'the board has no next task' : `phase is complete, so ${board.current} (current) is not run`;
+    return board.current === null
+      ? 'the board has no next task'
+      : `phase is complete, so ${board.current} (current) is not run`;
   } catch {
     return 'the board has no next task';
   }

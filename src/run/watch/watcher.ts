@@ -7,7 +7,11 @@ import { watch, type FSWatcher } from 'node:fs';
  * (no inotify watches left, a file system without change events support); `onError` hears of
  * a watch that fails later. Passed in, so tests of the wait need no real file system events.
  */
-export type DirWatcher = (dirs: readonly string[], onChange: (dir: string, file: string | null) => void, onError: (error: Error) => void) => () => void;
+export type DirWatcher = (
+  dirs: readonly string[],
+  onChange: (dir: string, file: string | null) => void,
+  onError: (error: Error) => void,
+) => () => void;
 
 /** The real watcher: one non-recursive fs.watch per folder. */
 export const fsDirWatcher: DirWatcher = (dirs, onChange, onError) => {
