@@ -17,5 +17,10 @@ export function fencedRoles(boardDir: string): string[] {
   } catch {
     return []; // no roles folder: no role at all, fenced or not
   }
-  return files.map((file) => file.slice(0, -3)).filter((name) => readRole(boardDir, name).role?.sandbox !== undefined);
+  return files
+    .map((file) => file.slice(0, -3))
+    .filter((name) => {
+      const check = readRole(boardDir, name);
+      return (check.role ?? check.draft)?.sandbox !== undefined;
+    });
 }
