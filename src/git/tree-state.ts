@@ -44,14 +44,14 @@ export type TreeStates = Map<string, string> | { what: string; result: GitResult
 
 /**
  * Every path git sees changed against HEAD (tracked or not, not ignored), but the supervisor's
- * own output, with what it holds. A submodule the repository knows is compared by the commit it
- * has checked out only: git never runs inside it. Contents are hashed by one `git hash-object
+ * own output, with what it holds. git never looks into a submodule (a folder is `dir` anyway: a
+ * submodule's new commit is the person's to commit). Contents are hashed by one `git hash-object
  * --no-filters` (no filter of the repository's runs), bounded like every git command: stopped at
  * supervisor.git_timeout and at the run's stop, so a signal or --max-time ends it at once.
  */
 export async function treeStates(top: string, board: string, call: GitCall): Promise<TreeStates> {
   const status = await runGit(
-    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=dirty'],
+    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'],
     { ...call, env: { ...call.env, GIT_OPTIONAL_LOCKS: '0' } },
   );
   if (status.code !== 0 || status.stopped !== null) return { what: 'git status', result: status };
