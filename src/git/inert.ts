@@ -64,7 +64,7 @@ export function inside(file: string, dir: string): boolean {
   return file === dir || file.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }
 
-/** A path with its links resolved, as far as it exists. */
+/** A path with its links resolved; as given (made absolute) when it does not exist. */
 export function real(file: string): string {
   try {
     return realpathSync(file);

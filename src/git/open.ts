@@ -4,7 +4,7 @@ import { fencedRoles } from '../board/fenced-roles.js';
 import { InputError } from '../errors.js';
 import { refuseBoardConfig, refusePlanted } from './planted.js';
 import { findGit, inertCall, type GitPin } from './inert.js';
-import { gitSaid } from './porcelain.js';
+import { gitSaid, shownPath } from './porcelain.js';
 import { runGit, type GitBounds, type GitCall } from './run-git.js';
 
 /** The board's repository, as found at a run's start. */
@@ -38,7 +38,7 @@ export async function findRepo(file: string, bounds: GitBounds): Promise<FoundRe
   if (found.startError !== undefined) return { off: `git could not be started (${program}: ${found.startError})` };
   if (found.code !== 0 && /not a git repository/i.test(found.stderr))
     return { off: `${dir} is not inside a git repository` };
-  const [top, gitDir] = found.stdout.split('\n').map((line) => Buffer.from(line, 'latin1').toString('utf8'));
+  const [top, gitDir] = shownPath(found.stdout).split('\n');
   if (found.code !== 0 || !top || !gitDir)
     throw new InputError(
       `${file}: supervisor.git_commit is on, but git refuses the board's folder: ${gitSaid(found.stderr)}. Fix that, or set supervisor.git_commit to false.`,

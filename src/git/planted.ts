@@ -1,13 +1,8 @@
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import { inside, real, type GitPin } from './inert.js';
+import { shownPath } from './porcelain.js';
 import { runGit, type GitCall } from './run-git.js';
-
-/**
- * What, at a run's start, would have the run's git use what an agent wrote: a repository of
- * the board folder's own that an agent may have planted, or git configuration in the board folder.
- * Both are refused (exit 2) with the fix.
- */
 
 /**
  * A .git in the board folder itself, inside a repository that holds the board's files and
@@ -20,7 +15,7 @@ export async function refusePlanted(file: string, repo: GitPin, at: (pin?: GitPi
   const parent = path.dirname(repo.top);
   if (real(repo.top) !== real(path.dirname(file)) || parent === repo.top) return;
   const around = await runGit(['rev-parse', '--show-toplevel', '--absolute-git-dir'], { ...at(), cwd: parent });
-  const [top, gitDir] = textLines(around.stdout);
+  const [top, gitDir] = shownPath(around.stdout).split('\n');
   if (around.code !== 0 || !top || !gitDir) return; // none around it (or one git refuses, which nothing commits into either)
   const held = await runGit(['ls-files', '--stage', '-z', '--', path.relative(top, repo.top)], at({ top, gitDir }));
   const entries = held.stdout.split('\0').filter(Boolean);
@@ -33,14 +28,15 @@ export async function refusePlanted(file: string, repo: GitPin, at: (pin?: GitPi
 
 /**
  * With a role fenced, git configuration a fenced agent can write — a file in the board folder,
- * outside the git folder, that git reads or would include — names the programs git runs (a
- * filter, gpg.program, core.hooksPath…), which would run unfenced: refused.
+ * outside the git folder, that git reads, would include, or would read once it exists (a global
+ * one, with HOME in the board folder) — names the programs git runs (a filter, gpg.program…),
+ * which would run unfenced: refused.
  */
 export async function refuseBoardConfig(file: string, repo: GitPin, call: GitCall): Promise<void> {
   const listed = await runGit(['config', '--list', '--show-origin', '-z'], call);
   const board = real(path.dirname(file));
   const gitDir = real(repo.gitDir);
-  const found = configFiles(listed.stdout, call.cwd, call.env.HOME).find(
+  const found = configFiles(listed.stdout, call.cwd, call.env).find(
     (config) => inside(real(config), board) && !inside(real(config), gitDir),
   );
   if (found)
@@ -50,10 +46,15 @@ export async function refuseBoardConfig(file: string, repo: GitPin, call: GitCal
     );
 }
 
-/** The files git reads its configuration from, or would include, by `git config --list --show-origin -z` (pure). */
-export function configFiles(output: string, cwd: string, home: string | undefined): string[] {
-  const fields = textLines(output, '\0');
-  const files: string[] = [];
+/** The files git reads its configuration from, would include, or would read as its global one (pure), by `git config --list --show-origin -z`. */
+export function configFiles(output: string, cwd: string, env: Readonly<Record<string, string | undefined>>): string[] {
+  const home = env.HOME;
+  const fields = shownPath(output).split('\0');
+  const files = env.GIT_CONFIG_GLOBAL
+    ? [path.resolve(cwd, env.GIT_CONFIG_GLOBAL)]
+    : home
+      ? [path.join(home, '.gitconfig'), path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'git/config')]
+      : [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const origin = fields[i] as string;
     if (!origin.startsWith('file:')) continue; // the command line, standard input, a blob
@@ -67,9 +68,4 @@ export function configFiles(output: string, cwd: string, home: string | undefine
       );
   }
   return files;
-}
-
-// git's output (a byte string) as text, split.
-function textLines(output: string, by = '\n'): string[] {
-  return Buffer.from(output, 'latin1').toString('utf8').split(by);
 }

@@ -60,13 +60,20 @@ describe('git configuration files', () => {
       'command line:\0core.fsmonitor\nfalse',
       '',
     ].join('\0');
-    expect(configFiles(out, '/work', '/home/me')).toEqual([
+    expect(configFiles(out, '/work', { HOME: '/home/me' })).toEqual([
+      // Read once they exist, which an agent could see to when HOME is in the board folder.
+      '/home/me/.gitconfig',
+      '/home/me/.config/git/config',
       '/home/me/.gitconfig',
       '/work/.git/config',
       '/work/team.gitconfig',
       '/work/.git/config',
       '/home/me/work.gitconfig',
     ]);
+    expect(configFiles('', '/work', { HOME: '/home/me', GIT_CONFIG_GLOBAL: 'team.gitconfig' })).toEqual([
+      '/work/team.gitconfig',
+    ]);
+    expect(configFiles('', '/work', { HOME: '/h', XDG_CONFIG_HOME: '/x' })).toEqual(['/h/.gitconfig', '/x/git/config']);
   });
 });
 
