@@ -3,13 +3,13 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { StopSignals } from '../agent/interrupt.js';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
+import { fencedRoles } from '../board/fenced-roles.js';
 import { CommitFailedError } from '../errors.js';
 import type { EventLog } from '../events/log.js';
 import { appendEntry } from '../log/supervisor-log.js';
 import { formatDuration } from '../util/duration.js';
 import { commitMessage, commitWarnings, type CommitAbout } from './message.js';
 import type { GitRepo } from './open.js';
-import { fencedRoles } from '../board/fenced-roles.js';
 import { inertCall } from './inert.js';
 import { gitSaid, pathList, shownPath } from './porcelain.js';
 import { runGit, type GitCall, type GitResult } from './run-git.js';
@@ -38,8 +38,9 @@ export interface CommitRun {
  * whose content changed between the step's start and its answer being written, so a person's
  * uncommitted change the step never touched stays out of every commit (and in the work tree);
  * a path that was already changed and that the step changed again is committed whole, and its
- * commit and a Warning in supervisor.log.md say so. The commit is built in an index of its own
- * (HEAD plus those paths), so the person's staged changes are neither committed nor lost.
+ * commit and a Warning in supervisor.log.md say so; a repository of its own that the step made
+ * is left out, and said so the same way. The commit is built in an index of its own (HEAD plus
+ * those paths), so the person's staged changes are neither committed nor lost.
  */
 export class StepCommits {
   constructor(
