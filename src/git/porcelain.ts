@@ -71,6 +71,20 @@ export function pathList(files: readonly string[]): Buffer {
   return Buffer.from(files.map((f) => `${f}\0`).join(''), 'latin1');
 }
 
+/**
+ * Paths for `git hash-object --stdin-paths`, one a line, each in C quotes as git reads them there,
+ * so that any byte but NUL — a newline, a quote, a trailing CR — names the same file (pure).
+ */
+export function quotedPaths(files: readonly string[]): Buffer {
+  const quoted = files.map((file) => {
+    const escaped = [...file].map((c) =>
+      c < ' ' || c === '\x7f' || c === '"' || c === '\\' ? `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}` : c,
+    );
+    return `"${escaped.join('')}"\n`;
+  });
+  return Buffer.from(quoted.join(''), 'latin1');
+}
+
 /** The first lines of what git said, cleaned, for a one-line message (pure). */
 export function gitSaid(stderr: string, stdout = '', lines = 4): string {
   const said = `${stderr}\n${stdout}`

@@ -5,7 +5,7 @@ import { safeEnv } from '../agent/safe-env.js';
 import { TAG_VARIABLE } from '../agent/tag.js';
 
 /** How git is run: where, with what environment (see gitEnv), and how it is bounded. */
-export interface GitCall {
+export interface GitBounds {
   /** The folder git runs in. */
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
@@ -17,6 +17,13 @@ export interface GitCall {
   tag: string;
   /** A run's stop: git is stopped with it (a first request gracefully, a second at once). */
   stop?: StopSignals;
+}
+
+/** A git command as the run starts it: the one program found at its start, and the options that keep it inert (inert.ts). */
+export interface GitCall extends GitBounds {
+  /** git's absolute path. */
+  program: string;
+  options: readonly string[];
 }
 
 /** How one git command ended; `stdout` is a byte string (latin1), `stderr` text. */
@@ -36,7 +43,7 @@ export interface GitResult {
  * hang the run. Never rejects: the caller decides what a failure means.
  */
 export async function runGit(args: readonly string[], call: GitCall, input?: Buffer): Promise<GitResult> {
-  const subprocess = execa('git', args, {
+  const subprocess = execa(call.program, [...call.options, ...args], {
     cwd: call.cwd,
     env: safeEnv({ ...call.env, [TAG_VARIABLE]: call.tag }),
     extendEnv: false,

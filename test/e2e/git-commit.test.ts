@@ -1,50 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { boardWithTasks, events, fixtureRole, read, runCli, tempDir } from '../helpers.js';
-
-// git as the tests run it: no person's or system's configuration, so the identity is the repository's own.
-function gitEnv(): Record<string, string> {
-  const home = tempDir('ks-git-home-');
-  writeFileSync(path.join(home, 'gitconfig'), '');
-  return { GIT_CONFIG_GLOBAL: path.join(home, 'gitconfig'), GIT_CONFIG_NOSYSTEM: '1', HOME: home };
-}
-
-function git(dir: string, env: Record<string, string>, ...args: string[]): string {
-  return execFileSync('git', args, { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8' });
-}
-
-/** A board with `n` tasks whose Implementor writes a file, committed as a repository with an identity. */
-function repoBoard(n: number, options: { settings?: string; files?: Record<string, string>; identity?: boolean } = {}) {
-  const env = gitEnv();
-  const dir = boardWithTasks(
-    n,
-    { 'roles/implementor.md': fixtureRole('writes-file.mjs'), 'notes.txt': 'the person’s notes\n', ...options.files },
-    `phase: execute\nsupervisor:\n  git_commit: true\n${options.settings ?? ''}`,
-  );
-  git(dir, env, 'init', '-q', '-b', 'main');
-  if (options.identity !== false) {
-    git(dir, env, 'config', 'user.name', 'Night Run');
-    git(dir, env, 'config', 'user.email', 'night@example.com');
-  } else {
-    // No guessing from the host's name either (git would on a host with a domain): no identity at all.
-    git(dir, env, 'config', 'user.useConfigOnly', 'true');
-  }
-  git(dir, env, 'add', '-A');
-  git(dir, env, '-c', 'user.name=Setup', '-c', 'user.email=setup@example.com', 'commit', '-q', '-m', 'the board');
-  return { dir, env, file: path.join(dir, 'kanban.yaml') };
-}
-
-// Each commit after the first: its subject, and the paths it holds.
-function commits(dir: string, env: Record<string, string>): Array<{ subject: string; body: string; files: string[] }> {
-  const ids = git(dir, env, 'rev-list', '--reverse', 'HEAD').trim().split('\n').slice(1);
-  return ids.map((id) => ({
-    subject: git(dir, env, 'log', '-1', '--format=%s', id).trim(),
-    body: git(dir, env, 'log', '-1', '--format=%b', id),
-    files: git(dir, env, 'show', '--name-only', '--format=', id).trim().split('\n').sort(),
-  }));
-}
+import { commits, git, gitEnv, husky, huskyOn, repoBoard } from '../git-boards.js';
+import { boardWithTasks, events, fixtureRole, read, role, runCli, tempDir } from '../helpers.js';
 
 describe('supervisor.git_commit: one commit per step', () => {
   it("makes each step one commit naming its task, holding what its agent wrote and the board's change, never the run's own output", async () => {
@@ -214,6 +173,120 @@ describe('supervisor.git_commit: one commit per step', () => {
     expect(hookPids).toHaveLength(2);
     for (const pid of hookPids) expect(alive(pid)).toBe(false);
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
+  });
+});
+
+describe("the supervisor's git runs nothing an agent wrote", () => {
+  it('leaves a repository an agent made inside the board out of the commit, says so in its body and a Warning, and never runs its fsmonitor', async () => {
+    const marks = path.join(tempDir('ks-marks-'), 'fsmonitor-ran');
+    // Step 1 makes sub/, a repository with a commit, whose core.fsmonitor is a script of its own.
+    const plant = [
+      'if [ ! -d sub ]; then',
+      '  git init -q sub && echo inner > sub/inner.txt && git -C sub add inner.txt',
+      '  git -C sub -c user.name=A -c user.email=a@example.com commit -q -m inner',
+      `  printf '#!/bin/sh\\necho "$@" >> ${marks}\\n' > sub/.monitor && chmod +x sub/.monitor`,
+      '  git -C sub config core.fsmonitor "$PWD/sub/.monitor"',
+      'fi',
+      'echo step >> work.txt',
+      'echo \'{"status":"ok","message":"worked"}\'',
+    ].join('\n');
+    const { dir, env, file } = repoBoard(2, {
+      files: { 'roles/implementor.md': role(['sh', '-c', plant], 'stdin: none\n') },
+    });
+    const result = await runCli([file], { env });
+    expect(result.exitCode).toBe(0);
+    expect(existsSync(marks)).toBe(false);
+    const made = commits(dir, env);
+    expect(made.map((c) => c.files)).toEqual([
+      ['kanban.yaml', 'tasks/001.md', 'work.txt'],
+      ['kanban.yaml', 'tasks/002.md', 'work.txt'],
+    ]);
+    expect(made[0]?.body).toMatch(/^Left out of this commit: git repositories of their own, made during this step/m);
+    expect(made[0]?.body).toMatch(/^ {2}sub\/$/m);
+    expect(made[1]?.body).not.toContain('Left out');
+    expect(git(dir, env, 'ls-files', '--stage', '--', 'sub')).toBe('');
+    expect(read(dir, 'supervisor.log.md')).toMatch(
+      / Warning\n[\s\S]*sub\/: made during step 1, a git repository of its own that the repository does not know as a submodule, left out of commit [0-9a-f]{12}/,
+    );
+    expect(events(dir).find((e) => e.type === 'git_committed')).toMatchObject({ step: 1, leftOut: ['sub/'] });
+  });
+
+  it('does not take a .git an agent planted in the board folder, inside the repository holding the board, as the repository: the next run refuses (exit 2), naming both and the fix', async () => {
+    const outer = tempDir('ks-outer-');
+    const env = gitEnv();
+    const marks = path.join(tempDir('ks-marks-'), 'hook-ran');
+    // The agent plants a repository of the board folder's own, with an identity and a hook.
+    const plant = [
+      'git init -q . && git config user.name Planted && git config user.email planted@example.com',
+      `printf '#!/bin/sh\\ntouch ${marks}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
+      'echo \'{"status":"ok","message":"planted"}\'',
+    ].join('\n');
+    const made = boardWithTasks(
+      1,
+      { 'roles/implementor.md': role(['sh', '-c', plant], 'stdin: none\n') },
+      'phase: execute\nsupervisor:\n  git_commit: true\n',
+    );
+    const board = path.join(outer, 'board');
+    cpSync(made, board, { recursive: true });
+    git(outer, env, 'init', '-q', '-b', 'main');
+    git(outer, env, 'config', 'user.name', 'Night Run');
+    git(outer, env, 'config', 'user.email', 'night@example.com');
+    git(outer, env, 'add', '-A');
+    git(outer, env, 'commit', '-q', '-m', 'the board');
+    const file = path.join(board, 'kanban.yaml');
+    const first = await runCli([file], { env });
+    expect(first.exitCode).toBe(0);
+    expect(existsSync(path.join(board, '.git', 'HEAD'))).toBe(true);
+    expect(git(outer, env, 'log', '-1', '--format=%s').trim()).toBe('tasks/001.md: Implementor ok — planted');
+    // The person puts the task back on the board; the planted repository is still there.
+    writeFileSync(
+      file,
+      read(board, 'kanban.yaml')
+        .replace(/^current: .*$/m, 'current: tasks/001.md')
+        .replace(/^phase: .*$/m, 'phase: execute'),
+    );
+    const second = await runCli([file], { env });
+    expect(second.exitCode).toBe(2);
+    expect(second.stderr).toContain(
+      `the board folder is a git repository of its own (${board}/.git) inside the repository ${outer} (${outer}/.git), which holds the board's files and does not know it as a submodule`,
+    );
+    expect(second.stderr).toContain(`remove it (rm -rf "${board}/.git") and run again`);
+    expect(existsSync(marks)).toBe(false);
+    expect(() => git(board, env, 'rev-parse', '-q', '--verify', 'HEAD')).toThrow();
+  });
+
+  it('uses a repository of the board’s own inside another repository that never held the board, as always', async () => {
+    const outer = tempDir('ks-outer-');
+    const env = gitEnv();
+    git(outer, env, 'init', '-q', '-b', 'main');
+    const { dir, file } = repoBoard(1);
+    const board = path.join(outer, 'board');
+    cpSync(dir, board, { recursive: true });
+    const result = await runCli([path.join(board, path.basename(file))], { env });
+    expect(result.exitCode).toBe(0);
+    expect(commits(board, env).map((c) => c.subject)).toEqual(['tasks/001.md: Implementor ok — wrote work/001.txt']);
+  });
+
+  it('never starts a git found in the board folder, even first on PATH', async () => {
+    const marks = path.join(tempDir('ks-marks-'), 'git-ran');
+    const { dir, env, file } = repoBoard(1, {
+      files: { 'bin/git': `#!/bin/sh\ntouch ${marks}\nexec /usr/bin/git "$@"\n` },
+    });
+    execFileSync('chmod', ['+x', path.join(dir, 'bin/git')]);
+    const result = await runCli([file], { env: { ...env, PATH: `${dir}/bin:${process.env.PATH ?? ''}` } });
+    expect(result.exitCode).toBe(0);
+    expect(existsSync(marks)).toBe(false);
+    expect(commits(dir, env)).toHaveLength(1);
+  });
+
+  it("runs the person's own hooks (husky 9's layout) when no role is fenced", async () => {
+    const marks = path.join(tempDir('ks-marks-'), 'hook-ran');
+    const { dir, env, file } = repoBoard(1, { files: husky(`touch ${marks}\n`) });
+    huskyOn(dir, env);
+    const result = await runCli([file], { env });
+    expect(result.exitCode).toBe(0);
+    expect(existsSync(marks)).toBe(true);
+    expect(commits(dir, env)).toHaveLength(1);
   });
 });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { commitMessage, type CommitAbout } from '../../src/git/message.js';
+import { commitMessage, commitWarnings, type CommitAbout } from '../../src/git/message.js';
 import { gitEnv, gitSaid, isRunOutput, parseStatus, pathList, shownPath } from '../../src/git/porcelain.js';
 
 const about = (more: Partial<CommitAbout> = {}): CommitAbout => ({
@@ -122,5 +122,20 @@ describe('the commit message of a step', () => {
     expect(message).not.toContain('sk-abcdefghijklmnopqrstuvwx');
     expect(message).not.toContain('\x1b');
     expect(message).toMatch(/had uncommitted changes before this step[^\n]*\n {2}notes\.txt\n$/);
+  });
+
+  it('names each repository of its own the step made and left out, and a Warning says where it went', () => {
+    const message = commitMessage(about(), [], ['vendor/lib/']);
+    expect(message).toMatch(/\n\nLeft out of this commit: git repositories of their own[^\n]*\n {2}vendor\/lib\/\n$/);
+    const [warning] = commitWarnings(about(), '0123456789abcdef', [], ['vendor/lib/']);
+    expect(warning?.issue).toBe(
+      "vendor/lib/: made during step 3, a git repository of its own that the repository does not know as a submodule, left out of commit 0123456789ab, since the supervisor's git does not look into it",
+    );
+    expect(warning?.action).toMatch(/^Left out; the commit message names it\. .*git submodule add/);
+    expect(commitWarnings(about(), null, ['notes.txt'], ['x/'])).toEqual([
+      expect.objectContaining({
+        issue: expect.stringContaining("the step's commit (nothing else changed: no commit)"),
+      }),
+    ]);
   });
 });
