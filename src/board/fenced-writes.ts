@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { expandPath } from '../sandbox/spec.js';
@@ -70,7 +70,7 @@ export function writtenPart(
   if (!RUNS_A_FILE.test(path.basename(word))) return undefined;
   for (const arg of argv.slice(1).filter(Boolean)) {
     const file = path.resolve(cwd, arg);
-    if (!exists(file) && !(arg.includes('/') && exists(path.dirname(file)))) continue;
+    if (!existsSync(file) && !(arg.includes('/') && existsSync(path.dirname(file)))) continue;
     const found = writablePlace(file, writes);
     return found ? { word: arg, what: 'script', place: found } : undefined;
   }
@@ -91,14 +91,5 @@ function realOr(dir: string, rest = '', otherwise = () => path.resolve(dir, rest
     return path.join(realpathSync(dir), rest);
   } catch {
     return otherwise();
-  }
-}
-
-function exists(file: string): boolean {
-  try {
-    realpathSync(file);
-    return true;
-  } catch {
-    return false;
   }
 }

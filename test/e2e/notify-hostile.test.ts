@@ -1,9 +1,9 @@
 import { renameSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { boardWithTasks, CLI, fixtureRole, runCli, tempDir } from '../helpers.js';
-import { recordedPids, survivors, waitFor } from '../hardening/procs.js';
+import { boardWithTasks, fixtureRole, runCli, tempDir } from '../helpers.js';
+import { survivors } from '../hardening/procs.js';
+import { stopWithSigterm } from '../hardening/stopped-run.js';
 import { receiver } from './receiver.js';
 
 const DONE = { 'roles/implementor.md': fixtureRole('scripted.mjs', ['record.jsonl', 'valid'], 'stdin: none\n') };
@@ -49,26 +49,12 @@ describe('notifications are text, whatever an agent says', () => {
 describe('notifications against receivers that misbehave', () => {
   it('SIGTERM ends the run within 5 s though the receiver never answers (docker stop allows 10 s)', async () => {
     const got = await receiver('never');
-    const dir = boardWithTasks(1, {
-      'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n'),
-    });
-    const run = execa('node', [CLI, 'kanban.yaml', '--quiet', '--notify', `${got.base}/x`], {
-      cwd: dir,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 30_000,
-      forceKillAfterDelay: false, // execa's own SIGKILL after 5 s would hide how long the stop takes
-      env: { NO_COLOR: '1' },
-    });
-    await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent and its grandchild');
-    const stopped = performance.now();
-    run.kill('SIGTERM');
-    const result = await run;
-    expect(performance.now() - stopped).toBeLessThan(5_000);
+    const { result, tookMs, agents } = await stopWithSigterm(['--quiet', '--notify', `${got.base}/x`]);
+    expect(tookMs).toBeLessThan(5_000);
     expect(result.exitCode).toBe(143);
     expect(got.got).toHaveLength(1);
     expect(result.stderr).toMatch(/could not be told to http:\/\/127\.0\.0\.1:\d+\/… \(json, --notify\): no answer/);
-    expect(await survivors(recordedPids(path.join(dir, 'pids.jsonl')))).toEqual([]);
+    expect(await survivors(agents)).toEqual([]);
   }, 60_000);
 
   it('a 200 whose body never ends is one delivery: one request, no warning, no wait', async () => {

@@ -5,8 +5,9 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import type { Hook } from '../../src/hooks/hook.js';
 import { runHook } from '../../src/hooks/run-hook.js';
-import { boardWithTasks, CLI, fixtureRole, makeBoard, tempDir } from '../helpers.js';
-import { isRunning, recordedPids, survivors, waitFor } from './procs.js';
+import { CLI, makeBoard, tempDir } from '../helpers.js';
+import { isRunning, survivors, waitFor } from './procs.js';
+import { stopWithSigterm } from './stopped-run.js';
 
 // A hook that starts a child that never ends, records both pids, then never ends either.
 const HANGING = `sh -c 'sleep 300 & echo $! > kid.pid; echo $$ > hook.pid; sleep 300'`;
@@ -76,22 +77,8 @@ describe('hooks are run as agents are', () => {
   }, 60_000);
 
   it('after SIGTERM stopped the run, a hanging --on-halt hook gets 2 s: the stop ends within 5 s, the hook and its children gone', async () => {
-    const dir = boardWithTasks(1, {
-      'roles/implementor.md': fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\n'),
-    });
-    const run = execa('node', [CLI, 'kanban.yaml', '--on-halt', HANGING], {
-      cwd: dir,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 30_000,
-      forceKillAfterDelay: false, // execa's own SIGKILL after 5 s would hide how long the stop takes
-      env: { NO_COLOR: '1' },
-    });
-    await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent and its grandchild');
-    const stopped = performance.now();
-    run.kill('SIGTERM');
-    const result = await run;
-    expect(performance.now() - stopped).toBeLessThan(5_000);
+    const { dir, result, tookMs } = await stopWithSigterm(['--on-halt', HANGING]);
+    expect(tookMs).toBeLessThan(5_000);
     expect(result.exitCode).toBe(143);
     expect(result.stderr).toMatch(
       /warning: --on-halt command \(sh -c .*\) was stopped after 2s, with everything it started\./,
