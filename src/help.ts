@@ -103,11 +103,14 @@ Options:
                       interrupted, bad_input, internal_error), KANBAN_EXIT_CODE,
                       KANBAN_MESSAGE (the outcome line), KANBAN_FILE (kanban.yaml, absolute),
                       KANBAN_RUN, KANBAN_STEPS and KANBAN_TASK (the last step's task).
+                      When a role is fenced (sandbox:), CMD's program, or the script it gives an
+                      interpreter, must lie outside the board folder (exit 2 otherwise).
   --notify URL        tell a person when the run ends or needs one (repeatable; adds to the board's
                       supervisor.notify): a Slack webhook, an ntfy topic, any other URL (JSON),
                       slack+URL / ntfy+URL / json+URL to force a format, desktop, or env:NAME.
                       Also a usage-limit wait over supervisor.notify_wait (15m) and each --watch
-                      wait. Tried 3 times; the end waits 10 s at most; never changes the exit code.
+                      wait. Tried 3 times; the end waits 10 s at most (2 s after a signal); never
+                      changes the exit code.
 
 Board settings for other shapes of supervisor (kanban.yaml, supervisor:): periodic
 (roles run after every N completed steps, their reply to the Manager with trigger),
@@ -121,7 +124,7 @@ Examples:
   {ks} kanban.yaml --watch
   {ks} kanban.yaml --json | jq -c 'select(.type == "attempt_finished")'
   {ks} kanban.yaml --on-halt "notify-send 'kanban-supervisor stopped'"
-  {ks} kanban.yaml --on-complete "./notify.sh done" --on-halt "./notify.sh halted"
+  {ks} kanban.yaml --on-complete "$HOME/bin/notify.sh done" --on-halt "$HOME/bin/notify.sh halted"
   {ks} kanban.yaml --notify https://ntfy.sh/my-board-topic --notify desktop
 `,
   validate: `Usage: {ks} validate [board]

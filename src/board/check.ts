@@ -10,7 +10,8 @@ import { lineOf, parseYaml } from './yaml.js';
 import { SupervisorError } from '../errors.js';
 import { checkRole } from './role-check.js';
 import { determineRole } from './determine-role.js';
-import { roleFilePath } from './role.js';
+import { roleFilePath, type Role } from './role.js';
+import { unfencedRunProblems } from './unfenced-runs.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
 import { runnable } from '../util/self-command.js';
@@ -145,9 +146,11 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   const boardTimeout = parseDuration(state.settings.timeout) ?? undefined;
   // Whether bubblewrap can build a fence here is asked once (per network setting), for the first fenced role.
   const fences = new Map<boolean, string | undefined>();
+  const unfenced: Array<{ role: Role; inputs: AgentInputs }> = [];
   for (const [role, need] of needs) {
     const check = checkRole(dir, role, need.inputs, env, compiler);
     const fenced = check.role?.sandbox;
+    if (check.role && !fenced) unfenced.push({ role: check.role, inputs: need.inputs });
     if (check.role && fenced) {
       if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir));
       const problem = fences.get(fenced.network);
@@ -175,6 +178,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
         message: `${roleFilePath(role)} does not exist, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`) or change the role.`,
       });
   }
+  problems.push(...unfencedRunProblems(dir, name, unfenced, env));
   for (const variable of unsetNotifyVariables(state.settings.notify, env))
     warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
   if (state.phase === 'complete' && state.current !== null) {

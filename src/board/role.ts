@@ -5,7 +5,7 @@ import { readRegular } from '../fs/read.js';
 import type { OutputStrategy } from '../reply/extract.js';
 import { patternProblems, type FailurePatterns } from '../reply/failure-patterns.js';
 import { describeErrors, pointerOf, validator } from '../schemas.js';
-import { parseDuration } from '../util/duration.js';
+import { readDuration } from '../util/duration.js';
 import { parseFrontMatter } from './front-matter.js';
 import { runnable } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
@@ -115,13 +115,9 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
   for (const key of ['timeout', 'idle_timeout']) {
     const value = data[key];
     if (value === undefined || value === null) continue;
-    durations[key] = parseDuration(value) ?? undefined;
-    if (durations[key] === undefined)
-      problems.push({
-        file,
-        line: lineOf(`/${key}`),
-        message: `front-matter ${key} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).`,
-      });
+    const read = readDuration(value, key);
+    if ('ms' in read) durations[key] = read.ms;
+    else problems.push({ file, line: lineOf(`/${key}`), message: `front-matter ${key} must be ${read.mustBe}.` });
   }
   const env: Record<string, string> = {};
   if (data.env && typeof data.env === 'object')

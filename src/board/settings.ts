@@ -1,7 +1,7 @@
 import type { BoardSettings } from './read.js';
 import { InputError } from '../errors.js';
 import type { Retention } from '../log/output-store.js';
-import { parseDuration } from '../util/duration.js';
+import { requireDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
 import { notifyProblem } from '../notify/target.js';
 
@@ -89,7 +89,7 @@ export const DEFAULTS: Settings = {
 
 /** Flags over board settings over defaults (pure). A malformed duration or size is an InputError naming the key. */
 export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Settings {
-  const duration = (key: string) => parsed(board[key], key, parseDuration, 'a duration like 90s, 20m or 1h30m');
+  const duration = (key: string) => durationSetting(board, key);
   const number = (key: string) => board[key] as number | undefined;
   return {
     maxRetries: flags.maxRetries ?? number('max_retries') ?? DEFAULTS.maxRetries,
@@ -135,10 +135,16 @@ export function notifySettings(board: BoardSettings, flags: SettingsFlags): Pick
   });
   return {
     notify: [...(listed as string[]), ...(flags.notify ?? [])],
-    notifyWaitMs:
-      parsed(board.notify_wait, 'notify_wait', parseDuration, 'a duration like 90s, 20m or 1h30m') ??
-      DEFAULTS.notifyWaitMs,
+    notifyWaitMs: durationSetting(board, 'notify_wait') ?? DEFAULTS.notifyWaitMs,
   };
+}
+
+// A duration of supervisor: in its range (util/duration.ts), or an InputError naming the key.
+function durationSetting(board: BoardSettings, key: string): number | undefined {
+  const value = board[key];
+  return value === undefined || value === null
+    ? undefined
+    : requireDuration(value, `kanban.yaml: supervisor.${key}`, key);
 }
 
 function parsed(

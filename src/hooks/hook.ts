@@ -1,6 +1,7 @@
-import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { fencedWrites, writtenPart } from '../board/fenced-writes.js';
 import { InputError } from '../errors.js';
+import { findProgram } from '../util/process.js';
 import type { Outcome } from '../progress/outcome.js';
 import { splitWords } from './words.js';
 
@@ -8,6 +9,8 @@ import { splitWords } from './words.js';
 export interface Hook {
   flag: '--on-complete' | '--on-halt';
   argv: [string, ...string[]];
+  /** The program as found when the run started (absolute): what is run, not looked up again on PATH. */
+  program: string;
 }
 
 /** Where the run stood when it ended, for the hook's environment. */
@@ -20,7 +23,12 @@ export interface HookContext {
   task: string;
 }
 
-/** Parse a hook's command line and check its program exists, so a typo fails before the run, not hours later. */
+/**
+ * Parse a hook's command line and check its program exists, so a typo fails before the run, not
+ * hours later. When a role of the board is fenced, a hook whose program — or the script it gives
+ * an interpreter (`sh ./notify.sh`) — lies where a fenced agent can write is refused: the hook runs
+ * unfenced, after the agents.
+ */
 export function parseHook(flag: Hook['flag'], text: string, cwd: string, env: NodeJS.ProcessEnv): Hook {
   const split = splitWords(text);
   if (!split.ok)
@@ -28,12 +36,21 @@ export function parseHook(flag: Hook['flag'], text: string, cwd: string, env: No
       `${flag} ${JSON.stringify(text)} ${split.reason}. Give the command and its arguments, e.g. ${flag} "notify-send 'board halted'".`,
     );
   const argv = split.words as [string, ...string[]];
-  const problem = programProblem(argv[0], cwd, env);
-  if (problem)
+  const found = findProgram(argv[0], env, cwd);
+  if ('problem' in found)
     throw new InputError(
-      `${flag}: the command "${argv[0]}" ${problem}. Install it or fix the ${flag} command (it is run as argv, not through a shell).`,
+      `${flag}: the command "${argv[0]}" ${found.problem}. Install it or fix the ${flag} command (it is run as argv, not through a shell).`,
     );
-  return { flag, argv };
+  const writes = fencedWrites(cwd, env);
+  const written = writes && writtenPart(argv, found.file, cwd, writes);
+  if (written) {
+    const what = written.what === 'script' ? `the script ${written.word} (run by ${argv[0]})` : argv[0];
+    const moved = argv.map((word) => (word === written.word ? `$HOME/bin/${path.basename(word)}` : word)).join(' ');
+    throw new InputError(
+      `${flag}: ${what} lies in ${written.place}, where a fenced agent (${writes.roles.join(', ')}) can write, and hooks run unfenced. Move it to a folder no fenced agent can write and give its full path, e.g. ${flag} "${moved}".`,
+    );
+  }
+  return { flag, argv, program: found.file };
 }
 
 /** The KANBAN_* variables a hook gets, on top of the supervisor's own environment (pure). */
@@ -48,25 +65,4 @@ export function hookEnv(outcome: Outcome, context: HookContext, base: NodeJS.Pro
     KANBAN_STEPS: String(context.steps),
     KANBAN_TASK: context.task,
   };
-}
-
-// Like a shell's lookup: a name with a slash is a path (from the board folder), else PATH is searched.
-function programProblem(file: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
-  const candidates = file.includes('/')
-    ? [path.resolve(cwd, file)]
-    : (env.PATH ?? '')
-        .split(path.delimiter)
-        .filter(Boolean)
-        .map((dir) => path.join(dir, file));
-  for (const candidate of candidates) {
-    try {
-      if (statSync(candidate).isFile()) {
-        accessSync(candidate, constants.X_OK);
-        return null;
-      }
-    } catch {
-      // not here, or not executable: keep looking
-    }
-  }
-  return file.includes('/') ? `does not exist or is not executable (looked in ${cwd})` : 'was not found on PATH';
 }

@@ -9,17 +9,20 @@ import { hookEnv, type Hook, type HookContext } from './hook.js';
 
 /** How a hook is bounded; the defaults are the CLI's, tests pass shorter ones. */
 export interface HookLimits {
-  /** How long a hook may run before its group is stopped (default 60 s). */
+  /** How long a hook may run before its group is stopped (default 60 s; 2 s after a signal or the time limit). */
   timeoutMs?: number;
-  /** SIGTERM to SIGKILL (default 2 s). */
+  /** SIGTERM to SIGKILL (default 2 s; 1 s after a signal or the time limit). */
   graceMs?: number;
   /** Where SIGINT, SIGTERM and SIGHUP come from (default: process). */
   signals?: NodeJS.EventEmitter;
 }
 
-// A notification that hangs must not keep the supervisor from exiting.
+// A notification that hangs must not keep the supervisor from exiting; after a signal or the time
+// limit stopped the run, the stop must end well inside `docker stop`'s 10 s (and the scheduler's deadline).
 const HOOK_TIMEOUT_MS = 60_000;
 const HOOK_GRACE_MS = 2_000;
+const STOPPED_TIMEOUT_MS = 2_000;
+const STOPPED_GRACE_MS = 1_000;
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
@@ -36,10 +39,11 @@ export async function runHook(
   base: NodeJS.ProcessEnv,
   limits: HookLimits = {},
 ): Promise<string | null> {
-  const [file, ...args] = hook.argv;
+  const [argv0, ...args] = hook.argv;
   const what = `${hook.flag} command (${hook.argv.join(' ')})`;
-  const timeoutMs = limits.timeoutMs ?? HOOK_TIMEOUT_MS;
-  const graceMs = limits.graceMs ?? HOOK_GRACE_MS;
+  const stopped = outcome.kind === 'interrupted' || outcome.kind === 'time_limit';
+  const timeoutMs = limits.timeoutMs ?? (stopped ? STOPPED_TIMEOUT_MS : HOOK_TIMEOUT_MS);
+  const graceMs = limits.graceMs ?? (stopped ? STOPPED_GRACE_MS : HOOK_GRACE_MS);
   const signals = limits.signals ?? process;
   const tag = agentTag(
     { board: context.file, run: `${context.run}|${hook.flag}|${process.pid}`, step: 0, role: 'hook' },
@@ -59,7 +63,13 @@ export async function runHook(
   try {
     let child;
     try {
-      child = spawn(file, args, { cwd: path.dirname(context.file), env, stdio: ['ignore', 2, 2], detached: true });
+      child = spawn(hook.program, args, {
+        argv0,
+        cwd: path.dirname(context.file),
+        env,
+        stdio: ['ignore', 2, 2],
+        detached: true,
+      });
     } catch (error) {
       return `${what} could not start: ${(error as Error).message}.`;
     }

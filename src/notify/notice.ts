@@ -92,7 +92,7 @@ export function requestFor(target: NotifyTarget, notice: Notice): { headers: Rec
     case 'slack':
       return {
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ text: plainText(notice, true) }),
+        body: JSON.stringify({ text: markupFree(plainText(notice, true)) }),
       };
     case 'ntfy':
       // Header values must be ISO-8859-1: the title is kept to ASCII.
@@ -119,6 +119,20 @@ export function plainText(notice: Notice, withTitle: boolean): string {
   ];
   if (notice.next && !notice.message.includes(notice.next)) lines.push(`Next: ${notice.next}`);
   return lines.join('\n');
+}
+
+/**
+ * Text for a receiver that reads markup (Slack's mrkdwn, a desktop's body markup), shown as
+ * written, never acted on (pure): & < > as entities, so `<!channel>` pings nobody and
+ * `<https://…|Click here>` disguises no link; and @channel, @here, @everyone, @all broken by a
+ * word joiner, for receivers that turn those into mentions themselves.
+ */
+export function markupFree(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/@(?=(channel|here|everyone|all)\b)/gi, '@\u2060');
 }
 
 // A run that needs a person is urgent; one done, or waiting for a reset by itself, is not.

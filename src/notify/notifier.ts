@@ -18,6 +18,14 @@ export interface NotifierOptions {
 
 /** How long the end of a run waits in all for its notifications (SEND_POLICY's tries fit in it but for a receiver that never answers). */
 export const FLUSH_CAP_MS = 10_000;
+/** The same after a signal or the time limit stopped the run: such a stop ends well inside `docker stop`'s 10 s. */
+export const STOPPED_CAP_MS = 2_000;
+
+const TOLD: Record<Notice['event'], string> = {
+  run_ended: "run's end",
+  limit_wait: 'usage-limit wait',
+  waiting: 'wait for a person',
+};
 
 /**
  * The run's notifications (SPEC §5c, "Heard"): mid-run ones are sent as their events come and
@@ -32,6 +40,8 @@ export class Notifier {
   private task = '';
   private lastWait: unknown;
   private toldMissing = false;
+  /** When the run's end was told (performance.now()), and how long it may wait from then. */
+  private ended: { at: number; capMs: number } | undefined;
 
   constructor(
     readonly targets: readonly NotifyTarget[],
@@ -61,6 +71,8 @@ export class Notifier {
     line: string,
     at: { file: string; task: string; run: string },
   ): void {
+    const stopped = outcome.kind === 'interrupted' || outcome.kind === 'time_limit';
+    this.ended = { at: performance.now(), capMs: stopped ? STOPPED_CAP_MS : FLUSH_CAP_MS };
     this.send(
       endNotice(outcome, line, {
         file: at.file,
@@ -71,11 +83,16 @@ export class Notifier {
     );
   }
 
-  /** Wait for every pending delivery, at most `capMs`; then give the rest up (their warnings are told). */
-  async flush(capMs = FLUSH_CAP_MS): Promise<void> {
+  /**
+   * Wait for every pending delivery, at most `capMs` from the run's end (FLUSH_CAP_MS, or
+   * STOPPED_CAP_MS after a stop; a hook run meanwhile counts in it); then give the rest up (their
+   * warnings are told).
+   */
+  async flush(capMs = this.ended?.capMs ?? FLUSH_CAP_MS): Promise<void> {
     if (this.pending.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)));
+    const left = capMs - (this.ended ? performance.now() - this.ended.at : 0);
+    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, left))));
     await Promise.race([Promise.all([...this.pending]), cap]);
     clearTimeout(timer);
     this.stop.abort();
@@ -108,8 +125,9 @@ export class Notifier {
       );
       return;
     }
+    const entry = target.where ? `, ${target.where}` : '';
     this.options.warn(
-      `the ${notice.event === 'run_ended' ? "run's end" : notice.event === 'limit_wait' ? 'usage-limit wait' : 'wait for a person'} could not be told to ${target.shown} (${target.format}): ${why}. The run's exit code is unchanged.`,
+      `the ${TOLD[notice.event]} could not be told to ${target.shown} (${target.format}${entry}): ${why}. The run's exit code is unchanged.`,
     );
   }
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { plainText, requestFor, type Notice } from './notice.js';
+import { markupFree, plainText, requestFor, type Notice } from './notice.js';
 import type { NotifyTarget } from './target.js';
 
 /** How a notice leaves the machine: Node's fetch, a program for the desktop, a pause between tries. Tests pass their own. */
@@ -77,12 +77,13 @@ export function desktopArgv(platform: NodeJS.Platform, notice: Notice): [string,
   if (platform === 'darwin')
     return ['osascript', '-e', `display notification ${appleString(body)} with title ${appleString(title)}`];
   if (platform === 'win32') return undefined;
+  // The body is markup to most notification servers (freedesktop "body-markup"): a link there is clickable.
   return [
     'notify-send',
     '--app-name=kanban-supervisor',
     `--urgency=${notice.exitCode !== null && notice.exitCode !== 0 ? 'critical' : 'normal'}`,
     title,
-    body,
+    markupFree(body),
   ];
 }
 
@@ -109,7 +110,8 @@ async function post(
       redirect: 'manual',
       signal: AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]),
     });
-    await response.body?.cancel();
+    // The status decides: a body that never ends is let go, not waited for (a 200 is a delivery, not a timeout to retry).
+    response.body?.cancel().catch(() => undefined);
     return response.status < 300 ? undefined : `HTTP ${response.status}`;
   } catch (error) {
     // The error's text may quote the URL (undici names it): only its kind is told.

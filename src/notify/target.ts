@@ -11,6 +11,8 @@ export interface NotifyTarget {
   url: string;
   /** The target as it may be shown: scheme and host only (util/secrets.ts maskUrl). */
   shown: string;
+  /** Which entry it is, for a warning: `supervisor.notify[1]`, `--notify`, with `env:NAME` when read from one. */
+  where?: string;
 }
 
 /** One entry of `supervisor.notify` / `--notify` as written: a target, the name of a variable holding one, or what is wrong with it. */
@@ -86,7 +88,7 @@ export function resolveTargets(
     const parsed = parseNotifyEntry(entry);
     if (!parsed.ok) throw new InputError(notifyProblem(entry, where) as string);
     if ('target' in parsed) {
-      targets.push(parsed.target);
+      targets.push({ ...parsed.target, where });
       continue;
     }
     const value = env[parsed.envName];
@@ -99,7 +101,7 @@ export function resolveTargets(
       throw new InputError(
         `${where}: the variable ${parsed.envName} ${inner.ok ? 'names another variable' : `holds no usable target (${inner.reason})`}. Set it to ${NOTIFY_FORMS.replace(/, or env:NAME$/, '')}.`,
       );
-    targets.push(inner.target);
+    targets.push({ ...inner.target, where: `${where}, env:${parsed.envName}` });
   }
   return { targets, unset };
 }

@@ -1,31 +1,44 @@
 import { InputError } from '../errors.js';
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+const DAY_MS = 86_400_000;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS };
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
+const FORM = 'a duration like 90s, 20m or 1h30m';
+/**
+ * The longest duration of each kind. One Node timer holds at most 2^31−1 ms (24.8 days) and
+ * fires at once past it: 24d for what is one timer (timeout, idle_timeout, kill_grace,
+ * git_timeout…). A budget or a wait counted on the clock and slept in parts (max_time,
+ * max_limit_wait, limit_wait, notify_wait) may be longer — a month-long run is legitimate —
+ * up to a year: past that a deadline is a typo, and soon past the range of a Date.
+ */
+export const LONGEST_MS = { timer: 24 * DAY_MS, clock: 365 * DAY_MS };
+const ON_THE_CLOCK = new Set(['max_time', 'max_limit_wait', 'limit_wait', 'notify_wait']);
 
-/** Parse `90s`, `20m`, `1h30m`, `500ms` or a bare number of seconds into milliseconds; null if malformed. */
-export function parseDuration(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? Math.round(value * 1000) : null;
-  if (typeof value !== 'string') return null;
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return parseDuration(Number(text));
-  let total = 0;
-  let consumed = 0;
-  PART.lastIndex = 0;
-  for (let match = PART.exec(text); match; match = PART.exec(text)) {
-    total += Number(match[1]) * (UNIT_MS[match[2] as string] as number);
-    consumed = PART.lastIndex;
-  }
-  return consumed === text.length && consumed > 0 && total > 0 ? Math.round(total) : null;
+/** Parse `90s`, `20m`, `1h30m`, `2d`, `500ms` or a bare number of seconds into milliseconds; null if malformed or past `maxMs`. */
+export function parseDuration(value: unknown, maxMs = LONGEST_MS.timer): number | null {
+  const ms = readMs(value);
+  return ms !== null && ms >= 1 && ms <= maxMs ? ms : null;
 }
 
-/** Like parseDuration, but a malformed value is an InputError naming where it came from. */
-export function requireDuration(value: unknown, where: string): number {
-  const ms = parseDuration(value);
-  if (ms === null) {
-    throw new InputError(`${where} must be a duration like 90s, 20m or 1h30m (got ${JSON.stringify(value)}).`);
-  }
-  return ms;
+/**
+ * A duration as written for the setting or flag `key` (`timeout`, `max_time`, `--max-time`…), read
+ * (pure): its milliseconds, or what it must be instead — the words after "must be", its range when
+ * it is out of range.
+ */
+export function readDuration(value: unknown, key: string): { ms: number } | { mustBe: string } {
+  const longest = ON_THE_CLOCK.has(key.replace(/^--/, '').replaceAll('-', '_')) ? LONGEST_MS.clock : LONGEST_MS.timer;
+  const ms = readMs(value);
+  if (ms === null) return { mustBe: `${FORM} (got ${JSON.stringify(value)})` };
+  if (ms < 1 || ms > longest)
+    return { mustBe: `a duration from 1ms to ${longest / DAY_MS}d (got ${JSON.stringify(value)})` };
+  return { ms };
+}
+
+/** Like readDuration, but a malformed or out-of-range value is an InputError naming `where` (`key` by default). */
+export function requireDuration(value: unknown, where: string, key = where): number {
+  const read = readDuration(value, key);
+  if ('mustBe' in read) throw new InputError(`${where} must be ${read.mustBe}.`);
+  return read.ms;
 }
 
 /** Human form of a duration: 850ms, 12.3s, 4m05s, 1h02m. */
@@ -38,4 +51,20 @@ export function formatDuration(ms: number): string {
   const seconds = totalSeconds % 60;
   if (hours > 0) return `${hours}h${String(minutes).padStart(2, '0')}m`;
   return `${minutes}m${String(seconds).padStart(2, '0')}s`;
+}
+
+// The milliseconds written, rounded, however many (Infinity too); null when it is no duration at all.
+function readMs(value: unknown): number | null {
+  if (typeof value === 'number') return value > 0 ? Math.round(value * 1000) : null; // Infinity is out of range
+  if (typeof value !== 'string') return null;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return readMs(Number(text));
+  let total = 0;
+  let consumed = 0;
+  PART.lastIndex = 0;
+  for (let match = PART.exec(text); match; match = PART.exec(text)) {
+    total += Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+    consumed = PART.lastIndex;
+  }
+  return consumed === text.length && consumed > 0 && total > 0 ? Math.round(total) : null;
 }

@@ -28,10 +28,10 @@ describe('delivering notifications', () => {
     expect(got.got[0]?.url).toBe('/hook/T0SECRETPATH?token=QSECRETQUERY42');
     const warnings = result.stderr.split('\n').filter((line) => line.includes('warning'));
     expect(warnings).toEqual([
-      `kanban-supervisor: warning: the run's end could not be told to json+http://127.0.0.1:${got.port}/… (json): HTTP 500. The run's exit code is unchanged.`,
+      `kanban-supervisor: warning: the run's end could not be told to json+http://127.0.0.1:${got.port}/… (json, --notify): HTTP 500. The run's exit code is unchanged.`,
     ]);
     expect(read(dir, 'supervisor.log.md')).toMatch(
-      /### \S+ Warning\n\n\*\*Agent:\*\* kanban-supervisor {2}\n\*\*Task:\*\* \(notifications\) {2}\n\*\*Issue:\*\* Notification not delivered: the run's end could not be told to json\+http:\/\/127\.0\.0\.1:\d+\/… \(json\): HTTP 500/,
+      /### \S+ Warning\n\n\*\*Agent:\*\* kanban-supervisor {2}\n\*\*Task:\*\* \(notifications\) {2}\n\*\*Issue:\*\* Notification not delivered: the run's end could not be told to json\+http:\/\/127\.0\.0\.1:\d+\/… \(json, --notify\): HTTP 500/,
     );
 
     const json = await runCli(['kanban.yaml', '--json', '--notify', url], { cwd: boardWithTasks(1, DONE) });
@@ -65,7 +65,7 @@ describe('delivering notifications', () => {
     expect(got.got.length).toBeGreaterThanOrEqual(1);
     expect(result.stderr).toMatch(
       new RegExp(
-        `warning: the run's end could not be told to http://127\\.0\\.0\\.1:${got.port}/… \\(json\\): no answer before the run's end stopped waiting`,
+        `warning: the run's end could not be told to http://127\\.0\\.0\\.1:${got.port}/… \\(json, --notify\\): no answer before the run's end stopped waiting`,
       ),
     );
   });

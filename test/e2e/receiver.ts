@@ -9,8 +9,8 @@ export interface Received {
   body: string;
 }
 
-/** How the receiver answers: 200, 500, or never. */
-export type Answer = 'ok' | 'fail' | 'never';
+/** How the receiver answers: 200, 500, never, or 200 with a body that never ends (`open`). */
+export type Answer = 'ok' | 'fail' | 'never' | 'open';
 
 /** A real HTTP server on the loopback address (never another), on a port of its own, closed after the test. */
 export interface Receiver {
@@ -29,8 +29,8 @@ afterEach(async () => {
   }
 });
 
-/** Start a receiver on 127.0.0.1, port 0 (the system picks a free one). */
-export async function receiver(answer: Answer = 'ok'): Promise<Receiver> {
+/** Start a receiver on 127.0.0.1, port 0 (the system picks a free one); `answer` may depend on the request's path. */
+export async function receiver(answer: Answer | ((url: string) => Answer) = 'ok'): Promise<Receiver> {
   const got: Received[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -38,9 +38,12 @@ export async function receiver(answer: Answer = 'ok'): Promise<Receiver> {
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
       got.push({ url: req.url ?? '', headers: req.headers, body });
-      if (answer === 'never') return; // the connection stays open until the test closes it
-      res.statusCode = answer === 'ok' ? 200 : 500;
-      res.end(answer === 'ok' ? 'ok' : 'broken');
+      const how = typeof answer === 'function' ? answer(req.url ?? '') : answer;
+      if (how === 'never') return; // the connection stays open until the test closes it
+      res.statusCode = how === 'fail' ? 500 : 200;
+      if (how === 'open')
+        res.write('accepted, still talking'); // the status is sent; the body never ends
+      else res.end(how === 'ok' ? 'ok' : 'broken');
     });
   });
   open.push(server);

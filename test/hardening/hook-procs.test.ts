@@ -7,6 +7,7 @@ import type { Hook } from '../../src/hooks/hook.js';
 import { runHook } from '../../src/hooks/run-hook.js';
 import { CLI, makeBoard, tempDir } from '../helpers.js';
 import { isRunning, survivors, waitFor } from './procs.js';
+import { stopWithSigterm } from './stopped-run.js';
 
 // A hook that starts a child that never ends, records both pids, then never ends either.
 const HANGING = `sh -c 'sleep 300 & echo $! > kid.pid; echo $$ > hook.pid; sleep 300'`;
@@ -19,7 +20,11 @@ describe('hooks are run as agents are', () => {
     const file = path.join(dir, 'kanban.yaml');
     const started = performance.now();
     const warning = await runHook(
-      { flag: '--on-complete', argv: ['sh', '-c', 'sleep 300 & echo $! > kid.pid; echo $$ > hook.pid; sleep 300'] },
+      {
+        flag: '--on-complete',
+        argv: ['sh', '-c', 'sleep 300 & echo $! > kid.pid; echo $$ > hook.pid; sleep 300'],
+        program: '/bin/sh',
+      },
       done,
       { file, run: 'r', steps: 0, task: '' },
       process.env,
@@ -71,12 +76,23 @@ describe('hooks are run as agents are', () => {
     expect(await survivors([pid(dir, 'kid.pid'), pid(dir, 'hook.pid')])).toEqual([]);
   }, 60_000);
 
+  it('after SIGTERM stopped the run, a hanging --on-halt hook gets 2 s: the stop ends within 5 s, the hook and its children gone', async () => {
+    const { dir, result, tookMs } = await stopWithSigterm(['--on-halt', HANGING]);
+    expect(tookMs).toBeLessThan(5_000);
+    expect(result.exitCode).toBe(143);
+    expect(result.stderr).toMatch(
+      /warning: --on-halt command \(sh -c .*\) was stopped after 2s, with everything it started\./,
+    );
+    expect(await survivors([pid(dir, 'kid.pid'), pid(dir, 'hook.pid')])).toEqual([]);
+  }, 60_000);
+
   it('a signal while the hook is still starting stops it once it runs (the supervisor is not killed, the hook not left behind)', async () => {
     const dir = tempDir();
     const signals = new EventEmitter();
     const hook: Hook = {
       flag: '--on-complete',
       argv: ['sh', '-c', 'sleep 300 & echo $! > kid.pid; echo $$ > hook.pid; sleep 300'],
+      program: '/bin/sh',
     };
     const pending = runHook(
       hook,
@@ -95,7 +111,7 @@ describe('hooks are run as agents are', () => {
     const dir = tempDir();
     const halted = { kind: 'halted_for_human' as const, exitCode: 4, message: 'The Manager said: stop\0here.' };
     const warning = await runHook(
-      { flag: '--on-halt', argv: ['sh', '-c', 'printf %s "$KANBAN_MESSAGE" > message.txt'] },
+      { flag: '--on-halt', argv: ['sh', '-c', 'printf %s "$KANBAN_MESSAGE" > message.txt'], program: '/bin/sh' },
       halted,
       { file: path.join(dir, 'kanban.yaml'), run: 'r', steps: 1, task: 'tasks/001.md\0' },
       { ...process.env, ODD: 'a\0b' },

@@ -69,6 +69,44 @@ describe("a batch job's time budget (--max-time)", () => {
   });
 });
 
+describe('durations out of range', () => {
+  it('an absurd --max-time is exit 2 with the range before any agent runs, never a time limit "reached" at once', async () => {
+    const dir = hangingBoard();
+    const result = await runCli(['kanban.yaml', '--max-time', '9999999999999h'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      'kanban-supervisor: --max-time must be a duration from 1ms to 365d (got "9999999999999h").',
+    );
+    expect(existsSync(path.join(dir, 'pids.jsonl'))).toBe(false);
+    // A month-long run is legitimate.
+    const month = await runCli(['kanban.yaml', '--max-time', '30d', '--dry-run'], { cwd: dir });
+    expect(month.exitCode).toBe(0);
+  });
+
+  it("a role's timeout or a board's git_timeout past one timer is exit 2 naming the file, the line and the range", async () => {
+    const dir = hangingBoard('  git_timeout: 30d\n');
+    writeFileSync(
+      path.join(dir, 'roles/implementor.md'),
+      fixtureRole('forever-with-grandchild.mjs', ['pids.jsonl'], 'stdin: none\ntimeout: 99999999d\n'),
+    );
+    const gitTimeout = 'kanban.yaml:4: supervisor.git_timeout must be a duration from 1ms to 24d (got "30d").';
+    const roleTimeout =
+      'roles/implementor.md:4: front-matter timeout must be a duration from 1ms to 24d (got "99999999d").';
+    const validate = await runCli(['validate'], { cwd: dir });
+    expect(validate.exitCode).toBe(2);
+    expect(validate.stdout).toContain(gitTimeout);
+    expect(validate.stdout).toContain(roleTimeout);
+    const run = await runCli(['kanban.yaml'], { cwd: dir });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(gitTimeout);
+    writeFileSync(path.join(dir, 'kanban.yaml'), read(dir, 'kanban.yaml').replace('  git_timeout: 30d\n', ''));
+    const again = await runCli(['kanban.yaml'], { cwd: dir });
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain(roleTimeout);
+    expect(existsSync(path.join(dir, 'pids.jsonl'))).toBe(false);
+  });
+});
+
 describe('a usage limit and the time budget', () => {
   it("a limit that resets after the run's --max-time ends the run at once with exit 69 and the reset time, without waiting", async () => {
     const failures = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )(?<reset>\\\\S+)$"]\n';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Notifier } from '../../src/notify/notifier.js';
+import { Notifier, STOPPED_CAP_MS } from '../../src/notify/notifier.js';
 import { parseNotifyEntry, type NotifyTarget } from '../../src/notify/target.js';
 import { receiver } from '../e2e/receiver.js';
 
@@ -76,5 +76,19 @@ describe('the notifier of a run (a real HTTP server on 127.0.0.1)', () => {
     expect(warnings).toEqual([
       `the run's end could not be told to http://127.0.0.1:${got.port}/… (json): no answer before the run's end stopped waiting. The run's exit code is unchanged.`,
     ]);
+  });
+
+  it('after a signal stopped the run, waits at most STOPPED_CAP_MS from the end, a hook run meanwhile counted in', async () => {
+    const got = await receiver('never');
+    const warnings: string[] = [];
+    const n = notifier(`${got.base}/hook`, warnings);
+    const ended = performance.now();
+    n.end({ kind: 'interrupted', exitCode: 143 }, 'Interrupted by SIGTERM', { file: FILE, task: 't', run: 'R' });
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a hook runs
+    await n.flush();
+    const took = performance.now() - ended;
+    expect(took).toBeGreaterThanOrEqual(STOPPED_CAP_MS - 50);
+    expect(took).toBeLessThan(STOPPED_CAP_MS + 1_000);
+    expect(warnings).toEqual([expect.stringMatching(/no answer before the run's end stopped waiting/)]);
   });
 });

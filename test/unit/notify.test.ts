@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { notifySettings } from '../../src/board/settings.js';
-import { endNotice, limitWaitNotice, requestFor, waitingNotice } from '../../src/notify/notice.js';
+import { endNotice, limitWaitNotice, requestFor, waitingNotice, type Notice } from '../../src/notify/notice.js';
 import { desktopArgv } from '../../src/notify/send.js';
 import { describeTargets, parseNotifyEntry, resolveTargets, unsetNotifyVariables } from '../../src/notify/target.js';
 import { maskUrl } from '../../src/util/secrets.js';
@@ -78,7 +78,7 @@ describe('a notify entry', () => {
       { entry: 'env:GONE', where: 'supervisor.notify[1]' },
     ];
     expect(resolveTargets(entries, { HOOK: 'https://ntfy.sh/t' })).toEqual({
-      targets: [target('https://ntfy.sh/t')],
+      targets: [{ ...target('https://ntfy.sh/t'), where: '--notify, env:HOOK' }],
       unset: [{ name: 'GONE', where: 'supervisor.notify[1]' }],
     });
     expect(() => resolveTargets(entries, { HOOK: 'ftp://x/SECRET' })).toThrow(
@@ -189,6 +189,24 @@ describe('a notice', () => {
     });
     expect(ntfy.body.split('\n')[0]).toBe(notice.message);
     expect(JSON.parse(requestFor(target('https://example.com/h'), notice).body)).toEqual(notice);
+  });
+
+  it("keeps an agent's markup as text: no Slack mention or disguised link, no clickable link on the desktop", () => {
+    const said = 'The Manager said: <!channel> @here & <https://evil.example/login|Click to re-authenticate>';
+    const notice = endNotice({ kind: 'halted_for_human', exitCode: 4 }, said, AT);
+    const text = (
+      JSON.parse(requestFor(target('https://hooks.slack.com/services/T/B/X'), notice).body) as { text: string }
+    ).text;
+    expect(text).toContain(
+      'The Manager said: &lt;!channel&gt; @\u2060here &amp; &lt;https://evil.example/login|Click to re-authenticate&gt;',
+    );
+    expect(text).not.toMatch(/[<>]|@here/);
+    expect(desktopArgv('linux', notice)?.[4]).toMatch(
+      /^The Manager said: &lt;!channel&gt; @\u2060here &amp; &lt;https/,
+    );
+    // Plain-text receivers get the words as written.
+    expect(requestFor(target('https://ntfy.sh/t'), notice).body.split('\n')[0]).toBe(said);
+    expect((JSON.parse(requestFor(target('https://example.com/h'), notice).body) as Notice).message).toBe(said);
   });
 
   it('on the desktop is notify-send on Linux, osascript on macOS (quotes escaped), nothing on Windows', () => {

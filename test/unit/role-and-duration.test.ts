@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildInvocation } from '../../src/agent/invocation.js';
 import { fillPlaceholders } from '../../src/board/inputs.js';
-import { formatDuration, parseDuration } from '../../src/util/duration.js';
+import { formatDuration, LONGEST_MS, parseDuration, readDuration } from '../../src/util/duration.js';
 import { determineRole } from '../../src/board/determine-role.js';
 import { loadRole, parseRole, type Role } from '../../src/board/role.js';
 import { makeBoard } from '../helpers.js';
@@ -32,12 +32,30 @@ describe('parseDuration', () => {
     ['1.5s', 1500],
     [30, 30_000],
     ['45', 45_000],
+    ['2d', 172_800_000],
+    ['24d', 2_073_600_000],
   ])('reads %j as %i ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(['', 'soon', '5 minutes', '-1s', '0', '1d', '3m junk', null, {}])('refuses %j', (text) => {
-    expect(parseDuration(text)).toBeNull();
+  it.each(['', 'soon', '5 minutes', '-1s', '0', '0.4ms', '3m junk', null, {}, '25d', '9999999999999h', 1e300])(
+    'refuses %j',
+    (text) => {
+      expect(parseDuration(text)).toBeNull();
+    },
+  );
+
+  it('holds one Node timer (2^31-1 ms) at most, or a year for a budget counted on the clock', () => {
+    expect(LONGEST_MS.timer).toBeLessThanOrEqual(2 ** 31 - 1);
+    expect(parseDuration('30d', LONGEST_MS.clock)).toBe(30 * 86_400_000);
+    expect(readDuration('30d', 'max_time')).toEqual({ ms: 30 * 86_400_000 });
+    expect(readDuration('30d', '--max-time')).toEqual({ ms: 30 * 86_400_000 });
+    expect(readDuration('9999999999999h', '--max-time')).toEqual({
+      mustBe: 'a duration from 1ms to 365d (got "9999999999999h")',
+    });
+    expect(readDuration('30d', 'git_timeout')).toEqual({ mustBe: 'a duration from 1ms to 24d (got "30d")' });
+    expect(readDuration(`${'9'.repeat(400)}h`, 'timeout')).toMatchObject({ mustBe: /^a duration from 1ms to 24d/ });
+    expect(readDuration('soon', 'timeout')).toEqual({ mustBe: 'a duration like 90s, 20m or 1h30m (got "soon")' });
   });
 
   it('formats durations for people', () => {
@@ -110,6 +128,13 @@ describe('role files and invocations', () => {
       expect.stringMatching(/^2: front-matter command must be an array/),
       expect.stringMatching(/^3: front-matter stdin must be one of prompt, json, none/),
       expect.stringMatching(/^5: front-matter idle_timeout must be a duration/),
+    ]);
+  });
+
+  it('refuses a timeout past what one timer holds, naming the line and the range', () => {
+    const check = parseRole('roles/x.md', 'X', '---\ncommand: [x]\ntimeout: 99999999d\n---\nx\n');
+    expect(check.problems.map((p) => `${p.file}:${p.line}: ${p.message}`)).toEqual([
+      'roles/x.md:3: front-matter timeout must be a duration from 1ms to 24d (got "99999999d").',
     ]);
   });
 });

@@ -1,0 +1,95 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { expandPath } from '../sandbox/spec.js';
+import { fencedRoles } from './fenced-roles.js';
+import { readRole, roleFilePath } from './role.js';
+
+/** Where the fenced agents of a board can write, as real paths, and what to call each place in a message. */
+export interface FencedWrites {
+  /** The fenced role files, for messages: `roles/implementor.md`. */
+  roles: string[];
+  places: Array<{ dir: string; name: string }>;
+}
+
+/** What of a command lies where a fenced agent can write: its program, or the script an interpreter is given. */
+export interface WrittenPart {
+  word: string;
+  what: 'program' | 'script';
+  place: string;
+}
+
+// Programs that run a file their arguments name (a shell, an interpreter, a launcher): `sh ./notify.sh`.
+const RUNS_A_FILE =
+  /^(sh|bash|dash|zsh|ksh|mksh|fish|busybox|node|nodejs|deno|bun|tsx|ts-node|python|pypy|perl|ruby|php|lua|luajit|rscript|awk|gawk|env|nice|nohup|setsid|timeout|stdbuf|time|ionice|chrt|taskset|sudo|doas|xargs)[\d.]*$/i;
+
+/**
+ * Where the fenced agents of the board in `boardDir` can write: the board folder and the paths
+ * their roles declare writable (`sandbox: write:`); undefined when no role is fenced. Nothing
+ * found there may be run unfenced by the supervisor (SPEC §5c, "Fenced").
+ */
+export function fencedWrites(boardDir: string, env: NodeJS.ProcessEnv): FencedWrites | undefined {
+  const names = fencedRoles(boardDir);
+  if (names.length === 0) return undefined;
+  const roles = names.map((name) => roleFilePath(name));
+  const places = [{ dir: realOr(boardDir), name: 'the board folder' }];
+  for (const name of names) {
+    const check = readRole(boardDir, name);
+    for (const written of (check.role ?? check.draft)?.sandbox?.write ?? []) {
+      const file = expandPath(written, boardDir, env.HOME ?? homedir());
+      if (file) places.push({ dir: realOr(file), name: `${written} (sandbox: write of ${roleFilePath(name)})` });
+    }
+  }
+  return { roles, places };
+}
+
+/**
+ * Where `file` lies among the places of `writes`, symlinks resolved — the file itself when it
+ * exists, else its folder, so a file an agent creates later counts; undefined when elsewhere.
+ */
+export function writablePlace(file: string, writes: FencedWrites): string | undefined {
+  const real = realOr(file, '', () => realOr(path.dirname(file), path.basename(file)));
+  return writes.places.find(({ dir }) => real === dir || real.startsWith(`${dir}/`))?.name;
+}
+
+/**
+ * The part of a command that lies where a fenced agent can write (reads only): its program as
+ * found (`program`, absolute), or — for a shell, an interpreter or a launcher — the script it is
+ * given: the first argument naming a file that exists, or a path (a `/` in it) whose folder does.
+ * Inline code (`sh -c '…'`) is not read. Relative words are from `cwd`.
+ */
+export function writtenPart(
+  argv: readonly string[],
+  program: string,
+  cwd: string,
+  writes: FencedWrites,
+): WrittenPart | undefined {
+  const word = argv[0] ?? program;
+  const place = writablePlace(program, writes);
+  if (place) return { word, what: 'program', place };
+  if (!RUNS_A_FILE.test(path.basename(word))) return undefined;
+  for (const arg of argv.slice(1).filter(Boolean)) {
+    const file = path.resolve(cwd, arg);
+    if (!existsSync(file) && !(arg.includes('/') && existsSync(path.dirname(file)))) continue;
+    const found = writablePlace(file, writes);
+    return found ? { word: arg, what: 'script', place: found } : undefined;
+  }
+  return undefined;
+}
+
+/** The first entry of a PATH that lies where a fenced agent can write, or is relative (the working folder: the board's, for agents and hooks). */
+export function writablePathEntry(pathValue: string | undefined, writes: FencedWrites): string | undefined {
+  if (!pathValue) return undefined;
+  return pathValue
+    .split(path.delimiter)
+    .find((entry) => !path.isAbsolute(entry) || writablePlace(entry, writes) !== undefined);
+}
+
+// The real path of `dir` (joined with `rest`); `otherwise()` when it cannot be resolved.
+function realOr(dir: string, rest = '', otherwise = () => path.resolve(dir, rest)): string {
+  try {
+    return path.join(realpathSync(dir), rest);
+  } catch {
+    return otherwise();
+  }
+}
