@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 
 /** A git server on 127.0.0.1 that serves the bare repositories of a folder to one login. */
 export interface GitServer {
@@ -74,4 +76,15 @@ function backend(root: string, req: IncomingMessage, res: ServerResponse): void 
     res.write(head.subarray(end + 4));
   });
   cgi.stdout.on('end', () => res.end());
+}
+
+/** Every file under `dir` whose bytes hold `text`: where a login may have been left. */
+export function filesHolding(dir: string, text: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => {
+    try {
+      return readFileSync(path.join(dir, name)).includes(text);
+    } catch {
+      return false; // a folder
+    }
+  });
 }

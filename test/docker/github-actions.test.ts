@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ROOT, SEQUENTIAL_MANAGER, makeBoard, role, tempDir } from '../helpers.js';
-import { gitServer, type GitServer } from './git-server.js';
+import { filesHolding, gitServer, type GitServer } from './git-server.js';
 import { runStep, step, type Workflow } from './runner.js';
 
 // recipes/github-actions/nightly.yml's shell steps, run here as a runner would (test/docker/runner.ts)
@@ -135,17 +135,6 @@ async function pushJob(url: string, base: string, artifact: string) {
     runner: vars,
   });
   return { pushed, workspace };
-}
-
-/** Every file under `dir` whose bytes hold `text`. */
-function filesHolding(dir: string, text: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => {
-    try {
-      return readFileSync(path.join(dir, name)).includes(text);
-    } catch {
-      return false; // a folder
-    }
-  });
 }
 
 describe('the GitHub Actions recipe, its shell steps run here', () => {

