@@ -4,11 +4,9 @@
  */
 
 /**
- * Every exit code, one row each (SPEC §6, with the outcomes it leaves to us: 6, 69, 73, 74, 124):
- * the name the code uses, the outcome kind hooks (`KANBAN_OUTCOME`), events and `--json` give it,
- * and what a scheduler does next — `done`; `later`: ended in order, the next scheduled run carries
- * on; `again`: interrupted from outside, run again; `person`: fail the job, a person is needed.
- * docs/exit-codes.md and the recipes in recipes/ follow this table (test/unit/exit-codes.test.ts).
+ * Every exit code (SPEC §6 and the outcomes it leaves to us): its name, its outcome (hooks'
+ * KANBAN_OUTCOME, events, --json) and what a scheduler does next (docs/exit-codes.md, which the
+ * recipes follow too: test/unit/exit-codes.test.ts checks them against this table).
  */
 export const EXIT_CODES = [
   { code: 0, name: 'done', outcome: 'done', next: 'done' },
@@ -18,11 +16,11 @@ export const EXIT_CODES = [
   { code: 4, name: 'haltedForHuman', outcome: 'halted_for_human', next: 'person' },
   { code: 5, name: 'guard', outcome: 'guard_stop', next: 'person' },
   { code: 6, name: 'commitFailed', outcome: 'commit_failed', next: 'person' },
-  { code: 69, name: 'limitWait', outcome: 'limit_wait', next: 'later' }, // sysexits EX_UNAVAILABLE
-  { code: 73, name: 'unwritable', outcome: 'unwritable', next: 'person' }, // EX_CANTCREAT
-  { code: 74, name: 'outputClosed', outcome: 'output_closed', next: 'later' }, // EX_IOERR
-  { code: 75, name: 'locked', outcome: 'locked', next: 'later' }, // EX_TEMPFAIL
-  { code: 124, name: 'timeLimit', outcome: 'time_limit', next: 'later' }, // as timeout(1) reports it
+  { code: 69, name: 'limitWait', outcome: 'limit_wait', next: 'later' },
+  { code: 73, name: 'unwritable', outcome: 'unwritable', next: 'person' },
+  { code: 74, name: 'outputClosed', outcome: 'output_closed', next: 'later' },
+  { code: 75, name: 'locked', outcome: 'locked', next: 'later' },
+  { code: 124, name: 'timeLimit', outcome: 'time_limit', next: 'later' },
   { code: 129, name: 'sighup', outcome: 'interrupted', next: 'again' },
   { code: 130, name: 'sigint', outcome: 'interrupted', next: 'again' },
   { code: 143, name: 'sigterm', outcome: 'interrupted', next: 'again' },

@@ -14,7 +14,18 @@ export const BOARD_NAME = 'kanban.yaml';
  */
 export function locateBoard(arg: string | undefined, cwd = process.cwd(), env = process.env): string {
   if (arg === undefined) {
-    if (!existsSync(path.join(cwd, BOARD_NAME))) throw new InputError(noBoardHere(cwd, env.KANBAN_SUPERVISOR_IMAGE));
+    if (!existsSync(path.join(cwd, BOARD_NAME))) {
+      // In the image (its Dockerfile sets KANBAN_SUPERVISOR_IMAGE to its name) the board is mounted at /board.
+      const image = env.KANBAN_SUPERVISOR_IMAGE;
+      if (image && cwd === '/board')
+        throw new InputError(
+          `there is no ${BOARD_NAME} in /board: mount your board's folder there. ` +
+            `In that folder: docker run --rm -v "$PWD:/board" ${image}`,
+        );
+      throw new InputError(
+        `there is no ${BOARD_NAME} in this folder (${cwd}). Pass the path of a board (its kanban.yaml or its folder), or create one here: ${runnable('init')}`,
+      );
+    }
     return BOARD_NAME;
   }
   if (!isFolder(path.resolve(cwd, arg))) return arg;
@@ -25,20 +36,6 @@ export function locateBoard(arg: string | undefined, cwd = process.cwd(), env = 
     );
   }
   return file;
-}
-
-// In the container image (its Dockerfile sets KANBAN_SUPERVISOR_IMAGE to its name) the board is
-// mounted at /board, and a board that init made there would go with the container.
-function noBoardHere(cwd: string, image: string | undefined): string {
-  if (image && cwd === '/board')
-    return (
-      `there is no ${BOARD_NAME} in /board, where the container looks for the board: mount your board's ` +
-      `folder there. In the folder that holds ${BOARD_NAME}: docker run --rm -v "$PWD:/board" ${image}`
-    );
-  return (
-    `there is no ${BOARD_NAME} in this folder (${cwd}). Pass the path of a board (its kanban.yaml or its folder), ` +
-    `or create one here: ${runnable('init')}`
-  );
 }
 
 function isFolder(file: string): boolean {

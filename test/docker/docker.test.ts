@@ -156,8 +156,8 @@ describe('the container image', () => {
     const bare = await execa('docker', ['run', '--rm', '--name', name, '--network', 'none', IMAGE], { reject: false });
     expect(bare.exitCode).toBe(2);
     expect(bare.stderr).toBe(
-      'kanban-supervisor: there is no kanban.yaml in /board, where the container looks for the board: mount your ' +
-        'board\'s folder there. In the folder that holds kanban.yaml: docker run --rm -v "$PWD:/board" kanban-supervisor',
+      "kanban-supervisor: there is no kanban.yaml in /board: mount your board's folder there. " +
+        'In that folder: docker run --rm -v "$PWD:/board" kanban-supervisor',
     );
   });
 

@@ -4,8 +4,8 @@ import { locateBoard } from '../../src/board/locate.js';
 describe('a run with no board named and none in its folder', () => {
   it('in the container image, says how to mount the board at /board', () => {
     expect(() => locateBoard(undefined, '/board', { KANBAN_SUPERVISOR_IMAGE: 'kanban-supervisor' })).toThrow(
-      "there is no kanban.yaml in /board, where the container looks for the board: mount your board's folder " +
-        'there. In the folder that holds kanban.yaml: docker run --rm -v "$PWD:/board" kanban-supervisor',
+      "there is no kanban.yaml in /board: mount your board's folder there. " +
+        'In that folder: docker run --rm -v "$PWD:/board" kanban-supervisor',
     );
   });
 
