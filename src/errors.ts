@@ -3,29 +3,35 @@
  * them and exits, so every command stays callable (and testable) without argv.
  */
 
-/** Exit codes of SPEC §6, with the outcomes it leaves to us (6, 69, 73, 74). */
-export const ExitCode = {
-  done: 0,
-  internal: 1,
-  badInput: 2,
-  retriesExhausted: 3,
-  haltedForHuman: 4,
-  guard: 5,
-  /** The commit of a step failed (supervisor.git_commit): a hook refused it, or git did. */
-  commitFailed: 6,
-  /** A usage limit whose reset is further off than supervisor.max_limit_wait (sysexits EX_UNAVAILABLE). */
-  limitWait: 69,
-  /** The run reached its time limit (--max-time, supervisor.max_time), as `timeout(1)` reports it. */
-  timeLimit: 124,
-  /** The board folder cannot be written: read-only, no permission, disk full, a planted symlink (EX_CANTCREAT). */
-  unwritable: 73,
-  /** Our own output was closed: a pipe reader gone, a terminal lost (EX_IOERR). */
-  outputClosed: 74,
-  locked: 75,
-  sighup: 129,
-  sigint: 130,
-  sigterm: 143,
-} as const;
+/**
+ * Every exit code (SPEC §6 and the outcomes it leaves to us): its name, its outcome (hooks'
+ * KANBAN_OUTCOME, events, --json) and what a scheduler does next (docs/exit-codes.md, which the
+ * recipes follow too: test/unit/exit-codes.test.ts checks them against this table).
+ */
+export const EXIT_CODES = [
+  { code: 0, name: 'done', outcome: 'done', next: 'done' },
+  { code: 1, name: 'internal', outcome: 'internal_error', next: 'person' },
+  { code: 2, name: 'badInput', outcome: 'bad_input', next: 'person' },
+  { code: 3, name: 'retriesExhausted', outcome: 'retries_exhausted', next: 'person' },
+  { code: 4, name: 'haltedForHuman', outcome: 'halted_for_human', next: 'person' },
+  { code: 5, name: 'guard', outcome: 'guard_stop', next: 'person' },
+  { code: 6, name: 'commitFailed', outcome: 'commit_failed', next: 'person' },
+  { code: 69, name: 'limitWait', outcome: 'limit_wait', next: 'later' },
+  { code: 73, name: 'unwritable', outcome: 'unwritable', next: 'person' },
+  { code: 74, name: 'outputClosed', outcome: 'output_closed', next: 'later' },
+  { code: 75, name: 'locked', outcome: 'locked', next: 'later' },
+  { code: 124, name: 'timeLimit', outcome: 'time_limit', next: 'later' },
+  { code: 129, name: 'sighup', outcome: 'interrupted', next: 'again' },
+  { code: 130, name: 'sigint', outcome: 'interrupted', next: 'again' },
+  { code: 143, name: 'sigterm', outcome: 'interrupted', next: 'again' },
+] as const;
+
+type ExitRow = (typeof EXIT_CODES)[number];
+
+/** Each exit code by its name: `ExitCode.limitWait` is 69. */
+export const ExitCode = Object.fromEntries(EXIT_CODES.map((row) => [row.name, row.code])) as {
+  readonly [Row in ExitRow as Row['name']]: Row['code'];
+};
 
 /** Base class: a failure the user should see as one plain message, never a stack trace. */
 export class SupervisorError extends Error {
@@ -132,22 +138,8 @@ export class InternalError extends SupervisorError {
   }
 }
 
-/** How a run ended, as hooks (`KANBAN_OUTCOME`), events and `--json` name it. */
-export type OutcomeKind =
-  | 'done'
-  | 'once'
-  | 'halted_for_human'
-  | 'retries_exhausted'
-  | 'guard_stop'
-  | 'commit_failed'
-  | 'limit_wait'
-  | 'time_limit'
-  | 'unwritable'
-  | 'output_closed'
-  | 'locked'
-  | 'interrupted'
-  | 'bad_input'
-  | 'internal_error';
+/** How a run ended, as hooks (`KANBAN_OUTCOME`), events and `--json` name it ('once': exit 0 after --once). */
+export type OutcomeKind = ExitRow['outcome'] | 'once';
 
 /**
  * Every outcome in words, in one table: `short` where a line names it (a resident run's wait),
@@ -197,26 +189,9 @@ export const OUTCOME_WORDS: Record<OutcomeKind, { short: string; long: string }>
   internal_error: { short: 'a bug', long: 'stopped by a bug in kanban-supervisor: please report it with this status' },
 };
 
-const KIND_BY_CODE: Record<number, OutcomeKind> = {
-  [ExitCode.done]: 'done',
-  [ExitCode.badInput]: 'bad_input',
-  [ExitCode.retriesExhausted]: 'retries_exhausted',
-  [ExitCode.haltedForHuman]: 'halted_for_human',
-  [ExitCode.guard]: 'guard_stop',
-  [ExitCode.commitFailed]: 'commit_failed',
-  [ExitCode.limitWait]: 'limit_wait',
-  [ExitCode.timeLimit]: 'time_limit',
-  [ExitCode.unwritable]: 'unwritable',
-  [ExitCode.outputClosed]: 'output_closed',
-  [ExitCode.locked]: 'locked',
-  [ExitCode.sighup]: 'interrupted',
-  [ExitCode.sigint]: 'interrupted',
-  [ExitCode.sigterm]: 'interrupted',
-};
-
 /** The outcome kind of an exit code. */
 export function outcomeKind(exitCode: number): OutcomeKind {
-  return KIND_BY_CODE[exitCode] ?? 'internal_error';
+  return EXIT_CODES.find((row) => row.code === exitCode)?.outcome ?? 'internal_error';
 }
 
 /** 128 + the signal's number, as shells report it. */

@@ -12,9 +12,16 @@ export const BOARD_NAME = 'kanban.yaml';
  * none means `./kanban.yaml`, a folder means its `kanban.yaml`, anything else is the file
  * itself (whose problems the board reader reports). Reads only.
  */
-export function locateBoard(arg: string | undefined, cwd = process.cwd()): string {
+export function locateBoard(arg: string | undefined, cwd = process.cwd(), env = process.env): string {
   if (arg === undefined) {
     if (!existsSync(path.join(cwd, BOARD_NAME))) {
+      // In the image (its Dockerfile sets KANBAN_SUPERVISOR_IMAGE to its name) the board is mounted at /board.
+      const image = env.KANBAN_SUPERVISOR_IMAGE;
+      if (image && cwd === '/board')
+        throw new InputError(
+          `there is no ${BOARD_NAME} in /board: mount your board's folder there. ` +
+            `In that folder: docker run --rm -v "$PWD:/board" ${image}`,
+        );
       throw new InputError(
         `there is no ${BOARD_NAME} in this folder (${cwd}). Pass the path of a board (its kanban.yaml or its folder), or create one here: ${runnable('init')}`,
       );

