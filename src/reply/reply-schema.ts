@@ -48,7 +48,9 @@ export function cliReplySchema(manager: boolean, extra?: unknown): Schema | stri
   let closed = false;
   if (extra !== undefined) {
     const other = isObject(extra)
-      ? Object.keys(extra).find((key) => !MERGEABLE.has(key) && !(key === 'additionalProperties' && typeof extra[key] === 'boolean'))
+      ? Object.keys(extra).find(
+          (key) => !MERGEABLE.has(key) && !(key === 'additionalProperties' && typeof extra[key] === 'boolean'),
+        )
       : 'its form';
     if (other !== undefined)
       return `it uses ${other}; only type, properties, required and additionalProperties can be handed on`;
