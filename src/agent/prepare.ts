@@ -34,7 +34,10 @@ export interface AgentRun {
   env: NodeJS.ProcessEnv;
   runId: string;
   schemas: SchemaCompiler;
-  /** What this run spent so far (a run's RunContext.spend; none for `try` and --dry-run): read once per agent run, for its budget left. */
+  /**
+   * What this run spent so far (a run's RunContext.spend; none for `try` and --dry-run): read once
+   * per agent run, for its budget left (budgetLeftUsd).
+   */
   spend?: { total: { costUsd: number } };
 }
 

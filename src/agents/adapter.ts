@@ -63,7 +63,7 @@ export interface AgentCli extends Envelope {
   login: LoginInputs;
   /** How a person logs in to it (a known CLI's; the generic one has none). */
   loginHint?: string;
-  /** How one call of it is handed the role's reply schema and the most it may spend, where it can be (call-options.ts). */
+  /** How one call of it is handed the role's reply schema and the most it may spend (call-options.ts). */
   calls?: CallOptions;
   /** Its folder under presets/, for `init --agent`. */
   preset?: string;
@@ -75,7 +75,7 @@ export interface AgentCli extends Envelope {
 export interface CallOptions {
   /** The subcommand (any of these words) that must follow the program for it to take them. */
   subcommand?: readonly string[];
-  /** Its option for the reply schema: the JSON itself, or the path of a file holding it; strict: OpenAI's strict form only. */
+  /** Its option for the reply schema: the JSON itself or a file holding it; strict: OpenAI's strict form only. */
   schema?: { option: string; file: boolean; strict: boolean };
   /** Its option capping one call's spend, in US dollars. */
   budget?: string;

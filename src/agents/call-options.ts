@@ -37,7 +37,10 @@ export function handedSchema(command: readonly string[], manager: boolean, extra
   const agent = agentFor(command);
   const takes = agent.calls?.schema;
   if (!takes || optionsAt(command, agent) === undefined)
-    return `${agent.calls ? agent.name : programOf(command)} cannot be handed a schema in this command (only \`claude -p\` and \`codex exec\` can)`;
+    return (
+      `${agent.calls ? agent.name : programOf(command)} cannot be handed a schema in this command ` +
+      '(only `claude -p` and `codex exec` can)'
+    );
   const plain = cliReplySchema(manager, extra);
   if (typeof plain === 'string') return `the role's schema cannot be handed on: ${plain}`;
   const form = takes.strict ? strictSchema(plain) : plain;

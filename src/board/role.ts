@@ -26,7 +26,7 @@ export interface Role {
   env: Record<string, string>;
   /** Board-relative path of an extra JSON Schema the role's replies must also satisfy. */
   schema?: string;
-  /** Hand the role's reply schema to its CLI (role `cli_schema: true`; Claude Code and Codex), which then gets the format right within its run. */
+  /** Hand the role's reply schema to its CLI (`cli_schema: true`; Claude Code, Codex): the format is right within its run. */
   cliSchema?: boolean;
   /** How to recognise this CLI's usage limits, login failures and transient errors (role `failures:`). */
   failures?: FailurePatterns;

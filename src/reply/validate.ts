@@ -14,7 +14,7 @@ export interface ReplyRules {
   extra?: ValidateFunction;
   /** The problems of a Manager's paths in the board (board/reply-rules.ts): the board's to judge, not the reply's. */
   paths?: (answer: ManagerAnswer) => string[];
-  /** The plain reply schema a CLI was handed in OpenAI's strict form: a null it forced in place of an optional key is that key left out (reply-schema.ts). */
+  /** The plain schema a CLI got in OpenAI's strict form: a null it forced for an optional key is that key left out. */
   strictFrom?: object;
 }
 
