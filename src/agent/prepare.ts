@@ -42,14 +42,18 @@ export interface AgentRun {
 }
 
 /**
- * The run's budget left for one agent run's calls: max_cost_usd less what this run spent so far;
- * undefined without a cap. Read once per agent run, so every retry is handed the same figure.
+ * The most one call of this agent run may spend: the run's budget left (max_cost_usd less what
+ * this run spent so far), read once per agent run so that every retry is handed the same. The
+ * Manager may spend up to the whole budget: the step in progress finishes, and the worker's paid
+ * reply is not thrown away (SPEC §4b). Undefined without a budget.
  */
-export function budgetLeftUsd(
+export function callBudgetUsd(
   ctx: Pick<AgentRun, 'spend'>,
   settings: Pick<Settings, 'maxCostUsd'>,
+  manager: boolean,
 ): number | undefined {
-  return settings.maxCostUsd === null ? undefined : settings.maxCostUsd - (ctx.spend?.total.costUsd ?? 0);
+  if (settings.maxCostUsd === null) return undefined;
+  return manager ? settings.maxCostUsd : settings.maxCostUsd - (ctx.spend?.total.costUsd ?? 0);
 }
 
 /**
@@ -122,7 +126,7 @@ export function planAgent(
   });
   const handed = withCallOptions(built.args, role.command, {
     ...(schema && { schema, ...(schema.file && { schemaPath: path.join(board.dir, schema.file) }) }),
-    budgetUsd: callBudget(budgetLeftUsd(ctx, settings)),
+    budgetUsd: callBudget(callBudgetUsd(ctx, settings, manager)),
   });
   const invocation = { ...built, args: handed.args };
   const planned: PlannedAgent = {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callBudget, handedSchema, withCallOptions } from '../../src/agents/call-options.js';
 import { classifyFailure } from '../../src/agents/index.js';
-import { budgetLeftUsd, planAgent, prepareAgent } from '../../src/agent/prepare.js';
+import { callBudgetUsd, planAgent, prepareAgent } from '../../src/agent/prepare.js';
 import { checkBoard } from '../../src/board/check.js';
 import { readBoard } from '../../src/board/read.js';
 import { resolveSettings } from '../../src/board/settings.js';
@@ -111,9 +111,11 @@ describe('the options one call of a CLI is handed', () => {
     ]);
   });
 
-  it("hand each call what this run's budget has left, cut down, and nothing once nothing is left", () => {
-    expect(budgetLeftUsd({ spend: { total: { costUsd: 0.3 } } }, { maxCostUsd: 1 })).toBeCloseTo(0.7);
-    expect(budgetLeftUsd({}, { maxCostUsd: null })).toBeUndefined();
+  it("hand a worker's call what this run's budget has left, the Manager's the whole budget, cut down, and nothing once nothing is left", () => {
+    const spent = { spend: { total: { costUsd: 0.3 } } };
+    expect(callBudgetUsd(spent, { maxCostUsd: 1 }, false)).toBeCloseTo(0.7);
+    expect(callBudgetUsd(spent, { maxCostUsd: 1 }, true)).toBe(1);
+    expect(callBudgetUsd({}, { maxCostUsd: null }, false)).toBeUndefined();
     expect(callBudget(0.70000000001)).toBe(0.7);
     expect(callBudget(0.123456)).toBe(0.1234);
     expect(callBudget(0.00001)).toBeUndefined();
@@ -181,7 +183,7 @@ describe("Claude Code's own structured signals", () => {
 
   it('a run out of structured-output retries or of its --max-budget-usd gave invalid output, named in the issue', () => {
     for (const [subtype, error] of [
-      ['error_max_structured_output_retries', 'Failed to provide surviving structured output after 5 attempts'],
+      ['error_max_structured_output_retries', 'Failed to provide valid structured output after 5 attempts'],
       ['error_max_budget_usd', 'Reached maximum budget ($0.5)'],
     ]) {
       const stdout = lines(result({ subtype, errors: [error] }));
