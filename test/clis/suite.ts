@@ -289,13 +289,7 @@ const VIA: Record<AgentCli, string> = { claude: 'claude', codex: 'codex > whole'
 // the Manager's names a next task ("fake") not in its task list, which the supervisor's own check
 // refuses: a format question, retried like prose.
 const PROSE: Record<AgentCli, { stderr: RegExp; received: [string, string]; roles: string[]; requests: number }> = {
-  claude: {
-    stderr:
-      /Implementor gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); the last one printed no JSON reply object .*\(in the claude result text\)/,
-    received: [PROSE_TEXT.slice(0, 24), PROSE_TEXT.slice(-24)],
-    roles: Array(4).fill('Implementor') as string[],
-    requests: 8,
-  },
+  claude: inProse('claude', 8),
   codex: {
     stderr:
       /Manager gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); the last one replied in the wrong format: \/next_task "fake" is not in \/tasks/,
@@ -303,15 +297,21 @@ const PROSE: Record<AgentCli, { stderr: RegExp; received: [string, string]; role
     roles: Array(4).fill('Manager') as string[],
     requests: 5,
   },
-  // Its start and end: a stream may carry the text in pieces (Gemini CLI's message deltas).
-  gemini: {
-    stderr:
-      /Implementor gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); the last one printed no JSON reply object .*\(in the gemini result text\)/,
+  gemini: inProse('gemini', 4),
+};
+
+// The Implementor's four runs in prose, the prose's start and end in the log (a stream may carry
+// the text in pieces: Gemini CLI's message deltas).
+function inProse(agent: AgentCli, requests: number): (typeof PROSE)[AgentCli] {
+  return {
+    stderr: new RegExp(
+      `Implementor gave no valid reply for tasks/001-example\\.md in 4 attempt\\(s\\); the last one printed no JSON reply object .*\\(in the ${agent} result text\\)`,
+    ),
     received: [PROSE_TEXT.slice(0, 24), PROSE_TEXT.slice(-24)],
     roles: Array(4).fill('Implementor') as string[],
-    requests: 4,
-  },
-};
+    requests,
+  };
+}
 
 // Each CLI's own words for a missing login, as the supervisor reports them.
 const LOGIN_ISSUE: Record<AgentCli, RegExp> = {
