@@ -5,6 +5,7 @@ import { callBudget, handedSchema, withCallOptions } from '../../src/agents/call
 import { classifyFailure } from '../../src/agents/index.js';
 import { callBudgetUsd, planAgent, prepareAgent } from '../../src/agent/prepare.js';
 import { checkBoard } from '../../src/board/check.js';
+import { dryRun } from '../../src/commands/dry-run.js';
 import { readBoard } from '../../src/board/read.js';
 import { resolveSettings } from '../../src/board/settings.js';
 import { extractReply } from '../../src/reply/extract.js';
@@ -148,6 +149,21 @@ describe('a run preparing an agent that hands its CLI the reply schema', () => {
     // Codex takes no budget option; the reply rules read the strict form's nulls.
     expect(first.invocation.args.join(' ')).not.toContain('budget');
     expect(first.rules.strictFrom).toBeDefined();
+  });
+
+  it('shows in --dry-run: the options in the argv, the prompt still found among them, nothing written', async () => {
+    dir = boardWithTasks(1, { 'roles/implementor.md': role(CLAUDE, 'stdin: none\ncli_schema: true\n') });
+    const plan = await dryRun({ file: path.join(dir, 'kanban.yaml'), maxCostUsd: 2, env: { PATH: '/nonexistent' } });
+    const argv = plan.next?.argv ?? [];
+    expect(argv.slice(0, 9)).toEqual([
+      ...CLAUDE.slice(0, 5),
+      '--json-schema',
+      expect.stringMatching(/^\{"type":"object"/),
+      '--max-budget-usd',
+      '2',
+    ]);
+    expect(argv[plan.next?.promptArgs[0] as number]).toBe('Do tasks/001.md.\n');
+    expect(existsSync(path.join(dir, '.kanban-supervisor'))).toBe(false);
   });
 
   it('is a problem `validate` names at the line, for a CLI that cannot be handed one', () => {
