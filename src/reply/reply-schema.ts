@@ -8,32 +8,17 @@ import { schemaText } from '../schemas.js';
 
 type Schema = Record<string, unknown>;
 
-// Keywords of an object schema that can be merged into the shipped one; anything else (allOf,
-// oneOf, if/then, $ref…) makes the role's schema one no CLI is handed.
-const MERGEABLE = new Set(['$schema', '$id', 'title', 'description', 'type', 'properties', 'required']);
-// `additionalProperties: false` of the role's schema closes the merged one (anything else would not merge).
+// Keywords of an object schema that can be merged into the shipped one, with a boolean
+// additionalProperties (false closes the merged one); anything else (allOf, oneOf, if/then, $ref…)
+// makes the role's schema one no CLI is handed.
+const MERGEABLE = new Set('$schema $id title description type properties required'.split(' '));
 // What OpenAI's strict mode takes of a schema besides the structure it is given.
-const STRICT_KEYWORDS = new Set([
-  'type',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'enum',
-  'const',
-  'anyOf',
-  'description',
-  'title',
-  'pattern',
-  'format',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-]);
+const STRICT_KEYWORDS = new Set(
+  (
+    'type properties required additionalProperties items enum const anyOf description title pattern format ' +
+    'minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minItems maxItems'
+  ).split(' '),
+);
 
 /**
  * The reply schema of a role as one plain object schema: the shipped reply (and Manager) schema,
