@@ -73,6 +73,32 @@ describe("the reply schema handed to a CLI that enforces it (role's cli_schema: 
     expect(checkReply(answer, { manager: true })).toMatchObject({ valid: false });
     expect(checkReply({ ...answer, phase: 5 }, rules)).toMatchObject({ valid: false });
   });
+
+  it("does so at any depth of the role's own schema, whose keys the strict form requires too", () => {
+    const own = {
+      type: 'object',
+      required: ['files'],
+      properties: {
+        files: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['path'],
+            properties: { path: { type: 'string' }, note: { type: 'string' } },
+          },
+        },
+      },
+    };
+    const handed = handedSchema(CODEX, false, own);
+    if (typeof handed === 'string') throw new Error(handed);
+    expect(strictProblem(JSON.parse(handed.text))).toBeUndefined();
+    const extra = createSchemaCompiler().compile('own', own);
+    const reply = { status: 'ok', message: 'm', files: [{ path: 'a.ts', note: null }] };
+    expect(checkReply(reply, { manager: false, extra, strictFrom: handed.strictFrom as object })).toEqual({
+      valid: true,
+    });
+    expect(checkReply(reply, { manager: false, extra })).toMatchObject({ valid: false });
+  });
 });
 
 describe('the options one call of a CLI is handed', () => {
