@@ -17,6 +17,8 @@ import { buildFence } from '../sandbox/fence.js';
 import { fencePlace } from '../sandbox/place.js';
 import { ownPaths } from '../board/identity.js';
 import { findBubblewrap, probeFence } from '../sandbox/probe.js';
+import { callBudget, CLI_SCHEMA_FIX, handedSchema, withCallOptions } from '../agents/call-options.js';
+import { replaceFileAtomic } from '../fs/replace.js';
 
 /** An agent run made ready: the invocation every attempt repeats exactly, and how its reply is judged. */
 export interface PreparedAgent {
@@ -32,6 +34,26 @@ export interface AgentRun {
   env: NodeJS.ProcessEnv;
   runId: string;
   schemas: SchemaCompiler;
+  /**
+   * What this run spent so far (a run's RunContext.spend; none for `try` and --dry-run): read once
+   * per agent run, for its budget left (budgetLeftUsd).
+   */
+  spend?: { total: { costUsd: number } };
+}
+
+/**
+ * The most one call of this agent run may spend: the run's budget left (max_cost_usd less what
+ * this run spent so far), read once per agent run so that every retry is handed the same. The
+ * Manager may spend up to the whole budget: the step in progress finishes, and the worker's paid
+ * reply is not thrown away (SPEC §4b). Undefined without a budget.
+ */
+export function callBudgetUsd(
+  ctx: Pick<AgentRun, 'spend'>,
+  settings: Pick<Settings, 'maxCostUsd'>,
+  manager: boolean,
+): number | undefined {
+  if (settings.maxCostUsd === null) return undefined;
+  return manager ? settings.maxCostUsd : settings.maxCostUsd - (ctx.spend?.total.costUsd ?? 0);
 }
 
 /**
@@ -45,33 +67,54 @@ export function prepareAgent(
   inputs: AgentInputs,
   step: number,
 ): PreparedAgent {
-  const { role, invocation, unfenceable } = planAgent(ctx, board, settings, inputs, step);
+  const { role, invocation, unfenceable, rules, schemaFile } = planAgent(ctx, board, settings, inputs, step);
   // Probed for every fenced agent run, not only at a run's start: `try` has none, and a bwrap
   // that cannot build the fence is a setup problem to name, not invalid output to retry.
   const problem = unfenceable ?? (invocation.fence && probeFence(invocation.fence.program, invocation.fence.network));
   if (problem !== undefined) throw new InputError(`${role.file}: ${problem}`);
   checkCommand(invocation);
+  // Once per agent run, before its first attempt: every retry reads the very same file.
+  if (schemaFile) replaceFileAtomic(board.dir, schemaFile.file, schemaFile.text, { mode: 0o644 });
   return {
     invocation,
     output: role.output,
-    rules: loadReplyRules(board, role, sameRole(inputs.role, 'Manager'), ctx.schemas),
+    rules: rules ?? loadReplyRules(board, role, sameRole(inputs.role, 'Manager'), ctx.schemas),
     ...(role.failures && { failures: role.failures }),
   };
 }
 
+/** An agent run as planned: its role and invocation, and what it hands its CLI (call-options.ts). */
+export interface PlannedAgent {
+  role: Role;
+  invocation: Invocation;
+  /** Why its fence cannot be built (--dry-run shows it as a warning; a run stops at it). */
+  unfenceable?: string;
+  /** The reply checks, when handing the schema needed them already. */
+  rules?: ReplyRules;
+  /** The schema file to write before the first attempt (board-relative) and its text. */
+  schemaFile?: { file: string; text: string };
+  /** Where the options handed to the CLI went into the argv (so the role's own elements are found). */
+  added?: { at: number; count: number };
+}
+
 /**
- * The role and the invocation an agent run would use, its command not yet checked, and why its
- * fence cannot be built if so (--dry-run shows either as a warning; a run stops at them).
+ * The role and the invocation an agent run would use, its command not yet checked, with the
+ * options handed to its CLI (the reply schema with `cli_schema: true`, the run's budget left)
+ * and why its fence cannot be built if so. Writes nothing: --dry-run shows the same.
  */
 export function planAgent(
-  ctx: Pick<AgentRun, 'env' | 'runId'>,
+  ctx: Pick<AgentRun, 'env' | 'runId' | 'schemas' | 'spend'>,
   board: Board,
   settings: Settings,
   inputs: AgentInputs,
   step: number,
-): { role: Role; invocation: Invocation; unfenceable?: string } {
+): PlannedAgent {
   const role = loadRole(board.dir, inputs.role, inputs.task_file ?? path.basename(board.file));
-  const invocation = buildInvocation(role, inputs, {
+  const manager = sameRole(inputs.role, 'Manager');
+  const rules = role.cliSchema ? loadReplyRules(board, role, manager, ctx.schemas) : undefined;
+  const schema = rules && handedSchema(role.command, manager, rules.extra?.schema);
+  if (typeof schema === 'string') throw new InputError(`${role.file}: cli_schema: ${schema}. ${CLI_SCHEMA_FIX}`);
+  const built = buildInvocation(role, inputs, {
     boardDir: board.dir,
     env: ctx.env,
     limits: {
@@ -81,7 +124,19 @@ export function planAgent(
     },
     tag: agentTag({ board: board.file, run: ctx.runId, step, role: inputs.role }, ctx.env[TAG_VARIABLE]),
   });
-  if (!role.sandbox) return { role, invocation };
+  const handed = withCallOptions(built.args, role.command, {
+    ...(schema && { schema, ...(schema.file && { schemaPath: path.join(board.dir, schema.file) }) }),
+    budgetUsd: callBudget(callBudgetUsd(ctx, settings, manager)),
+  });
+  const invocation = { ...built, args: handed.args };
+  const planned: PlannedAgent = {
+    role,
+    invocation,
+    ...(rules && { rules: schema?.strictFrom ? { ...rules, strictFrom: schema.strictFrom } : rules }),
+    ...(schema?.file && { schemaFile: { file: schema.file, text: schema.text } }),
+    ...(handed.added && { added: handed.added }),
+  };
+  if (!role.sandbox) return planned;
   // The fence is built here, once, so every retry runs in the very same one.
   const found = findBubblewrap(ctx.env, board.dir);
   const own = ownPaths(path.basename(board.file));
@@ -95,5 +150,9 @@ export function planAgent(
       'bwrap' in found ? found.bwrap : 'bwrap',
     ),
   );
-  return { role, invocation: { ...invocation, fence }, ...('problem' in found && { unfenceable: found.problem }) };
+  return {
+    ...planned,
+    invocation: { ...invocation, fence },
+    ...('problem' in found && { unfenceable: found.problem }),
+  };
 }

@@ -63,10 +63,22 @@ export interface AgentCli extends Envelope {
   login: LoginInputs;
   /** How a person logs in to it (a known CLI's; the generic one has none). */
   loginHint?: string;
+  /** How one call of it is handed the role's reply schema and the most it may spend (call-options.ts). */
+  calls?: CallOptions;
   /** Its folder under presets/, for `init --agent`. */
   preset?: string;
   /** How to get it ready to run unattended (installed, logged in), shown after `init`. */
   setup?: string;
+}
+
+/** The options the supervisor adds to a role's argv for one call of a CLI, where it takes them (call-options.ts). */
+export interface CallOptions {
+  /** The subcommand (any of these words) that must follow the program for it to take them. */
+  subcommand?: readonly string[];
+  /** Its option for the reply schema: the JSON itself or a file holding it; strict: OpenAI's strict form only. */
+  schema?: { option: string; file: boolean; strict: boolean };
+  /** Its option capping one call's spend, in US dollars. */
+  budget?: string;
 }
 
 /** A transcript's text for one event: whole lines, or a `piece` of a message that the next piece continues on the same line (Gemini's `delta`). */

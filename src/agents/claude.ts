@@ -36,6 +36,9 @@ export const claude: AgentCli = {
     keys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
   },
   loginHint: LOGIN_HINT,
+  // `--json-schema`: a StructuredOutput tool the model must call, checked by Claude Code, the object
+  // in the result's structured_output; `--max-budget-usd`: the call stops once it has spent that much.
+  calls: { schema: { option: '--json-schema', file: false, strict: false }, budget: '--max-budget-usd' },
   preset: 'claude',
   setup:
     'Install Claude Code (npm install -g @anthropic-ai/claude-code) and log in once by running `claude`, or set ANTHROPIC_API_KEY.',
@@ -49,8 +52,11 @@ export const claude: AgentCli = {
       // API failures and a missing login come as "subtype": "success" with is_error: true; only
       // a subtype other than success adds anything.
       const kind = typeof result.subtype === 'string' && result.subtype !== 'success' ? ` (${result.subtype})` : '';
+      // A run stopped by its own limits (error_max_structured_output_retries, error_max_budget_usd)
+      // says why in `errors` only.
       const said =
         String(result.result ?? '').trim() ||
+        (Array.isArray(result.errors) ? result.errors.map(String).join('; ') : '') ||
         (result.api_error_status ? `API status ${String(result.api_error_status)}` : 'no message');
       return reported(`Claude Code${kind}`, said);
     }
@@ -88,7 +94,9 @@ export const claude: AgentCli = {
     const { events } = attempt;
     const result = events.findLast((e) => e.type === 'result');
     // A run that finished without an error said something; that it was no valid reply is the agent's.
-    if (result && result.is_error !== true) return { kind: 'invalid' };
+    // So did one stopped by its own limits: a schema never met in its turns, its --max-budget-usd.
+    if (result && (result.is_error !== true || /^error_max_/.test(stringField(result, 'subtype') ?? '')))
+      return { kind: 'invalid' };
     const rejected = events.findLast(
       (e) => e.type === 'rate_limit_event' && stringField(e.rate_limit_info, 'status') === 'rejected',
     );
@@ -102,22 +110,18 @@ export const claude: AgentCli = {
     const code = stringField(synthetic, 'error');
     const detail = text || (status ? `API error ${status}` : '');
     const cli = 'claude';
-
+    // The structured signal decides on its own, whatever the words (they change between versions).
     const resetsAt = numberField(isObject(rejected) ? rejected.rate_limit_info : undefined, 'resetsAt');
+    if (resetsAt !== undefined)
+      return { kind: 'usage_limit', cli, detail: detail || 'rate limit rejected', resetAt: fromEpoch(resetsAt) };
     const shownReset = resetIn(text, context);
     if (ACCOUNT.test(text) && !shownReset)
       return { kind: 'login', cli, detail, hint: `${accountHint(text)} ${LOGIN_HINT}` };
     if (LOGIN.test(text) || status === 401 || code === 'authentication_failed')
       return { kind: 'login', cli, detail, hint: LOGIN_HINT };
     if (NOT_A_LIMIT.test(text)) return { kind: 'transient', cli, detail };
-    if (status === 429 || code === 'rate_limit' || LIMIT.test(text) || (rejected && !result)) {
-      return {
-        kind: 'usage_limit',
-        cli,
-        detail: detail || 'rate limit rejected',
-        resetAt: resetsAt !== undefined ? fromEpoch(resetsAt) : shownReset,
-      };
-    }
+    if (status === 429 || code === 'rate_limit' || LIMIT.test(text) || (rejected && !result))
+      return { kind: 'usage_limit', cli, detail: detail || 'rate limit rejected', resetAt: shownReset };
     if ((status !== undefined && status >= 500) || code === 'server_error' || SERVICE.test(text))
       return { kind: 'transient', cli, detail };
     return { kind: 'invalid' };

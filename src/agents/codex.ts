@@ -43,6 +43,9 @@ export const codex: AgentCli = {
     keys: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
   },
   loginHint: LOGIN_HINT,
+  // `exec --output-schema FILE` constrains the final message to the schema (OpenAI's structured
+  // outputs, strict form only). No option caps a call's spend.
+  calls: { subcommand: ['exec', 'e'], schema: { option: '--output-schema', file: true, strict: true } },
   preset: 'codex',
   setup: 'Install Codex (npm install -g @openai/codex) and run `codex login`, or set CODEX_API_KEY.',
 

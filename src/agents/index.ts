@@ -43,12 +43,15 @@ export function programOf(command: readonly string[]): string {
   return programWord(command)?.base ?? path.basename(command[0] ?? 'agent');
 }
 
-// The first of the first four words that names a program: anything but a launcher, a flag or a VAR=value (no known CLI is one).
-function programWord(command: readonly string[]): { name: string; base: string } | undefined {
-  for (const word of command.slice(0, 4)) {
+/**
+ * The first of the first four words that names a program, and its index: anything but a launcher,
+ * a flag or a VAR=value (no known CLI is one).
+ */
+export function programWord(command: readonly string[]): { name: string; base: string; index: number } | undefined {
+  for (const [index, word] of command.slice(0, 4).entries()) {
     const name = word.replace(/@[^/@]*$/, '');
     const base = path.basename(name).replace(/\.(exe|cmd|js|mjs)$/, '');
-    if (!LAUNCHERS.has(base) && !word.startsWith('-') && !word.includes('=')) return { name, base };
+    if (!LAUNCHERS.has(base) && !word.startsWith('-') && !word.includes('=')) return { name, base, index };
   }
   return undefined;
 }

@@ -7,6 +7,7 @@ import type { SchemaCompiler } from '../schemas.js';
 import { findProgram } from '../util/process.js';
 import { readRole, type RoleCheck } from './role.js';
 import { sameRole } from './role-names.js';
+import { CLI_SCHEMA_FIX, handedSchema } from '../agents/call-options.js';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
 
@@ -44,14 +45,12 @@ export function checkRole(
       message: `the ${name} command "${program}" ${found.problem}. Install it, or fix \`command:\` in ${role.file}.`,
     });
   }
+  const manager = sameRole(name, 'Manager');
+  let extra: unknown;
   if (role.schema !== undefined) {
     try {
-      loadReplyRules(
-        { dir: boardDir, file: path.join(boardDir, 'kanban.yaml') },
-        role,
-        sameRole(name, 'Manager'),
-        compiler,
-      );
+      extra = loadReplyRules({ dir: boardDir, file: path.join(boardDir, 'kanban.yaml') }, role, manager, compiler).extra
+        ?.schema;
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
       problems.push({
@@ -61,6 +60,13 @@ export function checkRole(
       });
     }
   }
+  const handed = role.cliSchema ? handedSchema(role.command, manager, extra) : undefined;
+  if (typeof handed === 'string')
+    problems.push({
+      file: role.file,
+      line: role.lineOf('/cli_schema'),
+      message: `cli_schema: ${handed}. ${CLI_SCHEMA_FIX}`,
+    });
   return problems.length ? { draft: role, problems } : check;
 }
 

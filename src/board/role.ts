@@ -26,6 +26,8 @@ export interface Role {
   env: Record<string, string>;
   /** Board-relative path of an extra JSON Schema the role's replies must also satisfy. */
   schema?: string;
+  /** Hand the role's reply schema to its CLI (`cli_schema: true`; Claude Code, Codex): the format is right within its run. */
+  cliSchema?: boolean;
   /** How to recognise this CLI's usage limits, login failures and transient errors (role `failures:`). */
   failures?: FailurePatterns;
   /** Run the agent inside a bubblewrap fence (role `sandbox:`); absent: unfenced. */
@@ -49,7 +51,18 @@ export interface RoleCheck {
 }
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
-const KEYS = ['command', 'stdin', 'output', 'timeout', 'idle_timeout', 'env', 'schema', 'failures', 'sandbox'];
+const KEYS = [
+  'command',
+  'stdin',
+  'output',
+  'timeout',
+  'idle_timeout',
+  'env',
+  'schema',
+  'cli_schema',
+  'failures',
+  'sandbox',
+];
 const SANDBOX_KEYS = ['write', 'hide', 'network'];
 
 export { roleFilePath } from './role-names.js';
@@ -135,6 +148,7 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
     ...(durations.timeout !== undefined && { timeoutMs: durations.timeout }),
     ...(durations.idle_timeout !== undefined && { idleTimeoutMs: durations.idle_timeout }),
     ...(typeof data.schema === 'string' && { schema: data.schema }),
+    ...(data.cli_schema === true && { cliSchema: true }),
     ...(data.failures !== undefined && problems.length === 0 && { failures: data.failures as FailurePatterns }),
   };
   const sandbox = problems.length === 0 ? sandboxSpec(data.sandbox) : undefined;
@@ -196,5 +210,6 @@ function roleFix(problem: string, params: unknown, hint: string | undefined): st
   if (problem.startsWith('/sandbox'))
     return 'Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], hide: [~/.private], network: false}`.';
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';
+  if (problem.startsWith('/cli_schema')) return 'Use `cli_schema: true` (hand the CLI the reply schema) or `false`.';
   return 'See the role file format in the README.';
 }

@@ -2,9 +2,10 @@ import path from 'node:path';
 import { checkCommand } from '../agent/command.js';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
 import { findRepo } from '../git/open.js';
-import { describeCommand, type Invocation } from '../agent/invocation.js';
+import { describeCommand } from '../agent/invocation.js';
 import type { AgentInputs } from '../board/inputs.js';
-import { planAgent } from '../agent/prepare.js';
+import { planAgent, type PlannedAgent } from '../agent/prepare.js';
+import { createSchemaCompiler } from '../schemas.js';
 import { formatProblem, readBoard, type Board } from '../board/read.js';
 import { checkBoard } from '../board/check.js';
 import { RUN_A_TASK } from '../board/hints.js';
@@ -109,7 +110,7 @@ export async function dryRun(options: SettingsFlags & { file: string; env?: Node
       roleFile: invocation.roleFile,
       // A key written into `command:` (`--api-key sk-…`, `Authorization: Bearer …`) or a role's env: value in it is masked like the env.
       argv: maskArgv([invocation.file, ...invocation.args], secretValues(invocation.env, worker.role.env)),
-      promptArgs: worker.role.command.flatMap((part, i) => (part.includes('{{prompt}}') ? [i] : [])),
+      promptArgs: worker.role.command.flatMap((part, i) => (part.includes('{{prompt}}') ? [argvIndex(worker, i)] : [])),
       stdin: invocation.stdin === null ? null : invocation.stdin.toString('utf8'),
       env: Object.fromEntries(shown.map((v) => [v.name, v.value])),
       envSources: shown,
@@ -177,8 +178,8 @@ function plan(
   inputs: AgentInputs,
   env: NodeJS.ProcessEnv,
   warnings: string[],
-): { role: Role; invocation: Invocation } {
-  const planned = planAgent({ env, runId: '<run>' }, board, settings, inputs, 1);
+): PlannedAgent {
+  const planned = planAgent({ env, runId: '<run>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
   if (planned.unfenceable !== undefined)
     warnings.push(`${planned.role.file}: ${planned.unfenceable} A run would stop here with exit 2.`);
   try {
@@ -188,4 +189,9 @@ function plan(
     warnings.push(`${error.message} A run would stop here with exit 2.`);
   }
   return planned;
+}
+
+// Where an element of the role's command is in the argv, past the options handed to its CLI.
+function argvIndex(planned: PlannedAgent, i: number): number {
+  return planned.added && i >= planned.added.at ? i + planned.added.count : i;
 }

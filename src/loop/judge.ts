@@ -33,7 +33,7 @@ export function judgeAttempt(
       result.failure && 'detail' in result.failure ? `as ${result.failure.cli}: ${result.failure.detail}` : 'a failure';
     return invalid(`reported an error ${said}; stopped rather than left to retry it`, result);
   }
-  const extraction = extractReply(result.stdout, output, envelopes);
+  const extraction = extractReply(result.stdout, output, envelopes, (reply) => checkReply(reply, rules).valid);
   if (!extraction.found)
     return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}${stderrNote(result)}`, result);
   const verdict = checkReply(extraction.reply, rules);

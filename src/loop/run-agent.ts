@@ -3,7 +3,7 @@ import type { AgentInputs } from '../board/inputs.js';
 import { prepareAgent } from '../agent/prepare.js';
 import type { Board } from '../board/read.js';
 import { throwIfStopped, type RunContext } from './context.js';
-import { InterruptedError, RetriesExhaustedError } from '../errors.js';
+import { GuardError, InterruptedError, RetriesExhaustedError } from '../errors.js';
 import { appendEntry } from '../log/supervisor-log.js';
 import type { Failure } from '../agents/adapter.js';
 import { AGENTS, agentFor, classifyFailure } from '../agents/index.js';
@@ -11,7 +11,7 @@ import { judgeAttempt } from './judge.js';
 import { stdoutEvents } from '../reply/json.js';
 import { expectedReply } from '../schemas.js';
 import type { Settings } from '../board/settings.js';
-import { checkUsage } from '../spend.js';
+import { checkUsage, formatSpend } from '../spend.js';
 import { shorten } from '../util/text.js';
 import { backOff, loginError, waitForLimit, waitForSharedLimit } from './not-format.js';
 import { sharedAccountOf } from '../limits/shared.js';
@@ -155,6 +155,24 @@ export async function runAgent(
       continue;
     }
 
+    // The budget is reached and no reply came (a call stopped at its --max-budget-usd): a retry
+    // would only spend past the cap, and stopping throws no paid reply away (SPEC §4b).
+    const spent = ctx.spend.reached(settings);
+    if (spent) {
+      const message =
+        `Stopped: this run's agents have spent ${formatSpend(ctx.spend.total)}, reaching ${spent}, and ` +
+        `${invocation.role} gave no reply for ${run.task} within it (${judgement.issue}); a retry would spend ` +
+        'past it. The board is unchanged. Raise the budget (or pass --max-cost) and run again to resume at this task.';
+      appendEntry(board.dir, {
+        time: ctx.clock.now(),
+        kind: 'Halt',
+        agent: invocation.role,
+        task: logTask,
+        issue: message,
+        action: 'Stopping (exit 5); the board is unchanged',
+      });
+      throw new GuardError(message);
+    }
     const issue = `Invalid output format: ${invocation.role} (${describeCommand(invocation)}) ${judgement.issue}`;
     const entry = {
       time: ctx.clock.now(),

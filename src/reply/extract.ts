@@ -1,4 +1,5 @@
 import { isObject, ParsedOutput, tryParse } from './json.js';
+import { lastObject } from './last-object.js';
 
 /**
  * What an agent CLI's own JSON envelope says: the model's final text (or an object
@@ -35,15 +36,30 @@ function tryParseTrimmed(text: string): unknown {
   return trimmed === text ? undefined : tryParse(trimmed);
 }
 
+/** Whether a reply candidate passes the role's reply schema (the supervisor's own check, SPEC §3). */
+export type Accepts = (reply: Record<string, unknown>) => boolean;
+
 /**
  * Find the reply object in an agent's stdout using the role's `output` strategy (SPEC §3), given
- * the known envelopes in the order `auto` tries them. Pure.
+ * the known envelopes in the order `auto` tries them. `auto` prefers a candidate that `accepts`
+ * takes: the last ```json block, the last JSON line, then the last balanced object anywhere in the
+ * text; when none passes, the block or the line still comes back, so its issues can be named. Pure.
  */
 export function extractReply(
   stdout: string,
   strategy: OutputStrategy,
   envelopes: readonly Envelope[],
-  depth = 0,
+  accepts: Accepts = () => true,
+): Extraction {
+  return extractAt(stdout, strategy, envelopes, accepts, 0);
+}
+
+function extractAt(
+  stdout: string,
+  strategy: OutputStrategy,
+  envelopes: readonly Envelope[],
+  accepts: Accepts,
+  depth: number,
 ): Extraction {
   const out = new ParsedOutput(stdout);
   if (strategy === 'whole' || strategy === 'fenced' || strategy === 'last-line') {
@@ -52,36 +68,49 @@ export function extractReply(
       ? { found: true, reply, via: strategy }
       : { found: false, issue: `printed no JSON reply (output: ${strategy})` };
   }
+  const unwrap = (unwrapped: Unwrapped, name: string) =>
+    fromUnwrapped(unwrapped, name, (text) => extractAt(text, 'auto', envelopes, accepts, depth + 1), depth);
   if (strategy !== 'auto') {
     const unwrapped = envelopes.find((e) => e.name === strategy)?.unwrap(out);
     if (!unwrapped)
       return { found: false, issue: `printed something other than ${strategy}'s JSON output (output: ${strategy})` };
-    return fromUnwrapped(unwrapped, strategy, envelopes, depth);
+    return unwrap(unwrapped, strategy);
   }
   if (stdout.trim() === '') return { found: false, issue: 'printed nothing on stdout' };
   for (const envelope of envelopes) {
     const unwrapped = envelope.unwrap(out);
-    if (unwrapped) return fromUnwrapped(unwrapped, envelope.name, envelopes, depth);
+    if (unwrapped) return unwrap(unwrapped, envelope.name);
   }
-  for (const name of ['whole', 'fenced', 'last-line'] as const) {
-    const reply = GENERIC[name](out);
-    if (reply) return { found: true, reply, via: name };
-  }
+  const whole = GENERIC.whole(out);
+  if (whole) return { found: true, reply: whole, via: 'whole' };
+  const near = (['fenced', 'last-line'] as const).map((via) => ({ via, reply: GENERIC[via](out) }));
+  const passing = near.find((c) => c.reply && accepts(c.reply));
+  if (passing?.reply) return { found: true, reply: passing.reply, via: passing.via };
+  const anywhere = lastObject(stdout, accepts);
+  if (anywhere) return { found: true, reply: anywhere, via: 'last-object' };
+  const failing = near.find((c) => c.reply);
+  if (failing?.reply) return { found: true, reply: failing.reply, via: failing.via };
   return {
     found: false,
     issue:
-      'printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block and the last JSON line)',
+      'printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block, ' +
+      'the last JSON line and every balanced object)',
   };
 }
 
-function fromUnwrapped(unwrapped: Unwrapped, name: string, envelopes: readonly Envelope[], depth: number): Extraction {
+function fromUnwrapped(
+  unwrapped: Unwrapped,
+  name: string,
+  inner: (text: string) => Extraction,
+  depth: number,
+): Extraction {
   if ('error' in unwrapped) return { found: false, issue: unwrapped.error };
   if ('reply' in unwrapped) return { found: true, reply: unwrapped.reply, via: name };
   if (depth >= MAX_DEPTH) return { found: false, issue: `printed output wrapped more than ${MAX_DEPTH} levels deep` };
-  const inner = extractReply(unwrapped.text, 'auto', envelopes, depth + 1);
-  return inner.found
-    ? { ...inner, via: `${name} > ${inner.via}` }
-    : { found: false, issue: `${inner.issue} (in the ${name} result text)` };
+  const found = inner(unwrapped.text);
+  return found.found
+    ? { ...found, via: `${name} > ${found.via}` }
+    : { found: false, issue: `${found.issue} (in the ${name} result text)` };
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {

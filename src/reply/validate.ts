@@ -1,5 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { describeErrors, validator } from '../schemas.js';
+import { withoutStrictNulls } from './reply-schema.js';
 
 /** A Manager's reply, once its schema has passed. */
 export interface ManagerAnswer {
@@ -13,6 +14,8 @@ export interface ReplyRules {
   extra?: ValidateFunction;
   /** The problems of a Manager's paths in the board (board/reply-rules.ts): the board's to judge, not the reply's. */
   paths?: (answer: ManagerAnswer) => string[];
+  /** The plain schema a CLI got in OpenAI's strict form: a null it forced for an optional key is that key left out. */
+  strictFrom?: object;
 }
 
 /** A reply that passed, or the first reasons it failed (one line each). */
@@ -23,9 +26,11 @@ export type Verdict = { valid: true } | { valid: false; issues: string[] };
 const MAX_DEPTH = 64;
 
 /** Check a reply's format, never its content (SPEC §3). */
-export function checkReply(reply: Record<string, unknown>, rules: ReplyRules): Verdict {
-  if (depthExceeds(reply, MAX_DEPTH))
+export function checkReply(given: Record<string, unknown>, rules: ReplyRules): Verdict {
+  if (depthExceeds(given, MAX_DEPTH))
     return { valid: false, issues: [`the reply nests deeper than ${MAX_DEPTH} levels`] };
+  // The reply itself goes on untouched; only its check reads the strict form's nulls as left out.
+  const reply = rules.strictFrom ? (withoutStrictNulls(given, rules.strictFrom) as Record<string, unknown>) : given;
   const schema = validator(rules.manager ? 'manager-reply' : 'reply');
   if (!schema(reply)) return { valid: false, issues: describeErrors(schema.errors, reply) };
   if (rules.extra && !rules.extra(reply))

@@ -108,10 +108,10 @@ export function agentCliSuite(agent: AgentCli): void {
       expect(seen[0]?.toolResult).toBeDefined();
       const accepted = events(dir).filter((e) => e.type === 'attempt_finished');
       expect(accepted.map((e) => [e.role, e.attempt, e.valid, e.via])).toEqual([
-        ['Implementor', 1, true, `${agent} > fenced`],
-        ['Manager', 1, true, `${agent} > fenced`],
-        ['Architect', 1, true, `${agent} > fenced`],
-        ['Manager', 1, true, `${agent} > fenced`],
+        ['Implementor', 1, true, VIA[agent]],
+        ['Manager', 1, true, VIA[agent]],
+        ['Architect', 1, true, VIA[agent]],
+        ['Manager', 1, true, VIA[agent]],
       ]);
     });
 
@@ -120,25 +120,23 @@ export function agentCliSuite(agent: AgentCli): void {
       const env = agentEnv(agent, url());
       const dir = await initBoard(agent, env);
       const before = read(dir, 'kanban.yaml');
+      const prose = PROSE[agent];
 
       const run = await startSupervisor(['kanban.yaml', '--timeout', '90s'], env, dir);
       expect(run.exitCode, run.stderr).toBe(3);
-      expect(run.stderr).toMatch(
-        /Implementor gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); the last one printed no JSON reply object .*\(in the \w+ result text\)/,
-      );
+      expect(run.stderr).toMatch(prose.stderr);
       const log = read(dir, 'supervisor.log.md');
       expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(3);
       for (const n of [1, 2, 3])
         expect(log).toContain(`**Attempt:** ${n}/3 (retry ${n} of 3 follows: attempt ${n + 1}/4)`);
-      // Its start and end: a stream may carry the text in pieces (Gemini CLI's message deltas).
-      expect(log).toContain(PROSE_TEXT.slice(0, 24));
-      expect(log).toContain(PROSE_TEXT.slice(-24));
+      expect(log).toContain(prose.received[0]);
+      expect(log).toContain(prose.received[1]);
       expect(log).toContain('**Action:** Rescheduling with exact same parameters');
       const attempts = events(dir).filter((e) => e.type === 'attempt_started');
-      expect(attempts).toHaveLength(4);
-      expect(new Set(attempts.map((e) => e.command)).size).toBe(1);
+      expect(attempts.map((e) => e.role)).toEqual([...(agent === 'codex' ? ['Implementor'] : []), ...prose.roles]);
+      expect(new Set(attempts.slice(-4).map((e) => e.command)).size).toBe(1);
       expect(read(dir, 'kanban.yaml')).toBe(before);
-      expect(generationRequests()).toBe(4);
+      expect(generationRequests()).toBe(prose.requests);
     });
 
     it('kills the CLI and every process it started when the model never answers, at the board timeout, on each attempt, and never gives it the terminal', async () => {
@@ -224,6 +222,17 @@ export function agentCliSuite(agent: AgentCli): void {
       expect(all.filter((e) => e.type === 'retry')).toEqual([]);
       const wait = all.find((e) => e.type === 'limit_wait');
       expect(wait).toMatchObject({ role: 'Implementor', cli: agent });
+      // Claude Code's rate_limit_event gives the reset to the second: the wait is until then (and the
+      // 30 s margin), read from that structured signal, not from the minute its words show.
+      if (agent === 'claude') {
+        const limited = all.find((e) => e.type === 'attempt_finished' && e.failure === 'usage_limit');
+        const signal = read(dir, String(limited?.stdoutFile))
+          .split('\n')
+          .find((line) => line.includes('"rate_limit_event"'));
+        const resetsAt = (JSON.parse(String(signal)) as { rate_limit_info: { resetsAt: number } }).rate_limit_info
+          .resetsAt;
+        expect(Date.parse(String(wait?.until))).toBe(resetsAt * 1000 + 30_000);
+      }
       expect(all.filter((e) => e.type === 'limit_resumed')).toHaveLength(1);
       expect(all.filter((e) => e.type === 'attempt_finished').map((e) => [e.role, e.failure ?? e.valid])).toEqual([
         ['Implementor', 'usage_limit'],
@@ -240,15 +249,17 @@ export function agentCliSuite(agent: AgentCli): void {
       await serve({ mode: 'reply', text: scriptedModel([], {}), usage: { input: 40_000, output: 500 } });
       const env = agentEnv(agent, url());
       const dir = await initBoard(agent, env);
-      // Claude Code prices its runs; the others report tokens only.
-      const budget = agent === 'claude' ? ['--max-cost', '0.0001'] : [];
+      // Claude Code prices its runs ($0.2125 a call here); the others report tokens only. Each Claude
+      // call is handed --max-budget-usd: the worker what is left ($0.30), the Manager the whole budget,
+      // so that the step in progress finishes (claude.test.ts: a worker stopped at its share).
+      const budget = agent === 'claude' ? ['--max-cost', '0.3'] : [];
       if (agent !== 'claude')
         editBoard(dir, (text) => text.replace('  max_retries: 3\n', '  max_retries: 3\n  max_tokens: 1000\n'));
       const run = await startSupervisor(['kanban.yaml', '--timeout', '90s', ...budget], env, dir);
       expect(run.exitCode, run.stderr).toBe(5);
       expect(run.stderr).toMatch(
         agent === 'claude'
-          ? /Stopped: this run's agents have spent \$[\d.]+, [\d.]+k tokens, reaching max_cost_usd \(\$0\.0001\)/
+          ? /Stopped: this run's agents have spent \$[\d.]+, [\d.]+k tokens, reaching max_cost_usd \(\$0\.3\)/
           : /Stopped: this run's agents have spent [\d.]+k tokens, reaching max_tokens \(1000\)/,
       );
       // Checked between steps: the worker's paid reply reached the Manager, whose answer is written.
@@ -265,6 +276,41 @@ export function agentCliSuite(agent: AgentCli): void {
         /^POST \/(v1\/messages|v1\/responses|v1beta\/models\/[^:]+:streamGenerateContent)/.test(r),
       ).length;
   });
+}
+
+// Where a valid reply was found: Claude Code's structured_output and Codex's final message, both held
+// to the reply schema the preset hands them (cli_schema: true); Gemini CLI's text, which takes none.
+const VIA: Record<AgentCli, string> = { claude: 'claude', codex: 'codex > whole', gemini: 'gemini > fenced' };
+
+// A model answering in prose. Claude Code asks it once more to call its StructuredOutput tool (two
+// model requests a run), then ends with the prose as its result. Codex's API holds the answer to the
+// schema, so a model with nothing to say gives the smallest object it allows: a schema-valid
+// placeholder. The Implementor's goes to the Manager as it is (the supervisor never judges content);
+// the Manager's names a next task ("fake") not in its task list, which the supervisor's own check
+// refuses: a format question, retried like prose.
+const PROSE: Record<AgentCli, { stderr: RegExp; received: [string, string]; roles: string[]; requests: number }> = {
+  claude: inProse('claude', 8),
+  codex: {
+    stderr:
+      /Manager gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); the last one replied in the wrong format: \/next_task "fake" is not in \/tasks/,
+    received: ['"next_task": "fake"', '"message": "fake"'],
+    roles: Array(4).fill('Manager') as string[],
+    requests: 5,
+  },
+  gemini: inProse('gemini', 4),
+};
+
+// The Implementor's four runs in prose, the prose's start and end in the log (a stream may carry
+// the text in pieces: Gemini CLI's message deltas).
+function inProse(agent: AgentCli, requests: number): (typeof PROSE)[AgentCli] {
+  return {
+    stderr: new RegExp(
+      `Implementor gave no valid reply for tasks/001-example\\.md in 4 attempt\\(s\\); the last one printed no JSON reply object .*\\(in the ${agent} result text\\)`,
+    ),
+    received: [PROSE_TEXT.slice(0, 24), PROSE_TEXT.slice(-24)],
+    roles: Array(4).fill('Implementor') as string[],
+    requests,
+  };
 }
 
 // Each CLI's own words for a missing login, as the supervisor reports them.
