@@ -25,9 +25,12 @@ function place(
       const kind = files[real];
       return kind ? { real, kind } : undefined;
     },
+    homes: [],
     gitDirs: [],
     own: [],
-    sockets: [],
+    stores: [],
+    unreadable: [],
+    needed: [],
     ...more,
   };
 }
@@ -38,7 +41,7 @@ function mounts(args: string[]): string[] {
 }
 
 describe('the fence (bubblewrap argv built from a role, the board and this machine)', () => {
-  const spec = { write: [], hide: [], network: true };
+  const spec = { write: [], read: [], hide: [], network: true };
 
   it("makes the whole file system read-only, /tmp fresh, the board writable and the supervisor's state read-only, in that order", () => {
     const fence = buildFence(spec, place({}));
@@ -58,21 +61,19 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     expect(m.indexOf('--ro-bind /work/board/.kanban-supervisor /work/board/.kanban-supervisor')).toBeGreaterThan(
       m.indexOf('--bind /work/board /work/board'),
     );
-    expect(fence.args.slice(-7)).toEqual([
-      '--unshare-pid',
-      '--setenv',
-      'TMPDIR',
-      '/tmp',
-      '--chdir',
-      '/work/board',
-      '--',
+    expect(fence.args.slice(-17)).toEqual([
+      ...['--unshare-user', '--uid', '65534', '--gid', '65534', '--cap-drop', 'ALL'],
+      ...['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'],
+      ...['--setenv', 'TMPDIR', '/tmp', '--chdir', '/work/board', '--'],
     ]);
     expect(fence.args).not.toContain('--new-session'); // it would take the agent out of the group the supervisor kills
+    expect(fence.args).not.toContain('--die-with-parent'); // it would kill the agent without its kill_grace
     expect(fence.args).not.toContain('--unshare-net');
     expect(fence).toMatchObject({
       program: '/usr/bin/bwrap',
       writable: ['/work/board'],
       readOnly: ['/work/board/.kanban-supervisor'],
+      readable: [],
       hidden: [],
       network: true,
     });
@@ -96,12 +97,12 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     const fence = buildFence(
       spec,
       place(
-        { '/data/keys': 'dir', '/run/user/1000/ssh.sock': 'file' },
+        { '/data/keys': 'dir', '/var/agent/ssh.sock': 'file' },
         { '/home/ann/.ssh': '/data/keys' },
-        { sockets: ['/run/user/1000/ssh.sock'] },
+        { stores: ['/var/agent/ssh.sock'] },
       ),
     );
-    expect(fence.hidden).toEqual(['/data/keys', '/run/user/1000/ssh.sock']);
+    expect(fence.hidden).toEqual(['/data/keys', '/var/agent/ssh.sock']);
   });
 
   it('binds declared writable paths (~/ in the home folder, relative in the board folder); a missing one is not bound and is listed', () => {
@@ -190,10 +191,14 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
 
 describe('sandbox: in a role file', () => {
   it.each([
-    ['sandbox: true', { write: [], hide: [], network: true }],
+    ['sandbox: true', { write: [], read: [], hide: [], network: true }],
     ['sandbox: false', undefined],
-    ['sandbox: {write: [~/.cache/x, out], network: false}', { write: ['~/.cache/x', 'out'], hide: [], network: false }],
-    ['sandbox: {hide: [secrets]}', { write: [], hide: ['secrets'], network: true }],
+    [
+      'sandbox: {write: [~/.cache/x, out], network: false}',
+      { write: ['~/.cache/x', 'out'], read: [], hide: [], network: false },
+    ],
+    ['sandbox: {hide: [secrets]}', { write: [], read: [], hide: ['secrets'], network: true }],
+    ['sandbox: {read: [~/.gitconfig]}', { write: [], read: ['~/.gitconfig'], hide: [], network: true }],
   ])('%s', (line, expected) => {
     const check = parseRole('roles/a.md', 'A', `---\ncommand: [agent]\n${line}\n---\nDo it.\n`);
     expect(check.problems).toEqual([]);
@@ -203,12 +208,12 @@ describe('sandbox: in a role file', () => {
   it.each([
     [
       'sandbox: {writable: [x]}',
-      'front-matter sandbox has an unknown key "writable". sandbox: knows write, hide, network.',
+      'front-matter sandbox has an unknown key "writable". sandbox: knows write, read, hide, network.',
     ],
     ['sandbox: {netwrk: false}', 'front-matter sandbox has an unknown key "netwrk". Did you mean network?'],
     [
       'sandbox: yes',
-      'front-matter sandbox must be a boolean or an object (got "yes"). Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], hide: [~/.private], network: false}`.',
+      'front-matter sandbox must be a boolean or an object (got "yes"). Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], read: [~/.gitconfig], network: false}`.',
     ],
   ])('refuses %s with one problem, its line and the fix', (line, message) => {
     const check = parseRole('roles/a.md', 'A', `---\ncommand: [agent]\n${line}\n---\nDo it.\n`);
@@ -273,7 +278,7 @@ describe('the presets of Claude Code, Codex and Gemini CLI', () => {
         expect(text).toMatch(/^# sandbox: \{write: /m);
         const check = parseRole(`roles/${name}`, 'A', text.replace(/^# (sandbox: \{write: .*)$/m, '$1'));
         expect(check.problems).toEqual([]);
-        expect(check.role?.sandbox).toEqual({ write, hide: [], network: true });
+        expect(check.role?.sandbox).toEqual({ write, read: [], hide: [], network: true });
       }
     },
   );
