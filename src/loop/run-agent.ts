@@ -134,14 +134,18 @@ export async function runAgent(
     if (judgement.valid) return judgement.reply;
 
     if (failure?.kind === 'login') {
-      appendEntry(board.dir, {
-        time: ctx.clock.now(),
-        kind: 'Halt',
-        agent: invocation.role,
-        task: logTask,
-        issue: `Login missing or rejected (${failure.cli}): ${failure.detail}`,
-        action: `Halting for a person: ${failure.hint}`,
-      });
+      appendEntry(
+        board.dir,
+        {
+          time: ctx.clock.now(),
+          kind: 'Halt',
+          agent: invocation.role,
+          task: logTask,
+          issue: `Login missing or rejected (${failure.cli}): ${failure.detail}`,
+          action: `Halting for a person: ${failure.hint}`,
+        },
+        ctx.events.secrets,
+      );
       throw loginError(invocation, failure);
     }
     if (failure?.kind === 'usage_limit') {
@@ -183,12 +187,16 @@ export async function runAgent(
       received: judgement.received,
     };
     if (attempt < total) {
-      appendEntry(board.dir, {
-        ...entry,
-        kind: 'Retry Event',
-        attempt: `${attempt}/${settings.maxRetries} (retry ${attempt} of ${settings.maxRetries} follows: attempt ${attempt + 1}/${total})`,
-        action: 'Rescheduling with exact same parameters',
-      });
+      appendEntry(
+        board.dir,
+        {
+          ...entry,
+          kind: 'Retry Event',
+          attempt: `${attempt}/${settings.maxRetries} (retry ${attempt} of ${settings.maxRetries} follows: attempt ${attempt + 1}/${total})`,
+          action: 'Rescheduling with exact same parameters',
+        },
+        ctx.events.secrets,
+      );
       ctx.events.emit('retry', { ...where, retry: attempt, maxRetries: settings.maxRetries, issue });
       attempt++;
       rerun = 0;
@@ -196,22 +204,30 @@ export async function runAgent(
     }
     if (run.handOver) {
       const message = `${invocation.role} gave no valid reply for ${run.task} in ${total} attempts: ${judgement.issue}`;
-      appendEntry(board.dir, {
-        ...entry,
-        kind: 'Retries Exhausted',
-        attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`,
-        action:
-          'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next',
-      });
+      appendEntry(
+        board.dir,
+        {
+          ...entry,
+          kind: 'Retries Exhausted',
+          attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`,
+          action:
+            'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next',
+        },
+        ctx.events.secrets,
+      );
       ctx.events.emit('handed_to_manager', { ...where, attempts: total, issue, message });
       return { status: 'error', message }; // on_exhausted: manager — the Manager decides (SPEC §5b)
     }
-    appendEntry(board.dir, {
-      ...entry,
-      kind: 'Halt',
-      attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`,
-      action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task',
-    });
+    appendEntry(
+      board.dir,
+      {
+        ...entry,
+        kind: 'Halt',
+        attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`,
+        action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task',
+      },
+      ctx.events.secrets,
+    );
     ctx.events.emit('halted', { ...where, exitCode: 3, reason: 'retries_exhausted', issue });
     const last = written.out ? `; last output: ${written.out}` : '';
     throw new RetriesExhaustedError(
