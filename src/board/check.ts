@@ -21,7 +21,7 @@ import { roleWarnings } from './role-warnings.js';
 import { RUN_A_TASK } from './hints.js';
 import { fieldWords } from './words.js';
 import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
-import { fenceProblem } from '../sandbox/probe.js';
+import { fenceProblem, ownerWarning } from '../sandbox/probe.js';
 import { missingPaths } from '../sandbox/place.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
@@ -152,6 +152,8 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     const fenced = check.role?.sandbox;
     if (check.role && !fenced) unfenced.push({ role: check.role, inputs: need.inputs });
     if (check.role && fenced) {
+      const owner = fences.size === 0 && ownerWarning(dir);
+      if (owner) warnings.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: owner });
       if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir));
       const problem = fences.get(fenced.network);
       if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });

@@ -1,3 +1,4 @@
+import { COVERS, DEFAULT_HIDDEN } from './hidden.js';
 import { expandPath, type SandboxSpec } from './spec.js';
 
 /** What the fence sees of the machine: gathered at the edge (place.ts), so building the fence stays pure. */
@@ -41,45 +42,6 @@ export interface Fence {
   missing: string[];
   network: boolean;
 }
-
-/**
- * Hidden whole, but for what is declared or needed inside: the home folder comes from the
- * place; /run holds the sockets of daemons that start processes for whoever connects (docker,
- * containerd, systemd, D-Bus) or hold keys (ssh and gpg agents), and Kubernetes' token.
- */
-const COVERS = ['/run', '/var/run'];
-
-/** Hidden even inside a declared folder (`write: [~]`), unless declared themselves (then the declaration wins). */
-export const DEFAULT_HIDDEN = [
-  '~/.ssh',
-  '~/.aws',
-  '~/.gnupg',
-  '~/.config/gh',
-  '~/.config/hub',
-  '~/.config/git/credentials',
-  '~/.netrc',
-  '~/.authinfo',
-  '~/.docker',
-  '~/.kube',
-  '~/.git-credentials',
-  '~/.config/gcloud',
-  '~/.azure',
-  '~/.npmrc',
-  '~/.yarnrc.yml',
-  '~/.pypirc',
-  '~/.cargo/credentials.toml',
-  '~/.password-store',
-  '~/.vault-token',
-  '~/.terraform.d',
-  '~/.pgpass',
-  '~/.local/share/keyrings',
-  '~/.config/op',
-  '~/.config/rclone',
-  '~/.s3cfg',
-  // Shell histories hold pasted tokens often enough.
-  '~/.bash_history',
-  '~/.zsh_history',
-];
 
 /**
  * No capability, as root too (bubblewrap started by root keeps them all otherwise, and the agent

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -10,6 +11,7 @@ import {
   realpathSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -238,6 +240,38 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     expect(processesIn(dir)).toEqual([]);
   });
 
+  it('runs its program from the home folder (a PATH folder there, linked into its package) on a board kept in the home folder, and sees nothing else there', async () => {
+    const h = home(uid);
+    const tool = '.local/share/tool';
+    const lib = `${tool}/lib/reply.sh`;
+    const files = {
+      [`${tool}/package.json`]: '{}\n',
+      [lib]:
+        'cat "$HOME/.some-secret" > seen.txt 2>&1; ls -A "$HOME" >> seen.txt\necho \'{"status":"ok","message":"from home"}\'\n',
+      [`${tool}/bin/agent`]: `#!/bin/sh\n. "$HOME/${lib}"\n`,
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(h, name)), { recursive: true });
+      writeFileSync(path.join(h, name), text, { mode: 0o755 });
+    }
+    mkdirSync(path.join(h, '.local/bin'));
+    symlinkSync(`../share/tool/bin/agent`, path.join(h, '.local/bin/agent'));
+    const dir = path.join(h, 'work/board');
+    cpSync(board(uid, ['agent'], 'sandbox: true\n'), dir, { recursive: true });
+    execFileSync('chown', ['-R', `${uid}:${uid}`, h]);
+    const result = await run(uid, dir, h, ['kanban.yaml'], { PATH: `${h}/.local/bin:${pathWithoutUs()}` });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 'seen.txt'), 'utf8').split('\n')).toEqual([
+      expect.stringMatching(/\.some-secret: No such file or directory$/),
+      '.local',
+      'work',
+      '',
+    ]);
+    expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
+      valid: true,
+    });
+  });
+
   it('cannot connect to a server on 127.0.0.1 with network: false, and can with the network on', async () => {
     const server: Server = createServer((socket) => socket.end());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -374,6 +408,18 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(validate.stdout + validate.stderr).toMatch(
       /roles\/implementor\.md:4: sandbox: the readable path ~\/\.nothing does not exist/,
     );
+  });
+
+  it('run by root on a board folder another user owns, is warned of by validate: with no capability it could not write there', async () => {
+    const dir = board(NOBODY, ['sh', PROBE, token()], 'sandbox: true\n');
+    const validate = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
+    expect(validate.exitCode).toBe(0);
+    expect(validate.stdout + validate.stderr).toMatch(
+      /roles\/implementor\.md:4: sandbox: the board folder belongs to uid 65534; .*setpriv --reuid 65534/,
+    );
+    execFileSync('chown', ['-R', '0:0', dir]);
+    const owned = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
+    expect(owned.stdout + owned.stderr).not.toMatch(/belongs to uid/);
   });
 
   it('is never run unfenced when bubblewrap cannot build a fence here (user namespaces off): exit 2 with the sysctl fix, before any agent', async () => {
