@@ -75,17 +75,7 @@ function board(uid: number, command: string[], extra = '', settings = ''): strin
 
 /** Run the built CLI in `dir` as `uid` (through setpriv for an ordinary user); never rejects. */
 function run(uid: number, dir: string, homeDir: string, args = ['kanban.yaml'], env: Record<string, string> = {}) {
-  const node = [process.execPath, CLI, ...args];
-  const [file, ...rest] =
-    uid === 0 ? node : ['setpriv', '--reuid', String(uid), '--regid', String(uid), '--clear-groups', ...node];
-  return execa(file as string, rest, {
-    cwd: dir,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 60_000,
-    env: { NO_COLOR: '1', PATH: pathWithoutUs(), HOME: homeDir, ...env },
-    extendEnv: false,
-  });
+  return asUser(uid, dir, homeDir, [process.execPath, CLI, ...args], env);
 }
 
 /**
@@ -94,9 +84,12 @@ function run(uid: number, dir: string, homeDir: string, args = ['kanban.yaml'], 
  */
 function runInTerminal(uid: number, dir: string, homeDir: string, env: Record<string, string>) {
   const cli = [process.execPath, CLI, 'kanban.yaml'].map((word) => `'${word}'`).join(' ');
-  const script = ['script', '-qec', `tty > tty.txt; exec ${cli}`, '/dev/null'];
+  return asUser(uid, dir, homeDir, ['script', '-qec', `tty > tty.txt; exec ${cli}`, '/dev/null'], env);
+}
+
+function asUser(uid: number, dir: string, homeDir: string, argv: string[], env: Record<string, string>) {
   const [file, ...rest] =
-    uid === 0 ? script : ['setpriv', '--reuid', String(uid), '--regid', String(uid), '--clear-groups', ...script];
+    uid === 0 ? argv : ['setpriv', '--reuid', String(uid), '--regid', String(uid), '--clear-groups', ...argv];
   return execa(file as string, rest, {
     cwd: dir,
     reject: false,

@@ -3,38 +3,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeCommand, spawnCommand } from '../../src/agent/invocation.js';
 import { parseRole } from '../../src/board/role.js';
-import { buildFence, type FencePlace } from '../../src/sandbox/fence.js';
+import { buildFence } from '../../src/sandbox/fence.js';
 import { DEFAULT_HIDDEN } from '../../src/sandbox/hidden.js';
 import { gitDirs } from '../../src/sandbox/place.js';
 import { fenceProblem, findBubblewrap } from '../../src/sandbox/probe.js';
 import { expandPath, sandboxSpec } from '../../src/sandbox/spec.js';
 import { ROOT, tempDir } from '../helpers.js';
+import { tablePlace } from './fence-place.js';
 
-// A machine described by a table: path → kind (real paths equal the paths, but for the links given).
-function place(
-  files: Record<string, 'dir' | 'file'>,
-  links: Record<string, string> = {},
-  more: Partial<FencePlace> = {},
-): FencePlace {
-  return {
-    boardDir: '/work/board',
-    cwd: '/work/board',
-    home: '/home/ann',
-    bwrap: '/usr/bin/bwrap',
-    look: (file) => {
-      const real = links[file] ?? file;
-      const kind = files[real];
-      return kind ? { real, kind } : undefined;
-    },
-    homes: [],
-    gitDirs: [],
-    own: [],
-    stores: [],
-    unreadable: [],
-    needed: [],
-    ...more,
-  };
-}
+const place = tablePlace;
 
 // The argv as [option, its operands…] groups, to look for one mount.
 function mounts(args: string[]): string[] {

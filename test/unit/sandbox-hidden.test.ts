@@ -1,32 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { buildFence, probeArgs, type FencePlace } from '../../src/sandbox/fence.js';
 import { credentialStores } from '../../src/sandbox/stores.js';
+import { tablePlace } from './fence-place.js';
 
-// A machine described by a table: path → kind (real paths equal the paths, but for the links given).
-function place(
+// A machine with a home folder (/home/ann), described by a table (fence-place.ts).
+const place = (
   files: Record<string, 'dir' | 'file'>,
   more: Partial<FencePlace> = {},
   links: Record<string, string> = {},
-) {
-  return {
-    boardDir: '/work/board',
-    cwd: '/work/board',
-    home: '/home/ann',
-    homes: ['/home/ann'],
-    bwrap: '/usr/bin/bwrap',
-    look: (file: string) => {
-      const real = links[file] ?? file;
-      const kind = files[real];
-      return kind ? { real, kind } : undefined;
-    },
-    gitDirs: [],
-    own: [],
-    stores: [],
-    unreadable: [],
-    needed: [],
-    ...more,
-  } satisfies FencePlace;
-}
+) => tablePlace(files, links, { homes: ['/home/ann'], ...more });
 
 const spec = { write: [], read: [], hide: [], network: true };
 const HOME = { '/home/ann': 'dir', '/run': 'dir' } as const;
