@@ -167,14 +167,18 @@ export async function runAgent(
         `Stopped: this run's agents have spent ${formatSpend(ctx.spend.total)}, reaching ${spent}, and ` +
         `${invocation.role} gave no reply for ${run.task} within it (${judgement.issue}); a retry would spend ` +
         'past it. The board is unchanged. Raise the budget (or pass --max-cost) and run again to resume at this task.';
-      appendEntry(board.dir, {
-        time: ctx.clock.now(),
-        kind: 'Halt',
-        agent: invocation.role,
-        task: logTask,
-        issue: message,
-        action: 'Stopping (exit 5); the board is unchanged',
-      });
+      appendEntry(
+        board.dir,
+        {
+          time: ctx.clock.now(),
+          kind: 'Halt',
+          agent: invocation.role,
+          task: logTask,
+          issue: message,
+          action: 'Stopping (exit 5); the board is unchanged',
+        },
+        ctx.events.secrets,
+      );
       throw new GuardError(message);
     }
     const issue = `Invalid output format: ${invocation.role} (${describeCommand(invocation)}) ${judgement.issue}`;
