@@ -38,7 +38,11 @@ export function fencePlace(
     stores: credentialStores(env, cwd),
     unreadable: process.getuid?.() === 0 ? unreadable('/etc') : [],
     needed: [
-      ...(env.PATH ?? '').split(':').filter((dir) => dir.startsWith('/')),
+      // A PATH folder, and beside a `bin` its prefix's `lib` (pip --user's site-packages, npm's global packages).
+      ...(env.PATH ?? '')
+        .split(':')
+        .filter((dir) => dir.startsWith('/'))
+        .flatMap((dir) => (path.basename(dir) === 'bin' ? [dir, path.join(path.dirname(dir), 'lib')] : [dir])),
       ...('file' in found ? [installFolder(found.file, homes)] : []),
       ...['/etc/resolv.conf'].filter((file) => look(file)?.real.startsWith('/run/')),
     ],

@@ -233,7 +233,7 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     expect(processesIn(dir)).toEqual([]);
   });
 
-  it('runs its program from the home folder (a PATH folder there, linked into its package) on a board kept in the home folder, and sees nothing else there', async () => {
+  it('runs its program from the home folder (a PATH folder there and its lib, linked into its package) on a board kept in the home folder, and sees nothing else there', async () => {
     const h = home(uid);
     const tool = '.local/share/tool';
     const lib = `${tool}/lib/reply.sh`;
@@ -241,7 +241,8 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
       [`${tool}/package.json`]: '{}\n',
       [lib]:
         'cat "$HOME/.some-secret" > seen.txt 2>&1; ls -A "$HOME" >> seen.txt\necho \'{"status":"ok","message":"from home"}\'\n',
-      [`${tool}/bin/agent`]: `#!/bin/sh\n. "$HOME/${lib}"\n`,
+      [`${tool}/bin/agent`]: `#!/bin/sh\n. "$HOME/.local/lib/sh/setup.sh"\n. "$HOME/${lib}"\n`,
+      '.local/lib/sh/setup.sh': 'echo set up > set-up.txt\n',
     };
     for (const [name, text] of Object.entries(files)) {
       mkdirSync(path.dirname(path.join(h, name)), { recursive: true });
@@ -254,6 +255,7 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     execFileSync('chown', ['-R', `${uid}:${uid}`, h]);
     const result = await run(uid, dir, h, ['kanban.yaml'], { PATH: `${h}/.local/bin:${pathWithoutUs()}` });
     expect(result.exitCode, result.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 'set-up.txt'), 'utf8')).toBe('set up\n');
     expect(readFileSync(path.join(dir, 'seen.txt'), 'utf8').split('\n')).toEqual([
       expect.stringMatching(/\.some-secret: No such file or directory$/),
       '.local',
