@@ -23,7 +23,7 @@ export interface FencePlace {
   stores: string[];
   /** Files in /etc only their owner or group may read (shadow, host keys), when the supervisor is root. */
   unreadable: string[];
-  /** What the agent's program needs to start: PATH's folders, the program's own folder, links of /etc into /run. */
+  /** What the agent's program needs to start: PATH's folders (a bin's lib too), its install folder, /etc's links into /run. */
   needed: string[];
 }
 
