@@ -161,7 +161,11 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
         warnings.push({
           file: check.role.file,
           line: check.role.lineOf('/sandbox'),
-          message: `sandbox: the ${how} path ${written} does not exist, so it is not bound and the agent cannot ${how === 'writable' ? 'create it. Create it first if the agent must write there.' : 'read it. Create it first if the agent must.'}`,
+          message:
+            `sandbox: the ${how} path ${written} does not exist, so it is not bound and the agent cannot ` +
+            (how === 'writable'
+              ? 'create it. Create it first if the agent must write there.'
+              : 'read it. Create it first if the agent must.'),
         });
     }
     const hint = check.missing ? missingRoleHint(dir, role) : '';

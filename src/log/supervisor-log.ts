@@ -23,7 +23,10 @@ export interface LogEntry {
   action: string;
 }
 
-/** Render an entry as Markdown (pure); a secret in its Issue or Received (a command's key, an agent printing a token, one of `secrets`) is masked. */
+/**
+ * Render an entry as Markdown (pure); a secret in its Issue or Received (a command's key, an
+ * agent printing a token, one of `secrets`) is masked.
+ */
 export function formatEntry(entry: LogEntry, secrets: readonly string[] = []): string {
   const lines = [
     `### ${entry.time.toISOString()} ${entry.kind}`,

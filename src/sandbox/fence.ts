@@ -19,11 +19,11 @@ export interface FencePlace {
   gitDirs: string[];
   /** The board's own files and folders that exist (the board file, roles/, the Supervisor Log), real paths. */
   own: string[];
-  /** Credential stores and sockets that environment variables name (KUBECONFIG, SSH_AUTH_SOCK, …), wherever they are. */
+  /** Credential stores and sockets environment variables name (KUBECONFIG, SSH_AUTH_SOCK, …), wherever they are. */
   stores: string[];
   /** Files in /etc only their owner or group may read (shadow, host keys), when the supervisor is root. */
   unreadable: string[];
-  /** What the agent's program needs to start: PATH's folders (a bin's lib too), its install folder, /etc's links into /run. */
+  /** What the agent's program needs: PATH's folders (a bin's lib too), its install folder, /etc's links into /run. */
   needed: string[];
 }
 
@@ -176,9 +176,10 @@ function visible(all: Mount[]): Mount[] {
 // A capability left to the fenced process is a way out: the probe checks there is none.
 const NO_CAPABILITY =
   'while read -r key value; do if [ "$key" = CapEff: ]; then case $value in *[!0]*) ' +
-  'echo "the fenced process kept capabilities ($value)" >&2; exit 1;; esac; exit 0; fi; done </proc/self/status; exit 1';
+  'echo "the fenced process kept capabilities ($value)" >&2; exit 1;; esac; exit 0; fi; ' +
+  'done </proc/self/status; exit 1';
 
-/** The argv that checks once per run that this machine can build a fence at all (user namespaces, /proc) and that it holds. */
+/** The argv that checks this machine can build a fence at all (user namespaces, /proc), and that it holds. */
 export function probeArgs(network: boolean): string[] {
   return [...BASE, ...ISOLATION, ...(network ? [] : ['--unshare-net']), '--', 'sh', '-c', NO_CAPABILITY];
 }

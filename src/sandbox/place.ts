@@ -148,7 +148,10 @@ function realOr(dir: string): string {
   return look(dir)?.real ?? path.resolve(dir);
 }
 
-/** The declared paths that do not exist, and how they were declared: not bound, so the agent cannot see or create them (validate and --dry-run say so). */
+/**
+ * The declared paths that do not exist, and how they were declared: not bound, so the agent
+ * cannot see or create them (validate and --dry-run say so).
+ */
 export function missingPaths(
   spec: SandboxSpec,
   boardDir: string,

@@ -63,5 +63,9 @@ export function ownerWarning(boardDir: string, uid = process.getuid?.()): string
   if (uid !== 0) return undefined;
   const { uid: owner, gid, mode } = statSync(boardDir);
   if (owner === 0 || mode & 0o002 || (gid === 0 && mode & 0o020)) return undefined;
-  return `sandbox: the board folder belongs to uid ${owner}; an agent fenced by a supervisor run as root keeps no capability, so it cannot write there. Run the supervisor as that user (e.g. setpriv --reuid ${owner} --regid ${gid} --init-groups …), or give the folder to root (chown -R root).`;
+  return (
+    `sandbox: the board folder belongs to uid ${owner}; an agent fenced by a supervisor run as root keeps no ` +
+    `capability, so it cannot write there. Run the supervisor as that user (e.g. setpriv --reuid ${owner} ` +
+    `--regid ${gid} --init-groups …), or give the folder to root (chown -R root).`
+  );
 }

@@ -1,4 +1,7 @@
-/** A role's `sandbox:` as written, normalised: extra writable, read-only and hidden paths (as written: `~/x`, `/x` or board-relative) and the network switch. */
+/**
+ * A role's `sandbox:` as written, normalised: extra writable, read-only and hidden paths (as
+ * written: `~/x`, `/x` or board-relative) and the network switch.
+ */
 export interface SandboxSpec {
   write: string[];
   read: string[];

@@ -1,6 +1,9 @@
 import type { Fence } from './fence.js';
 
-/** The fence as a person reads it in --dry-run (pure): what the agent may write and read, what stays read-only, what it cannot see, the network. */
+/**
+ * The fence as a person reads it in --dry-run (pure): what the agent may write and read, what
+ * stays read-only, what it cannot see, the network.
+ */
 export function fenceLines(fence: Fence, roleFile: string, pad: (label: string) => string): string[] {
   const list = (paths: string[]) => (paths.length ? paths.join(', ') : 'none');
   return [

@@ -1,6 +1,9 @@
 import type { FencePlace } from '../../src/sandbox/fence.js';
 
-/** A machine described by a table, for building fences in-process: path → kind (real paths equal the paths, but for the links given). */
+/**
+ * A machine described by a table, for building fences in-process: path → kind (real paths equal
+ * the paths, but for the links given).
+ */
 export function tablePlace(
   files: Record<string, 'dir' | 'file'>,
   links: Record<string, string> = {},
