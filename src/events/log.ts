@@ -30,8 +30,9 @@ export class EventLog {
     let event = { time: this.clock().toISOString(), type, run: this.run, ...fields } as SupervisorEvent;
     let line = JSON.stringify(event);
     // Whatever an event carries (a command, a message, an issue), a secret in it is masked before
-    // the file, the console or the report sees it (util/secrets.ts); most lines hold none.
-    if (maskText(line, this.secrets) !== line) {
+    // the file, the console or the report sees it (util/secrets.ts); most lines hold none. A value
+    // is looked for in the fields, not the line: JSON may have escaped it there.
+    if (this.secrets.length > 0 || maskText(line) !== line) {
       event = maskDeep(event, this.secrets);
       line = JSON.stringify(event);
     }
