@@ -55,6 +55,12 @@ export async function runAgent(
     ...(run.trigger !== undefined && { trigger: run.trigger }),
   };
   const logTask = logTaskOf(run);
+  const halt = (issue: string, action: string) =>
+    appendEntry(
+      board.dir,
+      { time: ctx.clock.now(), kind: 'Halt', agent: invocation.role, task: logTask, issue, action },
+      ctx.events.secrets,
+    );
   const place = { step: run.step, role: invocation.role, task: run.task };
   const reading = { command: [invocation.file, ...invocation.args], patterns: failures };
   // Which CLI this is, decided once for every attempt of the agent run (its argv never changes).
@@ -134,18 +140,7 @@ export async function runAgent(
     if (judgement.valid) return judgement.reply;
 
     if (failure?.kind === 'login') {
-      appendEntry(
-        board.dir,
-        {
-          time: ctx.clock.now(),
-          kind: 'Halt',
-          agent: invocation.role,
-          task: logTask,
-          issue: `Login missing or rejected (${failure.cli}): ${failure.detail}`,
-          action: `Halting for a person: ${failure.hint}`,
-        },
-        ctx.events.secrets,
-      );
+      halt(`Login missing or rejected (${failure.cli}): ${failure.detail}`, `Halting for a person: ${failure.hint}`);
       throw loginError(invocation, failure);
     }
     if (failure?.kind === 'usage_limit') {
@@ -167,18 +162,7 @@ export async function runAgent(
         `Stopped: this run's agents have spent ${formatSpend(ctx.spend.total)}, reaching ${spent}, and ` +
         `${invocation.role} gave no reply for ${run.task} within it (${judgement.issue}); a retry would spend ` +
         'past it. The board is unchanged. Raise the budget (or pass --max-cost) and run again to resume at this task.';
-      appendEntry(
-        board.dir,
-        {
-          time: ctx.clock.now(),
-          kind: 'Halt',
-          agent: invocation.role,
-          task: logTask,
-          issue: message,
-          action: 'Stopping (exit 5); the board is unchanged',
-        },
-        ctx.events.secrets,
-      );
+      halt(message, 'Stopping (exit 5); the board is unchanged');
       throw new GuardError(message);
     }
     const issue = `Invalid output format: ${invocation.role} (${describeCommand(invocation)}) ${judgement.issue}`;
