@@ -16,6 +16,7 @@ import { InputError } from '../errors.js';
 import { buildFence } from '../sandbox/fence.js';
 import { fencePlace } from '../sandbox/place.js';
 import { ownPaths } from '../board/identity.js';
+import { startLog } from '../log/supervisor-log.js';
 import { findBubblewrap, probeFence } from '../sandbox/probe.js';
 import { callBudget, CLI_SCHEMA_FIX, handedSchema, withCallOptions } from '../agents/call-options.js';
 import { replaceFileAtomic } from '../fs/replace.js';
@@ -67,7 +68,10 @@ export function prepareAgent(
   inputs: AgentInputs,
   step: number,
 ): PreparedAgent {
-  const { role, invocation, unfenceable, rules, schemaFile } = planAgent(ctx, board, settings, inputs, step);
+  // The Log exists before any fenced agent runs, so its fence binds it read-only (no forged Log).
+  const { role, invocation, unfenceable, rules, schemaFile } = planAgent(ctx, board, settings, inputs, step, () =>
+    startLog(board.dir),
+  );
   // Probed for every fenced agent run, not only at a run's start: `try` has none, and a bwrap
   // that cannot build the fence is a setup problem to name, not invalid output to retry.
   const problem = unfenceable ?? (invocation.fence && probeFence(invocation.fence.program, invocation.fence.network));
@@ -100,7 +104,8 @@ export interface PlannedAgent {
 /**
  * The role and the invocation an agent run would use, its command not yet checked, with the
  * options handed to its CLI (the reply schema with `cli_schema: true`, the run's budget left)
- * and why its fence cannot be built if so. Writes nothing: --dry-run shows the same.
+ * and why its fence cannot be built if so. Writes nothing itself (--dry-run shows the same);
+ * `beforeFence` runs just before a fenced role's fence is built.
  */
 export function planAgent(
   ctx: Pick<AgentRun, 'env' | 'runId' | 'schemas' | 'spend'>,
@@ -108,6 +113,7 @@ export function planAgent(
   settings: Settings,
   inputs: AgentInputs,
   step: number,
+  beforeFence = (): void => {},
 ): PlannedAgent {
   const role = loadRole(board.dir, inputs.role, inputs.task_file ?? path.basename(board.file));
   const manager = sameRole(inputs.role, 'Manager');
@@ -139,6 +145,7 @@ export function planAgent(
   if (!role.sandbox) return planned;
   // The fence is built here, once, so every retry runs in the very same one.
   const found = findBubblewrap(ctx.env, board.dir);
+  beforeFence();
   const own = ownPaths(path.basename(board.file));
   const fence = buildFence(
     role.sandbox,
@@ -146,8 +153,9 @@ export function planAgent(
       board.dir,
       [...own.files, ...own.folders],
       invocation.cwd,
-      ctx.env,
+      invocation.env,
       'bwrap' in found ? found.bwrap : 'bwrap',
+      invocation.file,
     ),
   );
   return {

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { cleanBlock } from '../util/text.js';
+import { maskText } from '../util/secrets.js';
 
 /** One of our output streams, written with back-pressure; a reader that went away (`logs | head`) ends the writing quietly. */
 export class Output {
@@ -9,6 +10,8 @@ export class Output {
     private readonly stream: NodeJS.WritableStream,
     /** Whether it is a terminal, where agent text is cleaned of control sequences. */
     readonly terminal: boolean,
+    /** Secret values (board/secret-values.ts) masked in agent text, which then goes whole lines at a time. */
+    readonly secrets: readonly string[] = [],
   ) {
     stream.on('error', () => {
       this.gone = true;
@@ -45,7 +48,7 @@ export interface TextSink {
 /**
  * An agent's output stream as it goes to one of our outputs: the bytes as they are for a pipe
  * or a file; for a terminal, whole lines decoded and cleaned (util/text.ts), so an escape
- * sequence split between two reads is still removed.
+ * sequence split between two reads is still removed; with secrets to mask, whole lines masked.
  */
 export class AgentText implements TextSink {
   private readonly decoder = new StringDecoder('utf8');
@@ -55,10 +58,14 @@ export class AgentText implements TextSink {
 
   constructor(private readonly out: Output) {}
 
+  private get byLine(): boolean {
+    return this.out.terminal || this.out.secrets.length > 0;
+  }
+
   /** Pass a chunk of the agent's bytes on. */
   async push(chunk: Buffer): Promise<void> {
     if (chunk.length === 0) return;
-    if (!this.out.terminal) {
+    if (!this.byLine) {
       this.last = String.fromCharCode(chunk[chunk.length - 1] as number);
       return this.out.write(chunk);
     }
@@ -70,7 +77,7 @@ export class AgentText implements TextSink {
 
   /** The end of the stream: what is left, then (`ownLine`: before a heading) a line break if the agent did not end its last line. */
   async end(ownLine: boolean): Promise<void> {
-    if (this.out.terminal) await this.emit(this.pending + this.decoder.end());
+    if (this.byLine) await this.emit(this.pending + this.decoder.end());
     this.pending = '';
     if (ownLine && this.last !== '\n') await this.out.write('\n');
     this.last = '\n';
@@ -78,7 +85,7 @@ export class AgentText implements TextSink {
 
   private async emit(text: string): Promise<void> {
     if (!text) return;
-    const clean = cleanBlock(text);
+    const clean = maskText(this.out.terminal ? cleanBlock(text) : text, this.out.secrets);
     if (clean) this.last = clean.slice(-1);
     await this.out.write(clean);
   }

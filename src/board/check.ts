@@ -21,8 +21,8 @@ import { roleWarnings } from './role-warnings.js';
 import { RUN_A_TASK } from './hints.js';
 import { fieldWords } from './words.js';
 import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
-import { fenceProblem } from '../sandbox/probe.js';
-import { missingWrites } from '../sandbox/place.js';
+import { fenceProblem, ownerWarning } from '../sandbox/probe.js';
+import { missingPaths } from '../sandbox/place.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -152,14 +152,20 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     const fenced = check.role?.sandbox;
     if (check.role && !fenced) unfenced.push({ role: check.role, inputs: need.inputs });
     if (check.role && fenced) {
+      const owner = fences.size === 0 && ownerWarning(dir);
+      if (owner) warnings.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: owner });
       if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir));
       const problem = fences.get(fenced.network);
       if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });
-      for (const written of missingWrites(fenced, dir, env))
+      for (const { written, how } of missingPaths(fenced, dir, env))
         warnings.push({
           file: check.role.file,
           line: check.role.lineOf('/sandbox'),
-          message: `sandbox: the writable path ${written} does not exist, so it is not bound and the agent cannot create it. Create it first if the agent must write there.`,
+          message:
+            `sandbox: the ${how} path ${written} does not exist, so it is not bound and the agent cannot ` +
+            (how === 'writable'
+              ? 'create it. Create it first if the agent must write there.'
+              : 'read it. Create it first if the agent must.'),
         });
     }
     const hint = check.missing ? missingRoleHint(dir, role) : '';

@@ -9,18 +9,19 @@ import { readRole } from './role.js';
  * roles/ itself is read-only inside the fence, so this answer cannot be changed by a fenced agent.
  */
 export function fencedRoles(boardDir: string): string[] {
-  let files: string[];
+  return roleNames(boardDir).filter((name) => {
+    const check = readRole(boardDir, name);
+    return (check.role ?? check.draft)?.sandbox !== undefined;
+  });
+}
+
+/** The names of the board's role files (lower-case `*.md` in roles/, without .md); none without roles/. */
+export function roleNames(boardDir: string): string[] {
   try {
-    files = readdirSync(path.join(boardDir, 'roles')).filter(
-      (file) => file.endsWith('.md') && file === file.toLowerCase(),
-    );
+    return readdirSync(path.join(boardDir, 'roles'))
+      .filter((file) => file.endsWith('.md') && file === file.toLowerCase())
+      .map((file) => file.slice(0, -3));
   } catch {
     return []; // no roles folder: no role at all, fenced or not
   }
-  return files
-    .map((file) => file.slice(0, -3))
-    .filter((name) => {
-      const check = readRole(boardDir, name);
-      return (check.role ?? check.draft)?.sandbox !== undefined;
-    });
 }

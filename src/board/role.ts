@@ -63,7 +63,7 @@ const KEYS = [
   'failures',
   'sandbox',
 ];
-const SANDBOX_KEYS = ['write', 'hide', 'network'];
+const SANDBOX_KEYS = ['write', 'read', 'hide', 'network'];
 
 export { roleFilePath } from './role-names.js';
 
@@ -208,7 +208,7 @@ function roleFix(problem: string, params: unknown, hint: string | undefined): st
   if (problem.startsWith('/stdin')) return 'Use `stdin: prompt`, `stdin: json` or `stdin: none`.';
   if (problem.startsWith('/output')) return 'Use `output: auto` unless you need a named strategy.';
   if (problem.startsWith('/sandbox'))
-    return 'Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], hide: [~/.private], network: false}`.';
+    return 'Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], read: [~/.gitconfig], network: false}`.';
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';
   if (problem.startsWith('/cli_schema')) return 'Use `cli_schema: true` (hand the CLI the reply schema) or `false`.';
   return 'See the role file format in the README.';

@@ -6,6 +6,7 @@ import { Output } from '../attempt-output/output.js';
 import { RUN_PLACE, TRY_PLACE, type OutputPlace } from '../attempt-output/places.js';
 import { describeAttempt, describeEnd, printAttempt, shownAs, type Streams } from '../attempt-output/print.js';
 import { realBoardPath } from '../board/locate.js';
+import { boardSecrets } from '../board/secret-values.js';
 import { InputError } from '../errors.js';
 import type { AttemptRecord } from '../events/records.js';
 import { integerFlag } from './flags.js';
@@ -31,6 +32,8 @@ export interface LogsFlags {
 export interface LogsIO {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
+  /** Whose secret values are masked in what agents printed (board/secret-values.ts); process.env by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -56,7 +59,8 @@ export async function logsCommand(
   const alive = aliveCheck(file, found, place === TRY_PLACE);
   const running = !found.finished && alive();
   const streams: Streams = flags.stdout ? 'stdout' : flags.stderr ? 'stderr' : 'both';
-  const out = new Output(io.stdout, io.stdout.isTTY === true);
+  const secrets = boardSecrets(dir, io.env ?? process.env);
+  const out = new Output(io.stdout, io.stdout.isTTY === true, secrets);
   if (!flags.follow || !running) {
     if (flags.follow)
       io.stderr.write(
@@ -68,7 +72,7 @@ export async function logsCommand(
   io.stderr.write(
     `Following ${describeAttempt(found, 'running')}${streams === 'stderr' ? '' : shownAs(found.cli, flags.raw === true)}. Ctrl-C stops following, not the run.\n`,
   );
-  const err = new Output(io.stderr, io.stderr.isTTY === true);
+  const err = new Output(io.stderr, io.stderr.isTTY === true, secrets);
   const ended = await followAttempt(dir, found, place, search.size, {
     ...(streams !== 'stderr' && { stdout: out }),
     ...(streams !== 'stdout' && { stderr: err }),

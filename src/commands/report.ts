@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { readBoard } from '../board/read.js';
+import { boardSecrets } from '../board/secret-values.js';
+import { maskDeep } from '../util/secrets.js';
 import { runnable } from '../util/self-command.js';
 import { InputError, SupervisorError, UnwritableError } from '../errors.js';
 import { readRecentRuns, REPORT_RUNS } from '../events/recent-runs.js';
@@ -26,6 +28,8 @@ export interface ReportOptions {
   now?: Date;
   runs?: number;
   all?: boolean;
+  /** Whose secret values are masked (board/secret-values.ts); process.env by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const WRITE_FIXES: Record<string, string> = {
@@ -96,7 +100,8 @@ export function report(options: ReportOptions): ReportResult {
     titles: titlesOf(board.dir, recent.runs),
   };
   try {
-    const page = renderReport(recent.runs, context);
+    // Events are masked as they are written; a secret added to a role or the environment since is masked here.
+    const page = renderReport(maskDeep(recent.runs, boardSecrets(board.dir, options.env ?? process.env)), context);
     if (options.out === undefined) {
       writePageInBoard(board.dir, REPORT_PAGE, page, out);
     } else {

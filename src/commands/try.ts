@@ -15,6 +15,8 @@ import type { RunIO } from '../run/session.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from '../board/settings.js';
 import { runnable, shellWord } from '../util/self-command.js';
+import { maskDeep } from '../util/secrets.js';
+import { boardSecrets } from '../board/secret-values.js';
 
 /** The flags of `try`, as cli.ts parsed them. */
 export interface TryFlags extends SettingFlagValues {
@@ -75,7 +77,7 @@ export async function tryRole(
       },
     );
     reporter.close();
-    io.stdout.write(`${JSON.stringify(reply, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(maskDeep(reply, boardSecrets(board.dir, io.env)), null, 2)}\n`);
     if (flags.quiet !== true)
       io.stderr.write(
         `${role} gave a valid reply (status ${String(reply.status)}). Its output: ${runnable(`logs${boardArg(options.file)} --try`)}\n`,

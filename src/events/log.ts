@@ -21,6 +21,8 @@ export class EventLog {
     private readonly clock: () => Date = () => new Date(),
     /** The board-relative events file: EVENTS, or another for events kept apart (`try`). */
     private readonly file = EVENTS,
+    /** The run's secret values (board/secret-values.ts): masked in every event, and in the Log by its writers. */
+    readonly secrets: readonly string[] = [],
   ) {}
 
   /** Record an event: one JSON line, appended before anyone is told of it. */
@@ -28,9 +30,10 @@ export class EventLog {
     let event = { time: this.clock().toISOString(), type, run: this.run, ...fields } as SupervisorEvent;
     let line = JSON.stringify(event);
     // Whatever an event carries (a command, a message, an issue), a secret in it is masked before
-    // the file, the console or the report sees it (util/secrets.ts); most lines hold none.
-    if (maskText(line) !== line) {
-      event = maskDeep(event);
+    // the file, the console or the report sees it (util/secrets.ts); most lines hold none. A value
+    // is looked for in the fields, not the line: JSON may have escaped it there.
+    if (this.secrets.length > 0 || maskText(line) !== line) {
+      event = maskDeep(event, this.secrets);
       line = JSON.stringify(event);
     }
     // Sync on purpose: a handful of small lines a step, each on disk before a crash could make

@@ -7,6 +7,7 @@ import { fencedRoles } from '../board/fenced-roles.js';
 import { CommitFailedError } from '../errors.js';
 import type { EventLog } from '../events/log.js';
 import { appendEntry } from '../log/supervisor-log.js';
+import { maskText } from '../util/secrets.js';
 import { formatDuration } from '../util/duration.js';
 import { commitMessage, commitWarnings, type CommitAbout } from './message.js';
 import type { GitRepo } from './open.js';
@@ -66,13 +67,11 @@ export class StepCommits {
     const id =
       paths.length === 0 ? null : await this.commitPaths(note.step, about, { paths, dirtyBefore, leftOut }, call);
     for (const warning of commitWarnings(about, id, dirtyBefore, leftOut))
-      appendEntry(path.dirname(this.run.file), {
-        time: this.run.now(),
-        kind: 'Warning',
-        agent: about.role,
-        task: about.task,
-        ...warning,
-      });
+      appendEntry(
+        path.dirname(this.run.file),
+        { time: this.run.now(), kind: 'Warning', agent: about.role, task: about.task, ...warning },
+        this.run.events.secrets,
+      );
     return id;
   }
 
@@ -104,7 +103,7 @@ export class StepCommits {
       const done = await runGit(
         ['commit', '-q', '--cleanup=whitespace', '-F', '-'],
         staged,
-        Buffer.from(commitMessage(about, dirtyBefore, leftOut)),
+        Buffer.from(maskText(commitMessage(about, dirtyBefore, leftOut), this.run.events.secrets)),
       );
       if (done.code !== 0 || done.stopped !== null) fail('git commit', done);
       const id = (await runGit(['rev-parse', 'HEAD'], call)).stdout.trim();
@@ -169,14 +168,18 @@ export class StepCommits {
     const after = about
       ? `${board} is as the step wrote it and the step's changes are left uncommitted in the work tree`
       : 'no agent of the step has run';
-    appendEntry(path.dirname(this.run.file), {
-      time: this.run.now(),
-      kind: 'Halt',
-      agent: 'kanban-supervisor',
-      task: about?.task ?? board,
-      issue,
-      action: `Stopping (exit 6); ${after}`,
-    });
+    appendEntry(
+      path.dirname(this.run.file),
+      {
+        time: this.run.now(),
+        kind: 'Halt',
+        agent: 'kanban-supervisor',
+        task: about?.task ?? board,
+        issue,
+        action: `Stopping (exit 6); ${after}`,
+      },
+      this.run.events.secrets,
+    );
     const fix = about
       ? 'fix what git says and commit them yourself (git add, then git commit, which runs the hooks again)'
       : 'fix what git says';

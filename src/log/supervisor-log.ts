@@ -23,8 +23,11 @@ export interface LogEntry {
   action: string;
 }
 
-/** Render an entry as Markdown (pure); a secret in its Issue or Received (a command's key, an agent printing a token) is masked. */
-export function formatEntry(entry: LogEntry): string {
+/**
+ * Render an entry as Markdown (pure); a secret in its Issue or Received (a command's key, an
+ * agent printing a token, one of `secrets`) is masked.
+ */
+export function formatEntry(entry: LogEntry, secrets: readonly string[] = []): string {
   const lines = [
     `### ${entry.time.toISOString()} ${entry.kind}`,
     '',
@@ -32,19 +35,34 @@ export function formatEntry(entry: LogEntry): string {
     `**Task:** ${entry.task}  `,
   ];
   if (entry.attempt) lines.push(`**Attempt:** ${entry.attempt}  `);
-  lines.push(`**Issue:** ${maskText(entry.issue)}`, '');
+  lines.push(`**Issue:** ${maskText(entry.issue, secrets)}`, '');
   if (entry.expected) lines.push('**Expected:**', fence(JSON.stringify(entry.expected, null, 2), 'json'), '');
-  if (entry.received !== undefined) lines.push('**Received:**', fence(maskText(entry.received), ''), '');
-  lines.push(`**Action:** ${maskText(entry.action)}`, '', '');
+  if (entry.received !== undefined) lines.push('**Received:**', fence(maskText(entry.received, secrets), ''), '');
+  lines.push(`**Action:** ${maskText(entry.action, secrets)}`, '', '');
   return lines.join('\n');
 }
 
-/** Append an entry, starting the file with its heading if it is new; never through a planted symlink. */
-export function appendEntry(boardDir: string, entry: LogEntry): void {
+/**
+ * Append an entry, starting the file with its heading if it is new; never through a planted symlink.
+ * `secrets`: the run's secret values (util/secrets.ts), masked wherever they appear.
+ */
+export function appendEntry(boardDir: string, entry: LogEntry, secrets: readonly string[] = []): void {
+  writeLog(boardDir, formatEntry(entry, secrets));
+}
+
+/**
+ * Create the Log (its heading) if it is not there yet: done before a fenced agent runs, so its
+ * fence binds the Log read-only and the agent cannot create or forge one.
+ */
+export function startLog(boardDir: string): void {
+  writeLog(boardDir, '');
+}
+
+function writeLog(boardDir: string, text: string): void {
   const fd = openAppend(boardDir, 'supervisor.log.md');
   try {
     const heading = fstatSync(fd).size === 0 ? '## Supervisor Log\n\n' : '';
-    writeWhole(fd, Buffer.from(heading + formatEntry(entry)), supervisorLogFile(boardDir));
+    if (heading || text) writeWhole(fd, Buffer.from(heading + text), supervisorLogFile(boardDir));
   } finally {
     closeSync(fd);
   }

@@ -106,14 +106,18 @@ function checkBudget(ctx: RunContext, board: Board, settings: Settings): void {
 
 // A guard or the budget stops the run (exit 5): one Halt entry in the Supervisor Log, like every halt.
 function guardStop(ctx: RunContext, board: Board, message: string): GuardError {
-  appendEntry(ctx.dir, {
-    time: ctx.clock.now(),
-    kind: 'Halt',
-    agent: 'kanban-supervisor',
-    task: String(board.current),
-    issue: message,
-    action: 'Stopping (exit 5); the board is as the last step left it',
-  });
+  appendEntry(
+    ctx.dir,
+    {
+      time: ctx.clock.now(),
+      kind: 'Halt',
+      agent: 'kanban-supervisor',
+      task: String(board.current),
+      issue: message,
+      action: 'Stopping (exit 5); the board is as the last step left it',
+    },
+    ctx.events.secrets,
+  );
   return new GuardError(message);
 }
 
@@ -126,14 +130,18 @@ function managerHalt(
   after: string,
 ): HaltedForHumanError {
   const said = `The Manager halted for a person (status ${String(answer.status)}) ${after}: ${String(answer.message)}`;
-  appendEntry(ctx.dir, {
-    time: ctx.clock.now(),
-    kind: 'Halt',
-    agent: 'Manager',
-    task,
-    issue: said,
-    action: `Halting for a person (exit 4); the Manager's answer is written to ${path.basename(board.file)}`,
-  });
+  appendEntry(
+    ctx.dir,
+    {
+      time: ctx.clock.now(),
+      kind: 'Halt',
+      agent: 'Manager',
+      task,
+      issue: said,
+      action: `Halting for a person (exit 4); the Manager's answer is written to ${path.basename(board.file)}`,
+    },
+    ctx.events.secrets,
+  );
   return new HaltedForHumanError(said);
 }
 

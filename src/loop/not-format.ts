@@ -143,14 +143,18 @@ async function waitOut(
   const cap = limitCap(ctx, settings, now, until);
   if (cap) {
     const waited = ctx.limits.waitedMs > 0 ? ` after waiting ${formatDuration(ctx.limits.waitedMs)} already` : '';
-    appendEntry(ctx.dir, {
-      time: new Date(now),
-      kind: 'Halt',
-      agent: where.role,
-      task: where.task,
-      issue: `Usage limit (${cli}) until ${waiting.until}${waited}, past ${cap.name}: ${reason}`,
-      action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset',
-    });
+    appendEntry(
+      ctx.dir,
+      {
+        time: new Date(now),
+        kind: 'Halt',
+        agent: where.role,
+        task: where.task,
+        issue: `Usage limit (${cli}) until ${waiting.until}${waited}, past ${cap.name}: ${reason}`,
+        action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset',
+      },
+      ctx.events.secrets,
+    );
     throw new LimitWaitError(
       `${where.role}'s ${cli} usage limit ${resetKnown ? 'resets' : 'gave no usable reset time; the next try would be'} at ${localStamp(until)} (in ${formatDuration(until - now)}), later than ${cap.words}${waited}. ` +
         `The board is unchanged; run again after ${localStamp(until)} (status --json shows it as waiting.until)${cap.fix}. ${said}`,

@@ -55,6 +55,12 @@ export async function runAgent(
     ...(run.trigger !== undefined && { trigger: run.trigger }),
   };
   const logTask = logTaskOf(run);
+  const halt = (issue: string, action: string) =>
+    appendEntry(
+      board.dir,
+      { time: ctx.clock.now(), kind: 'Halt', agent: invocation.role, task: logTask, issue, action },
+      ctx.events.secrets,
+    );
   const place = { step: run.step, role: invocation.role, task: run.task };
   const reading = { command: [invocation.file, ...invocation.args], patterns: failures };
   // Which CLI this is, decided once for every attempt of the agent run (its argv never changes).
@@ -134,14 +140,7 @@ export async function runAgent(
     if (judgement.valid) return judgement.reply;
 
     if (failure?.kind === 'login') {
-      appendEntry(board.dir, {
-        time: ctx.clock.now(),
-        kind: 'Halt',
-        agent: invocation.role,
-        task: logTask,
-        issue: `Login missing or rejected (${failure.cli}): ${failure.detail}`,
-        action: `Halting for a person: ${failure.hint}`,
-      });
+      halt(`Login missing or rejected (${failure.cli}): ${failure.detail}`, `Halting for a person: ${failure.hint}`);
       throw loginError(invocation, failure);
     }
     if (failure?.kind === 'usage_limit') {
@@ -163,14 +162,7 @@ export async function runAgent(
         `Stopped: this run's agents have spent ${formatSpend(ctx.spend.total)}, reaching ${spent}, and ` +
         `${invocation.role} gave no reply for ${run.task} within it (${judgement.issue}); a retry would spend ` +
         'past it. The board is unchanged. Raise the budget (or pass --max-cost) and run again to resume at this task.';
-      appendEntry(board.dir, {
-        time: ctx.clock.now(),
-        kind: 'Halt',
-        agent: invocation.role,
-        task: logTask,
-        issue: message,
-        action: 'Stopping (exit 5); the board is unchanged',
-      });
+      halt(message, 'Stopping (exit 5); the board is unchanged');
       throw new GuardError(message);
     }
     const issue = `Invalid output format: ${invocation.role} (${describeCommand(invocation)}) ${judgement.issue}`;
@@ -183,12 +175,16 @@ export async function runAgent(
       received: judgement.received,
     };
     if (attempt < total) {
-      appendEntry(board.dir, {
-        ...entry,
-        kind: 'Retry Event',
-        attempt: `${attempt}/${settings.maxRetries} (retry ${attempt} of ${settings.maxRetries} follows: attempt ${attempt + 1}/${total})`,
-        action: 'Rescheduling with exact same parameters',
-      });
+      appendEntry(
+        board.dir,
+        {
+          ...entry,
+          kind: 'Retry Event',
+          attempt: `${attempt}/${settings.maxRetries} (retry ${attempt} of ${settings.maxRetries} follows: attempt ${attempt + 1}/${total})`,
+          action: 'Rescheduling with exact same parameters',
+        },
+        ctx.events.secrets,
+      );
       ctx.events.emit('retry', { ...where, retry: attempt, maxRetries: settings.maxRetries, issue });
       attempt++;
       rerun = 0;
@@ -196,22 +192,30 @@ export async function runAgent(
     }
     if (run.handOver) {
       const message = `${invocation.role} gave no valid reply for ${run.task} in ${total} attempts: ${judgement.issue}`;
-      appendEntry(board.dir, {
-        ...entry,
-        kind: 'Retries Exhausted',
-        attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`,
-        action:
-          'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next',
-      });
+      appendEntry(
+        board.dir,
+        {
+          ...entry,
+          kind: 'Retries Exhausted',
+          attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`,
+          action:
+            'Handing the Manager {"status": "error"} for this task (on_exhausted: manager); it decides what runs next',
+        },
+        ctx.events.secrets,
+      );
       ctx.events.emit('handed_to_manager', { ...where, attempts: total, issue, message });
       return { status: 'error', message }; // on_exhausted: manager — the Manager decides (SPEC §5b)
     }
-    appendEntry(board.dir, {
-      ...entry,
-      kind: 'Halt',
-      attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`,
-      action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task',
-    });
+    appendEntry(
+      board.dir,
+      {
+        ...entry,
+        kind: 'Halt',
+        attempt: `${settings.maxRetries}/${settings.maxRetries} (no retry left: attempt ${total}/${total} was the last)`,
+        action: 'Halting: retries exhausted; the board is unchanged and the next run resumes at this task',
+      },
+      ctx.events.secrets,
+    );
     ctx.events.emit('halted', { ...where, exitCode: 3, reason: 'retries_exhausted', issue });
     const last = written.out ? `; last output: ${written.out}` : '';
     throw new RetriesExhaustedError(

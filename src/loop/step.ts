@@ -136,14 +136,18 @@ async function askManager(ctx: RunContext, board: Board, settings: Settings, hea
   const written = writeAnswer(ctx, board, heard, answer, change);
   if (written.keptHumanEdit) {
     const issue = `${path.basename(board.file)} was changed during the step (${written.fields.join(', ')}); the person's version is kept and the Manager's answer (next_task ${JSON.stringify(answer.next_task)}) is not written`;
-    appendEntry(board.dir, {
-      time: ctx.clock.now(),
-      kind: 'Warning',
-      agent: 'Manager',
-      task,
-      issue,
-      action: 'Continuing from the board as it is on disk',
-    });
+    appendEntry(
+      board.dir,
+      {
+        time: ctx.clock.now(),
+        kind: 'Warning',
+        agent: 'Manager',
+        task,
+        issue,
+        action: 'Continuing from the board as it is on disk',
+      },
+      ctx.events.secrets,
+    );
     ctx.events.emit('human_edit_kept', { step, task, fields: written.fields, issue });
   } else {
     ctx.events.emit('board_written', {
@@ -195,14 +199,18 @@ function writeAnswer(
         ? 'is gone: it was moved or deleted during the step'
         : error.message.replace(`${board.file}: `, '');
     const issue = `${name} ${why}, so the Manager's answer (status ${String(answer.status)}, next_task ${JSON.stringify(answer.next_task)}) cannot be written; nothing was written in its place`;
-    appendEntry(board.dir, {
-      time: ctx.clock.now(),
-      kind: 'Halt',
-      agent: 'kanban-supervisor',
-      task: heard.task,
-      issue,
-      action: 'Stopping (exit 2); the agents have ended',
-    });
+    appendEntry(
+      board.dir,
+      {
+        time: ctx.clock.now(),
+        kind: 'Halt',
+        agent: 'kanban-supervisor',
+        task: heard.task,
+        issue,
+        action: 'Stopping (exit 2); the agents have ended',
+      },
+      ctx.events.secrets,
+    );
     throw new InputError(
       `${board.file}: ${issue}. Put it back (e.g. \`git checkout ${name}\`, or move it back) and run again: the run carries on from the board as it is then.`,
     );

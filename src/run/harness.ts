@@ -20,6 +20,8 @@ import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
 import { Spend } from '../spend.js';
 import { runId as newRunId } from '../util/time.js';
+import { maskText } from '../util/secrets.js';
+import { boardSecrets } from '../board/secret-values.js';
 import type { RunOptions } from './options.js';
 import { Stopper } from './stop.js';
 import { startTimeLimit } from './time-limit.js';
@@ -50,6 +52,9 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
   const env = options.env ?? process.env;
   const seen = options.seen ?? readBoardSeen(file);
   const board = boardOf(file, seen.text, seen);
+  // Built once: whatever an agent prints reaches events, the Log, the console and the outcome masked.
+  const secrets = boardSecrets(board.dir, env);
+  const onLine = options.onLine && ((line: string) => options.onLine?.(maskText(line, secrets)));
   // Every problem validate would find stops a run here, before an agent has run; its warnings are told once the run starts.
   const warnings = kind === 'run' ? preflight(file, env, seen) : [];
   const stopper = options.stopper ?? new Stopper();
@@ -75,6 +80,7 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
       [...(history ? [history.record] : []), ...(options.listeners ?? [])],
       () => clock.now(),
       place.events,
+      secrets,
     );
     const settings = resolveSettings(board.settings, options);
     // A batch job's budget counts from here: the lock is held and the run is about to start.
@@ -107,7 +113,7 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
       spend: options.spend ?? new Spend(),
       limits: { waitedMs: 0, fallbacks: 0 },
       ...(deadline && { deadline }),
-      ...(options.onLine && { onLine: options.onLine }),
+      ...(onLine && { onLine }),
       ...(history && { history }),
       ...(git instanceof StepCommits && { git }),
     };
@@ -126,7 +132,9 @@ export async function withRun<T>(kind: RunKind, options: RunOptions, body: (run:
     if (typeof git === 'string') events.emit('warning', { file: path.basename(file), message: git });
     return await body({ ctx, board, seen, stopper }).catch((error: unknown) => {
       // Whatever was underway, a stop (a signal, a lost lock, closed output) is what the person must hear about.
-      throw stopper.reason ?? error;
+      const thrown = stopper.reason ?? error;
+      if (thrown instanceof Error) thrown.message = maskText(thrown.message, secrets);
+      throw thrown;
     });
   } finally {
     stopTimer();

@@ -1,3 +1,4 @@
+import { COVERS, DEFAULT_HIDDEN } from './hidden.js';
 import { expandPath, type SandboxSpec } from './spec.js';
 
 /** What the fence sees of the machine: gathered at the edge (place.ts), so building the fence stays pure. */
@@ -6,7 +7,10 @@ export interface FencePlace {
   boardDir: string;
   /** The agent's working directory. */
   cwd: string;
+  /** $HOME, where `~/` paths lie. */
   home: string | undefined;
+  /** The home folders hidden whole ($HOME and the user's own), real paths. */
+  homes: string[];
   /** The bubblewrap program as found on PATH. */
   bwrap: string;
   /** What is at a path, symlinks followed: its real path and kind; undefined when nothing is there. */
@@ -15,8 +19,12 @@ export interface FencePlace {
   gitDirs: string[];
   /** The board's own files and folders that exist (the board file, roles/, the Supervisor Log), real paths. */
   own: string[];
-  /** Sockets that hand out the user's credentials or more (an ssh agent's, docker's), if any. */
-  sockets: string[];
+  /** Credential stores and sockets environment variables name (KUBECONFIG, SSH_AUTH_SOCK, …), wherever they are. */
+  stores: string[];
+  /** Files in /etc only their owner or group may read (shadow, host keys), when the supervisor is root. */
+  unreadable: string[];
+  /** What the agent's program needs: PATH's folders (a bin's lib too), its install folder, /etc's links into /run. */
+  needed: string[];
 }
 
 /** A built fence: the bwrap argv that goes before the agent's own, and what it allows, for --dry-run. */
@@ -25,96 +33,109 @@ export interface Fence {
   /** bwrap's options, ending with `--`: the agent's argv follows. */
   args: string[];
   writable: string[];
+  /** Shown read-only inside hidden folders: `sandbox.read` and what the agent's program needs. */
+  readable: string[];
   /** Inside writable folders, yet read-only: the supervisor's state, the board's own files and the repository's git folder. */
   readOnly: string[];
   hidden: string[];
-  /** Declared writable paths that do not exist, so are not bound (the agent cannot create them). */
+  /** Declared paths that do not exist, so are not bound (the agent cannot create them). */
   missing: string[];
   network: boolean;
 }
 
-/** Secrets the agent cannot read unless a role declares one of them writable (then the declaration wins). */
-export const DEFAULT_HIDDEN = [
-  '~/.ssh',
-  '~/.aws',
-  '~/.gnupg',
-  '~/.config/gh',
-  '~/.config/hub',
-  '~/.netrc',
-  '~/.docker',
-  '~/.kube',
-  '~/.git-credentials',
-  '~/.config/gcloud',
-  '~/.azure',
-  '~/.npmrc',
-  '~/.yarnrc.yml',
-  '~/.pypirc',
-  '~/.cargo/credentials.toml',
-  '~/.password-store',
-  '~/.vault-token',
-  '~/.terraform.d',
-  '~/.pgpass',
-  '~/.local/share/keyrings',
-  '~/.config/op',
-  '~/.config/rclone',
-  '~/.s3cfg',
-  // Shell histories hold pasted tokens often enough.
-  '~/.bash_history',
-  '~/.zsh_history',
-  // Sockets stay usable on a read-only mount: one to a daemon that starts processes for the user
-  // (docker, podman, systemd --user over D-Bus) or holds their keys (gpg-agent, keyrings) is a way out.
-  '/run/user',
-  '/run/docker.sock',
-  '/run/podman/podman.sock',
-  '/run/containerd/containerd.sock',
-  '/run/dbus/system_bus_socket',
+/**
+ * No capability, as root too (bubblewrap started by root keeps them all otherwise, and the agent
+ * could undo any mount): a user namespace of its own, in which it is nobody, every capability
+ * dropped, so mounts, ptrace of what it cannot see anyway, modules and devices are out of reach;
+ * its own processes, IPC, host name and cgroup view. No --new-session: the agent must stay in the
+ * process group the supervisor kills as one (it has no terminal: it is spawned in a new session).
+ * No --die-with-parent: bubblewrap ends on the first SIGTERM, and with it the agent would be killed
+ * outright, without its kill_grace; what a killed supervisor leaves is the next run's to stop.
+ */
+const ISOLATION = [
+  '--unshare-user',
+  '--uid',
+  '65534',
+  '--gid',
+  '65534',
+  '--cap-drop',
+  'ALL',
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--unshare-uts',
+  '--unshare-cgroup-try',
 ];
+const BASE = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
 
-type Mount = { path: string; how: 'write' | 'hide-dir' | 'hide-file' };
+type Kind = 'dir' | 'file';
+type Mount = { src: string; at: string; how: 'write' | 'read' | 'hide'; kind: Kind };
 
 /**
  * The bubblewrap argv of a role's fence (pure): the whole file system read-only, a fresh /tmp,
- * the board folder and the declared paths writable, secrets hidden. Read-only even inside a
- * writable folder: the supervisor's state, the board file and the role files (an agent that
- * rewrote a role's command or `sandbox:` would have it run unfenced at the next step) and the
- * repository's .git (a planted git hook runs unfenced in the supervisor's own commit). A deeper
- * path is mounted after the folder holding it, so the more specific declaration wins.
+ * the home folder and /run hidden, the board folder and the declared paths writable or readable,
+ * secrets hidden even inside those. Read-only even inside a writable folder: the supervisor's
+ * state, the board file and the role files (an agent that rewrote a role's command or `sandbox:`
+ * would have it run unfenced at the next step) and the repository's .git (a planted git hook
+ * runs unfenced in the supervisor's own commit). Deeper paths are mounted later, so the more
+ * specific one wins; a hidden folder is made read-only once what is shown inside it is bound.
  */
 export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
   const missing: string[] = [];
-  const writable = [place.boardDir];
-  for (const written of spec.write) {
-    const found = at(written, place);
-    if (found) writable.push(found.real);
-    else missing.push(written);
-  }
-  const hides: Mount[] = [];
-  for (const written of [...DEFAULT_HIDDEN, ...place.sockets, ...spec.hide]) {
-    const found = at(written, place);
-    if (found && !writable.includes(found.real) && !hides.some((m) => m.path === found.real))
-      hides.push({ path: found.real, how: found.kind === 'dir' ? 'hide-dir' : 'hide-file' });
-  }
-  const mounts = [...unique(writable).map((path): Mount => ({ path, how: 'write' })), ...hides].sort(
-    (a, b) => depth(a.path) - depth(b.path),
-  );
-  const inWritable = (file: string) => writable.some((dir) => file === dir || file.startsWith(`${dir}/`));
+  const declared: Mount[] = [{ src: place.boardDir, at: place.boardDir, how: 'write', kind: 'dir' }];
+  const aliases: Mount[] = []; // a declared path as written, when a symlink: shown there too if hidden
+  for (const [how, list] of [
+    ['write', spec.write],
+    ['read', spec.read],
+  ] as const)
+    for (const written of list) {
+      const file = expandPath(written, place.boardDir, place.home);
+      const found = file === undefined ? undefined : place.look(file);
+      if (file === undefined || !found) missing.push(written);
+      else {
+        declared.push({ src: found.real, at: found.real, how, kind: found.kind });
+        if (file !== found.real) aliases.push({ src: found.real, at: file, how, kind: found.kind });
+      }
+    }
+  const hides = (written: string[]) =>
+    written.flatMap((w): Mount[] => {
+      const file = expandPath(w, place.boardDir, place.home);
+      const found = file === undefined ? undefined : place.look(file);
+      return found && !declared.some((m) => m.at === found.real)
+        ? [{ src: found.real, at: found.real, how: 'hide', kind: found.kind }]
+        : [];
+    });
+  const covers = hides([...place.homes, ...COVERS]);
+  const secrets = hides([...DEFAULT_HIDDEN, ...place.stores, ...place.unreadable, ...spec.hide]);
+  const inAny = (file: string, mounts: Mount[]) => mounts.some((m) => within(file, m.at));
+  // What the program needs is shown only where a cover hides it, never a secret nor a whole home.
+  const needed = place.needed.flatMap((file): Mount[] => {
+    const found = place.look(file);
+    if (!found) return [];
+    return unique([file, found.real])
+      .filter((at) => inAny(at, covers) && !covers.some((c) => c.at === at))
+      .filter((at) => !inAny(at, secrets) && !inAny(at, declared))
+      .map((at) => ({ src: found.real, at, how: 'read', kind: found.kind }));
+  });
+  const hidden = [...covers, ...secrets];
+  const shownAliases = aliases.filter((m) => inAny(m.at, hidden));
+  const mounts = visible([...hidden, ...declared, ...shownAliases, ...needed]);
+  const shown = (how: Mount['how']) => unique(mounts.filter((m) => m.how === how).map((m) => m.at));
+  const writable = unique(declared.filter((m) => m.how === 'write').map((m) => m.src));
+  const inWritable = (file: string) => writable.some((dir) => within(file, dir));
   const readOnly = unique([
     `${place.boardDir}/.kanban-supervisor`,
     ...place.own.filter(inWritable),
     ...place.gitDirs.filter(inWritable),
   ]);
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
-  for (const mount of mounts) {
-    if (mount.how === 'write') args.push('--bind', mount.path, mount.path);
-    else if (mount.how === 'hide-dir') args.push('--tmpfs', mount.path, '--remount-ro', mount.path);
-    else args.push('--ro-bind', '/dev/null', mount.path);
+  const args = [...BASE, '--tmpfs', '/tmp'];
+  for (const m of mounts) {
+    if (m.how === 'hide') args.push(...(m.kind === 'dir' ? ['--tmpfs', m.at] : ['--ro-bind', '/dev/null', m.at]));
+    else args.push(m.how === 'write' ? '--bind' : '--ro-bind', m.src, m.at);
   }
+  for (const m of mounts) if (m.how === 'hide' && m.kind === 'dir') args.push('--remount-ro', m.at);
   for (const file of readOnly) args.push('--ro-bind', file, file);
-  // No --new-session: the agent must stay in the process group the supervisor kills as one. No
-  // --die-with-parent: bubblewrap ends on the first SIGTERM, and with it the agent would be killed
-  // outright, without its kill_grace; what a killed supervisor leaves is the next run's to stop, as for any agent.
   args.push(
-    '--unshare-pid',
+    ...ISOLATION,
     ...(spec.network ? [] : ['--unshare-net']),
     '--setenv',
     'TMPDIR',
@@ -126,38 +147,45 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
   return {
     program: place.bwrap,
     args,
-    writable: unique(writable),
+    writable,
+    readable: shown('read'),
     readOnly,
-    hidden: hides.map((m) => m.path),
+    hidden: shown('hide'),
     missing,
     network: spec.network,
   };
 }
 
-/** The argv that checks once per run that this machine can build a fence at all (user namespaces, /proc). */
+/**
+ * The mounts in the order they are made, shallow first (a hidden path before what is shown at the
+ * same path), each only once, and a hidden path only where it would be seen: not inside another.
+ */
+function visible(all: Mount[]): Mount[] {
+  const rank = (m: Mount) => m.at.split('/').length * 2 + (m.how === 'hide' ? 0 : 1);
+  const sorted = all.sort((a, b) => rank(a) - rank(b));
+  const kept: Mount[] = [];
+  for (const m of sorted) {
+    if (kept.some((k) => k.at === m.at)) continue;
+    const holder = kept.filter((k) => k.at !== m.at && within(m.at, k.at)).pop();
+    if (m.how === 'hide' && holder?.how === 'hide') continue;
+    kept.push(m);
+  }
+  return kept;
+}
+
+// A capability left to the fenced process is a way out: the probe checks there is none.
+const NO_CAPABILITY =
+  'while read -r key value; do if [ "$key" = CapEff: ]; then case $value in *[!0]*) ' +
+  'echo "the fenced process kept capabilities ($value)" >&2; exit 1;; esac; exit 0; fi; ' +
+  'done </proc/self/status; exit 1';
+
+/** The argv that checks this machine can build a fence at all (user namespaces, /proc), and that it holds. */
 export function probeArgs(network: boolean): string[] {
-  return [
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--unshare-pid',
-    ...(network ? [] : ['--unshare-net']),
-    '--',
-    'true',
-  ];
+  return [...BASE, ...ISOLATION, ...(network ? [] : ['--unshare-net']), '--', 'sh', '-c', NO_CAPABILITY];
 }
 
-function at(written: string, place: FencePlace): { real: string; kind: 'dir' | 'file' } | undefined {
-  const file = expandPath(written, place.boardDir, place.home);
-  return file === undefined ? undefined : place.look(file);
-}
-
-function depth(file: string): number {
-  return file.split('/').length;
+function within(file: string, dir: string): boolean {
+  return file === dir || file.startsWith(dir === '/' ? '/' : `${dir}/`);
 }
 
 function unique(list: string[]): string[] {

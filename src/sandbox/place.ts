@@ -1,35 +1,93 @@
 import { spawnSync } from 'node:child_process';
-import { realpathSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
 import path from 'node:path';
 import { readRegular } from '../fs/read.js';
+import { findProgram } from '../util/process.js';
 import type { FencePlace } from './fence.js';
 import { expandPath, type SandboxSpec } from './spec.js';
+import { credentialStores } from './stores.js';
 
 /**
  * What the fence of an agent run in `boardDir` sees of this machine (reads only): real paths,
- * the board's own files that exist (`own`, board-relative), the repository's git folders,
- * credential sockets.
+ * the board's own files that exist (`own`, board-relative), the repository's git folders, the
+ * home folders, the credential stores the agent's environment `env` names, and what its
+ * `program` needs to start.
  */
 export function fencePlace(
   boardDir: string,
   own: string[],
   cwd: string,
-  env: NodeJS.ProcessEnv,
+  env: Readonly<Record<string, string | undefined>>,
   bwrap: string,
+  program: string,
 ): FencePlace {
   const board = realOr(boardDir);
-  const socket = env.SSH_AUTH_SOCK;
+  const home = env.HOME ?? homedir();
+  const homes = [home, passwdHome()].flatMap((dir) => (dir && look(dir)?.real) || []).filter((dir) => dir !== '/');
+  const found = findProgram(program, env, cwd);
   return {
     boardDir: board,
     cwd,
-    home: env.HOME ?? homedir(),
+    home,
+    homes,
     bwrap,
     look,
     gitDirs: [...gitDirs(board), ...hooksDir(board)],
     own: own.flatMap((file) => look(path.join(board, file))?.real ?? []),
-    sockets: socket && socket.startsWith('/') ? [socket] : [],
+    stores: credentialStores(env, cwd),
+    unreadable: process.getuid?.() === 0 ? unreadable('/etc') : [],
+    needed: [
+      // A PATH folder, and beside a `bin` its prefix's `lib` (pip --user's site-packages, npm's global packages).
+      ...(env.PATH ?? '')
+        .split(':')
+        .filter((dir) => dir.startsWith('/'))
+        .flatMap((dir) => (path.basename(dir) === 'bin' ? [dir, path.join(path.dirname(dir), 'lib')] : [dir])),
+      ...('file' in found ? [installFolder(found.file, homes)] : []),
+      ...['/etc/resolv.conf'].filter((file) => look(file)?.real.startsWith('/run/')),
+    ],
   };
+}
+
+// The user's home folder as the system knows it, when $HOME says another (a CI job, sudo -E).
+function passwdHome(): string | undefined {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return undefined; // a uid without a passwd entry, as in many containers
+  }
+}
+
+/**
+ * The folder a program is installed in, from its real path: the nearest folder up holding
+ * package.json or pyvenv.cfg (an npm package, a Python venv), short of a home folder; else its own.
+ */
+function installFolder(program: string, homes: string[]): string {
+  const real = look(program)?.real ?? program;
+  for (let dir = path.dirname(real); dir !== '/' && !homes.includes(dir); dir = path.dirname(dir))
+    if (['package.json', 'pyvenv.cfg'].some((file) => look(path.join(dir, file))?.kind === 'file')) return dir;
+  return path.dirname(real);
+}
+
+/**
+ * What in `dir` (recursively, symlinks not followed) an ordinary user could not read: a fenced
+ * agent started by root keeps root's user id, and with it the owner's right to read shadow,
+ * ssh host keys, TLS private keys, even without any capability.
+ */
+function unreadable(dir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const file = path.join(dir, name);
+    const stats = lstatSync(file, { throwIfNoEntry: false });
+    if (!stats || stats.isSymbolicLink()) return [];
+    if (stats.isDirectory()) return (stats.mode & 0o005) === 0o005 ? unreadable(file) : [file];
+    return stats.mode & 0o004 ? [] : [file];
+  });
 }
 
 // What is at a path, symlinks followed; undefined when nothing (or a dangling link) is there.
@@ -90,9 +148,20 @@ function realOr(dir: string): string {
   return look(dir)?.real ?? path.resolve(dir);
 }
 
-/** The declared writable paths that do not exist: not bound, so the agent cannot create them (validate and --dry-run say so). */
-export function missingWrites(spec: SandboxSpec, boardDir: string, env: NodeJS.ProcessEnv): string[] {
-  return spec.write.filter((written) => {
+/**
+ * The declared paths that do not exist, and how they were declared: not bound, so the agent
+ * cannot see or create them (validate and --dry-run say so).
+ */
+export function missingPaths(
+  spec: SandboxSpec,
+  boardDir: string,
+  env: NodeJS.ProcessEnv,
+): Array<{ written: string; how: 'writable' | 'readable' }> {
+  const declared = [
+    ...spec.write.map((written) => ({ written, how: 'writable' as const })),
+    ...spec.read.map((written) => ({ written, how: 'readable' as const })),
+  ];
+  return declared.filter(({ written }) => {
     const file = expandPath(written, boardDir, env.HOME ?? homedir());
     return file === undefined || look(file) === undefined;
   });

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { findProgram } from '../util/process.js';
 import { probeArgs } from './fence.js';
 
@@ -51,4 +52,20 @@ export function probeFence(bwrap: string, network: boolean, run: RunProgram = ru
   if (probe.ok) return undefined;
   const said = probe.stderr.split('\n')[0]?.replace(/^bwrap: /, '') || 'nothing';
   return `sandbox: bubblewrap cannot build a fence on this machine (${bwrap} said: ${said}), so the agent is not run, and never unfenced. Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0; in a container, a seccomp profile that allows them), or ${UNFENCED}.`;
+}
+
+/**
+ * Why a fenced agent could not write the board folder, or undefined: run by root, it keeps root's
+ * user id but no capability, so a folder root neither owns nor may write as its group or as
+ * anyone (a checkout a CI job's container mounts, say) is closed to it. A warning with the fix.
+ */
+export function ownerWarning(boardDir: string, uid = process.getuid?.()): string | undefined {
+  if (uid !== 0) return undefined;
+  const { uid: owner, gid, mode } = statSync(boardDir);
+  if (owner === 0 || mode & 0o002 || (gid === 0 && mode & 0o020)) return undefined;
+  return (
+    `sandbox: the board folder belongs to uid ${owner}; an agent fenced by a supervisor run as root keeps no ` +
+    `capability, so it cannot write there. Run the supervisor as that user (e.g. setpriv --reuid ${owner} ` +
+    `--regid ${gid} --init-groups …), or give the folder to root (chown -R root).`
+  );
 }

@@ -1,16 +1,25 @@
-/** A role's `sandbox:` as written, normalised: extra writable and hidden paths (as written: `~/x`, `/x` or board-relative) and the network switch. */
+/**
+ * A role's `sandbox:` as written, normalised: extra writable, read-only and hidden paths (as
+ * written: `~/x`, `/x` or board-relative) and the network switch.
+ */
 export interface SandboxSpec {
   write: string[];
+  read: string[];
   hide: string[];
   network: boolean;
 }
 
 /** The role's `sandbox:` value (already checked by the role schema) as a spec; undefined when the role is not fenced (pure). */
 export function sandboxSpec(value: unknown): SandboxSpec | undefined {
-  if (value === true) return { write: [], hide: [], network: true };
+  if (value === true) return { write: [], read: [], hide: [], network: true };
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const map = value as { write?: unknown; hide?: unknown; network?: unknown };
-  return { write: strings(map.write), hide: strings(map.hide), network: map.network !== false };
+  const map = value as { write?: unknown; read?: unknown; hide?: unknown; network?: unknown };
+  return {
+    write: strings(map.write),
+    read: strings(map.read),
+    hide: strings(map.hide),
+    network: map.network !== false,
+  };
 }
 
 /**

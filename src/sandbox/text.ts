@@ -1,12 +1,17 @@
 import type { Fence } from './fence.js';
 
-/** The fence as a person reads it in --dry-run (pure): what the agent may write, what stays read-only, what it cannot see, the network. */
+/**
+ * The fence as a person reads it in --dry-run (pure): what the agent may write and read, what
+ * stays read-only, what it cannot see, the network.
+ */
 export function fenceLines(fence: Fence, roleFile: string, pad: (label: string) => string): string[] {
   const list = (paths: string[]) => (paths.length ? paths.join(', ') : 'none');
   return [
     `${pad('fence')}bubblewrap (${roleFile} sandbox:): the whole file system read-only, a fresh /tmp (TMPDIR=/tmp), network ${fence.network ? 'on' : 'off'}`,
+    `${pad('')}run as nobody with no capabilities and no terminal, even when the supervisor is root`,
     `${pad('')}writable: ${list(fence.writable)}`,
     `${pad('')}read-only inside them: ${list(fence.readOnly)}`,
+    `${pad('')}readable in hidden folders: ${list(fence.readable)}`,
     `${pad('')}hidden: ${list(fence.hidden)}`,
     ...(fence.missing.length ? [`${pad('')}not bound (they do not exist): ${fence.missing.join(', ')}`] : []),
   ];

@@ -1,7 +1,9 @@
 /**
  * The one rule for secrets (SPEC §5c, issue 19): what looks like a key, a token or a password
  * is shown as `…(set, N chars)` — that it is there and how long, never what it is — in every
- * output: events, the Supervisor Log, the report, the console lines and --dry-run.
+ * output: events, the Supervisor Log, the report, the console lines and --dry-run. What looks
+ * like one is found by its shape (maskText's patterns) and by its value: the values of the
+ * secret-named variables a run knows (board/secret-values.ts), handed to every sink.
  */
 
 // Names that usually hold a key, token or password (ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, …).

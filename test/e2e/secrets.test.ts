@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { boardWithTasks, CLI, read, role } from '../helpers.js';
+import { boardWithTasks, CLI, read, role, runCli } from '../helpers.js';
+import { receiver } from './receiver.js';
 
 const ARGV_KEY = 'sk-live-abcdefghijklmnop1234';
 const ARGV_BEARER = 'tok123456789abcdef';
@@ -87,5 +89,88 @@ describe('secrets a role carries', () => {
     expect(String(dry.stdout)).toContain(
       `'--token=…(set, ${ENV_TOKEN.length} chars)' '--region=…(set, ${ROLE_ONLY.length} chars)'`,
     );
+  });
+});
+
+// Secret by their names, printed by an agent as plain words, which no pattern would catch.
+const SUPERVISOR_SECRET = 'plain-deploy-value-91';
+const ROLE_SECRET = 'role-password-value-55';
+const BY_VALUE = [SUPERVISOR_SECRET, ROLE_SECRET];
+const SAYS = "'deploying with ' + process.env.DEPLOY_TOKEN + ' and ' + process.env.DB_PASSWORD";
+const saying = (print: string) =>
+  role(['node', '-e', `console.log(${print})`], `stdin: none\nenv:\n  DB_PASSWORD: ${ROLE_SECRET}\n`);
+const supervisorEnv = { NO_COLOR: '1', DEPLOY_TOKEN: SUPERVISOR_SECRET };
+
+function expectMasked(where: string, text: string): void {
+  for (const secret of BY_VALUE) expect(text, `${where} shows ${secret}`).not.toContain(secret);
+}
+
+describe("the values of secret-named variables (the supervisor's environment, a role's env:) an agent prints", () => {
+  it('are masked in events.jsonl, supervisor.log.md, the console lines, --json, the report and logs', async () => {
+    const dir = boardWithTasks(
+      1,
+      { 'roles/implementor.md': saying(SAYS) },
+      'phase: execute\nsupervisor:\n  max_retries: 1\n',
+    );
+    const plain = await runCli(['kanban.yaml'], { cwd: dir, env: supervisorEnv });
+    expect(plain.exitCode).toBe(3);
+    const json = await runCli(['kanban.yaml', '--json'], { cwd: dir, env: supervisorEnv });
+    expect(json.exitCode).toBe(3);
+    const page = path.join(dir, 'page.html');
+    expect(
+      (await runCli(['report', 'kanban.yaml', '--all', '--out', page], { cwd: dir, env: supervisorEnv })).exitCode,
+    ).toBe(0);
+    const logs = await runCli(['logs', 'kanban.yaml'], { cwd: dir, env: supervisorEnv });
+    expect(logs.exitCode).toBe(0);
+
+    const log = read(dir, 'supervisor.log.md');
+    expect(log).toContain(
+      `deploying with …(set, ${SUPERVISOR_SECRET.length} chars) and …(set, ${ROLE_SECRET.length} chars)`,
+    );
+    expectMasked('supervisor.log.md', log);
+    expectMasked('events.jsonl', read(dir, '.kanban-supervisor/events.jsonl'));
+    expectMasked('the plain lines', `${plain.stdout}\n${plain.stderr}`);
+    expectMasked('--json', `${json.stdout}\n${json.stderr}`);
+    expectMasked('the report', readFileSync(page, 'utf8'));
+    expect(logs.stdout).toContain(`deploying with …(set, ${SUPERVISOR_SECRET.length} chars)`);
+    expectMasked('logs', `${logs.stdout}\n${logs.stderr}`);
+  });
+
+  it('are masked in the outcome and the notification when the Manager halts on the words, and in what try prints', async () => {
+    const got = await receiver();
+    const reply = `JSON.stringify({ status: 'blocked', message: ${SAYS} })`;
+    const dir = boardWithTasks(1, { 'roles/implementor.md': saying(reply) });
+    const result = await runCli(['kanban.yaml', '--notify', `json+${got.base}/hook`], { cwd: dir, env: supervisorEnv });
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain(`deploying with …(set, ${SUPERVISOR_SECRET.length} chars)`);
+    expectMasked('the console', `${result.stdout}\n${result.stderr}`);
+    expect(got.got).toHaveLength(1);
+    expectMasked('the notification', got.got[0]?.body ?? '');
+    expect(got.json()[0]?.message).toContain(`deploying with …(set, ${SUPERVISOR_SECRET.length} chars)`);
+    const tried = await runCli(['try', 'Implementor', '--instruction', 'go'], { cwd: dir, env: supervisorEnv });
+    expect(tried.exitCode, tried.stderr).toBe(0);
+    expect(tried.stdout).toContain(`deploying with …(set, ${SUPERVISOR_SECRET.length} chars)`);
+    expectMasked('try', `${tried.stdout}\n${tried.stderr}`);
+    expectMasked('the try events', read(dir, '.kanban-supervisor/try/events.jsonl'));
+  });
+
+  it("are masked in the step's commit message", async () => {
+    const reply = `JSON.stringify({ status: 'ok', message: ${SAYS} })`;
+    const dir = boardWithTasks(
+      1,
+      { 'roles/implementor.md': saying(reply) },
+      'phase: execute\nsupervisor:\n  git_commit: true\n',
+    );
+    const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
+    git('init', '-q');
+    git('-c', 'user.name=Setup', '-c', 'user.email=setup@example.com', 'add', '-A');
+    git('-c', 'user.name=Setup', '-c', 'user.email=setup@example.com', 'commit', '-q', '-m', 'the board');
+    git('config', 'user.name', 'Night Run');
+    git('config', 'user.email', 'night@example.com');
+    const result = await runCli(['kanban.yaml'], { cwd: dir, env: supervisorEnv });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const message = git('log', '-1', '--format=%B');
+    expect(message).toContain(`deploying with …(set, ${SUPERVISOR_SECRET.length} chars)`);
+    expectMasked('the commit message', message);
   });
 });

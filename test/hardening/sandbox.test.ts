@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -10,6 +11,7 @@ import {
   realpathSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -26,24 +28,44 @@ const NOBODY = 65534;
 const homes: string[] = [];
 afterAll(() => homes.forEach((home) => rmSync(home, { recursive: true, force: true })));
 
-/** A home folder outside /tmp (the fence's /tmp is a fresh one) with a private key planted in it, owned by `uid`. */
-function home(uid: number): string {
-  const dir = mkdtempSync('/var/tmp/ks-home-');
+/**
+ * A folder outside /tmp (the fence's /tmp is a fresh one, which would hide anything under the
+ * real one) with `files` in it, owned by `uid`, removed after the tests.
+ */
+function outside(uid: number, prefix: string, files: Record<string, string>): string {
+  const dir = mkdtempSync(`/var/tmp/${prefix}`);
   homes.push(dir);
-  mkdirSync(path.join(dir, '.ssh'), { mode: 0o700 });
-  writeFileSync(path.join(dir, '.ssh/id_rsa'), "-----BEGIN OPENSSH PRIVATE KEY----- the owner's\n", { mode: 0o600 });
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(dir, name), text, { mode: 0o600 });
+  }
   execFileSync('chown', ['-R', `${uid}:${uid}`, dir]);
   return dir;
 }
 
-// The probe agent is copied into each board: a checkout under /tmp (a CI's mktemp -d) is hidden by the fence's own /tmp.
+/** A home folder with secrets in it, none of them on a list of known ones but ~/.ssh, and a ~/.gitconfig. */
+const home = (uid: number): string =>
+  outside(uid, 'ks-home-', {
+    '.ssh/id_rsa': "-----BEGIN OPENSSH PRIVATE KEY----- the owner's\n",
+    '.config/git/credentials': 'https://ann:ghp_secret@github.com\n',
+    '.npmrc': '//registry.npmjs.org/:_authToken=npm_secret\n',
+    '.some-secret': 'nobody listed this one\n',
+    '.gitconfig': '[user]\n  name = Ann\n',
+  });
+
+// The probe agents are copied into each board: a checkout under /tmp (a CI's mktemp -d) is hidden by the fence's own /tmp.
 const PROBE = 'fence-probe.sh';
+const ESCAPE = 'fence-escape.sh';
 
 /** A board whose Implementor runs `command` fenced, owned by `uid`, with the probe agent in it. */
 function board(uid: number, command: string[], extra = '', settings = ''): string {
   const dir = boardWithTasks(
     1,
-    { 'roles/implementor.md': role(command, `stdin: none\n${extra}`), [PROBE]: readFileSync(fixture(PROBE), 'utf8') },
+    {
+      'roles/implementor.md': role(command, `stdin: none\n${extra}`),
+      [PROBE]: readFileSync(fixture(PROBE), 'utf8'),
+      [ESCAPE]: readFileSync(fixture(ESCAPE), 'utf8'),
+    },
     `phase: execute\nsupervisor:\n  kill_grace: 1s\n${settings}`,
   );
   execFileSync('chown', ['-R', `${uid}:${uid}`, dir]);
@@ -53,9 +75,21 @@ function board(uid: number, command: string[], extra = '', settings = ''): strin
 
 /** Run the built CLI in `dir` as `uid` (through setpriv for an ordinary user); never rejects. */
 function run(uid: number, dir: string, homeDir: string, args = ['kanban.yaml'], env: Record<string, string> = {}) {
-  const node = [process.execPath, CLI, ...args];
+  return asUser(uid, dir, homeDir, [process.execPath, CLI, ...args], env);
+}
+
+/**
+ * Run the built CLI as `uid` in a real terminal (a pty of script(1), opened as that user), as a
+ * person at a keyboard would: the board gets the terminal's name in tty.txt.
+ */
+function runInTerminal(uid: number, dir: string, homeDir: string, env: Record<string, string>) {
+  const cli = [process.execPath, CLI, 'kanban.yaml'].map((word) => `'${word}'`).join(' ');
+  return asUser(uid, dir, homeDir, ['script', '-qec', `tty > tty.txt; exec ${cli}`, '/dev/null'], env);
+}
+
+function asUser(uid: number, dir: string, homeDir: string, argv: string[], env: Record<string, string>) {
   const [file, ...rest] =
-    uid === 0 ? node : ['setpriv', '--reuid', String(uid), '--regid', String(uid), '--clear-groups', ...node];
+    uid === 0 ? argv : ['setpriv', '--reuid', String(uid), '--regid', String(uid), '--clear-groups', ...argv];
   return execa(file as string, rest, {
     cwd: dir,
     reject: false,
@@ -124,8 +158,10 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
       'ssh refused',
       'state refused',
       'config refused',
+      'log refused',
       'TMPDIR=/tmp',
     ]);
+    expect(readFileSync(path.join(dir, 'supervisor.log.md'), 'utf8')).toBe('## Supervisor Log\n\n');
     expect(readFileSync(path.join(dir, 'roles/manager.md'), 'utf8')).toBe(manager);
     expect(existsSync(path.join(dir, 'roles/planted.md'))).toBe(false);
     expect(existsSync(path.join(h, `${t}.home`))).toBe(false);
@@ -140,6 +176,44 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     expect(await survivors(sleepers(`86${t}`))).toEqual([]);
     expect(sleepers(`86${t}`)).toEqual([]);
     expect(processesIn(dir)).toEqual([]);
+  });
+
+  it("holds no capability, cannot undo a mount, reach a device, another process's memory or the terminal, nor read the home folder but what sandbox.read declares, nor a KUBECONFIG elsewhere", async () => {
+    const h = home(uid);
+    const kube = path.join(
+      outside(uid, 'ks-kube-', { config: 'users: [{name: admin, token: kube_secret}]\n' }),
+      'config',
+    );
+    const other = execa('sleep', [`85${token()}`], { reject: false });
+    const dir = board(uid, ['sh', ESCAPE, String(other.pid)], 'sandbox: {read: [~/.gitconfig]}\n');
+    execFileSync('mknod', [path.join(dir, 'planted-null'), 'c', '1', '3']);
+    chownSync(path.join(dir, 'planted-null'), uid, uid);
+    try {
+      const result = await runInTerminal(uid, dir, h, { KUBECONFIG: kube });
+      expect(result.exitCode, result.stdout).toBe(0);
+      expect(readFileSync(path.join(dir, 'tty.txt'), 'utf8')).toMatch(/^\/dev\/pts\/\d+\n$/);
+      expect(readFileSync(path.join(dir, 'escape.log'), 'utf8').split('\n').filter(Boolean)).toEqual([
+        'caps 0000000000000000',
+        'bounding 0000000000000000',
+        'read credentials refused',
+        'read .npmrc refused',
+        'read .some-secret refused',
+        'read config refused',
+        'read .gitconfig ok',
+        'tty refused',
+        'node refused',
+        'remount refused',
+        'mount refused',
+        'devices refused',
+        'unhide refused',
+        'nested refused',
+        'ptrace refused',
+        'inject refused',
+      ]);
+    } finally {
+      other.kill('SIGKILL');
+      await other;
+    }
   });
 
   it('that outlives its timeout, ignoring SIGTERM, is killed with what it started inside (setsid included)', async () => {
@@ -157,6 +231,40 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(await survivors([...sleepers(`86${t}`), ...sleepers(`87${t}`)])).toEqual([]);
     expect(processesIn(dir)).toEqual([]);
+  });
+
+  it('runs its program from the home folder (a PATH folder there and its lib, linked into its package) on a board kept in the home folder, and sees nothing else there', async () => {
+    const h = home(uid);
+    const tool = '.local/share/tool';
+    const lib = `${tool}/lib/reply.sh`;
+    const files = {
+      [`${tool}/package.json`]: '{}\n',
+      [lib]:
+        'cat "$HOME/.some-secret" > seen.txt 2>&1; ls -A "$HOME" >> seen.txt\necho \'{"status":"ok","message":"from home"}\'\n',
+      [`${tool}/bin/agent`]: `#!/bin/sh\n. "$HOME/.local/lib/sh/setup.sh"\n. "$HOME/${lib}"\n`,
+      '.local/lib/sh/setup.sh': 'echo set up > set-up.txt\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(h, name)), { recursive: true });
+      writeFileSync(path.join(h, name), text, { mode: 0o755 });
+    }
+    mkdirSync(path.join(h, '.local/bin'));
+    symlinkSync(`../share/tool/bin/agent`, path.join(h, '.local/bin/agent'));
+    const dir = path.join(h, 'work/board');
+    cpSync(board(uid, ['agent'], 'sandbox: true\n'), dir, { recursive: true });
+    execFileSync('chown', ['-R', `${uid}:${uid}`, h]);
+    const result = await run(uid, dir, h, ['kanban.yaml'], { PATH: `${h}/.local/bin:${pathWithoutUs()}` });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 'set-up.txt'), 'utf8')).toBe('set up\n');
+    expect(readFileSync(path.join(dir, 'seen.txt'), 'utf8').split('\n')).toEqual([
+      expect.stringMatching(/\.some-secret: No such file or directory$/),
+      '.local',
+      'work',
+      '',
+    ]);
+    expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
+      valid: true,
+    });
   });
 
   it('cannot connect to a server on 127.0.0.1 with network: false, and can with the network on', async () => {
@@ -260,26 +368,53 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(existsSync(path.join(dir, 'hook.txt'))).toBe(false);
   });
 
-  it('is shown by --dry-run: writable, read-only, hidden, the network', async () => {
+  it('is shown by --dry-run: its user, writable, read-only, readable, hidden, the network', async () => {
     const h = home(0);
-    const dir = board(0, ['sh', PROBE, token()], 'sandbox: {write: [~/.cache/tool, out], network: false}\n');
+    const kube = path.join(outside(0, 'ks-kube-', { config: 'token: kube_secret\n' }), 'config');
+    const dir = board(
+      0,
+      ['sh', PROBE, token()],
+      'sandbox: {write: [~/.cache/tool, out], read: [~/.gitconfig, ~/.nothing], network: false}\n',
+    );
     mkdirSync(path.join(h, '.cache/tool'), { recursive: true });
-    const result = await run(0, dir, h, ['kanban.yaml', '--dry-run']);
+    const result = await run(0, dir, h, ['kanban.yaml', '--dry-run'], { KUBECONFIG: kube });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(
       'bubblewrap (roles/implementor.md sandbox:): the whole file system read-only, a fresh /tmp (TMPDIR=/tmp), network off',
+    );
+    expect(result.stdout).toContain(
+      'run as nobody with no capabilities and no terminal, even when the supervisor is root',
     );
     expect(result.stdout).toContain(`writable: ${dir}, ${h}/.cache/tool\n`);
     expect(result.stdout).toContain(
       `read-only inside them: ${dir}/.kanban-supervisor, ${dir}/kanban.yaml, ${dir}/roles\n`,
     );
-    expect(result.stdout).toMatch(new RegExp(`hidden: ${h}/\\.ssh\\b`));
-    expect(result.stdout).toContain('not bound (they do not exist): out\n');
+    const list = (label: string) => new RegExp(`${label}: (.*)\n`).exec(result.stdout)?.[1]?.split(', ');
+    expect(list('readable in hidden folders')).toContain(`${h}/.gitconfig`);
+    const hidden = list('hidden');
+    expect(hidden).toEqual(expect.arrayContaining(['/run', h, '/etc/shadow', kube]));
+    expect(hidden).not.toContain(`${h}/.ssh`); // inside the home folder, hidden with it
+    expect(result.stdout).toContain('not bound (they do not exist): out, ~/.nothing\n');
     const validate = await run(0, dir, h, ['validate', 'kanban.yaml']);
     expect(validate.exitCode).toBe(0);
     expect(validate.stdout + validate.stderr).toMatch(
       /roles\/implementor\.md:4: sandbox: the writable path out does not exist/,
     );
+    expect(validate.stdout + validate.stderr).toMatch(
+      /roles\/implementor\.md:4: sandbox: the readable path ~\/\.nothing does not exist/,
+    );
+  });
+
+  it('run by root on a board folder another user owns, is warned of by validate: with no capability it could not write there', async () => {
+    const dir = board(NOBODY, ['sh', PROBE, token()], 'sandbox: true\n');
+    const validate = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
+    expect(validate.exitCode).toBe(0);
+    expect(validate.stdout + validate.stderr).toMatch(
+      /roles\/implementor\.md:4: sandbox: the board folder belongs to uid 65534; .*setpriv --reuid 65534/,
+    );
+    execFileSync('chown', ['-R', '0:0', dir]);
+    const owned = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
+    expect(owned.stdout + owned.stderr).not.toMatch(/belongs to uid/);
   });
 
   it('is never run unfenced when bubblewrap cannot build a fence here (user namespaces off): exit 2 with the sysctl fix, before any agent', async () => {

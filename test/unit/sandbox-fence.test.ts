@@ -3,34 +3,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeCommand, spawnCommand } from '../../src/agent/invocation.js';
 import { parseRole } from '../../src/board/role.js';
-import { buildFence, DEFAULT_HIDDEN, type FencePlace } from '../../src/sandbox/fence.js';
+import { buildFence } from '../../src/sandbox/fence.js';
+import { DEFAULT_HIDDEN } from '../../src/sandbox/hidden.js';
 import { gitDirs } from '../../src/sandbox/place.js';
 import { fenceProblem, findBubblewrap } from '../../src/sandbox/probe.js';
 import { expandPath, sandboxSpec } from '../../src/sandbox/spec.js';
 import { ROOT, tempDir } from '../helpers.js';
+import { tablePlace } from './fence-place.js';
 
-// A machine described by a table: path → kind (real paths equal the paths, but for the links given).
-function place(
-  files: Record<string, 'dir' | 'file'>,
-  links: Record<string, string> = {},
-  more: Partial<FencePlace> = {},
-): FencePlace {
-  return {
-    boardDir: '/work/board',
-    cwd: '/work/board',
-    home: '/home/ann',
-    bwrap: '/usr/bin/bwrap',
-    look: (file) => {
-      const real = links[file] ?? file;
-      const kind = files[real];
-      return kind ? { real, kind } : undefined;
-    },
-    gitDirs: [],
-    own: [],
-    sockets: [],
-    ...more,
-  };
-}
+const place = tablePlace;
 
 // The argv as [option, its operands…] groups, to look for one mount.
 function mounts(args: string[]): string[] {
@@ -38,7 +19,7 @@ function mounts(args: string[]): string[] {
 }
 
 describe('the fence (bubblewrap argv built from a role, the board and this machine)', () => {
-  const spec = { write: [], hide: [], network: true };
+  const spec = { write: [], read: [], hide: [], network: true };
 
   it("makes the whole file system read-only, /tmp fresh, the board writable and the supervisor's state read-only, in that order", () => {
     const fence = buildFence(spec, place({}));
@@ -58,21 +39,19 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     expect(m.indexOf('--ro-bind /work/board/.kanban-supervisor /work/board/.kanban-supervisor')).toBeGreaterThan(
       m.indexOf('--bind /work/board /work/board'),
     );
-    expect(fence.args.slice(-7)).toEqual([
-      '--unshare-pid',
-      '--setenv',
-      'TMPDIR',
-      '/tmp',
-      '--chdir',
-      '/work/board',
-      '--',
+    expect(fence.args.slice(-17)).toEqual([
+      ...['--unshare-user', '--uid', '65534', '--gid', '65534', '--cap-drop', 'ALL'],
+      ...['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'],
+      ...['--setenv', 'TMPDIR', '/tmp', '--chdir', '/work/board', '--'],
     ]);
     expect(fence.args).not.toContain('--new-session'); // it would take the agent out of the group the supervisor kills
+    expect(fence.args).not.toContain('--die-with-parent'); // it would kill the agent without its kill_grace
     expect(fence.args).not.toContain('--unshare-net');
     expect(fence).toMatchObject({
       program: '/usr/bin/bwrap',
       writable: ['/work/board'],
       readOnly: ['/work/board/.kanban-supervisor'],
+      readable: [],
       hidden: [],
       network: true,
     });
@@ -96,12 +75,12 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     const fence = buildFence(
       spec,
       place(
-        { '/data/keys': 'dir', '/run/user/1000/ssh.sock': 'file' },
+        { '/data/keys': 'dir', '/var/agent/ssh.sock': 'file' },
         { '/home/ann/.ssh': '/data/keys' },
-        { sockets: ['/run/user/1000/ssh.sock'] },
+        { stores: ['/var/agent/ssh.sock'] },
       ),
     );
-    expect(fence.hidden).toEqual(['/data/keys', '/run/user/1000/ssh.sock']);
+    expect(fence.hidden).toEqual(['/data/keys', '/var/agent/ssh.sock']);
   });
 
   it('binds declared writable paths (~/ in the home folder, relative in the board folder); a missing one is not bound and is listed', () => {
@@ -190,10 +169,14 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
 
 describe('sandbox: in a role file', () => {
   it.each([
-    ['sandbox: true', { write: [], hide: [], network: true }],
+    ['sandbox: true', { write: [], read: [], hide: [], network: true }],
     ['sandbox: false', undefined],
-    ['sandbox: {write: [~/.cache/x, out], network: false}', { write: ['~/.cache/x', 'out'], hide: [], network: false }],
-    ['sandbox: {hide: [secrets]}', { write: [], hide: ['secrets'], network: true }],
+    [
+      'sandbox: {write: [~/.cache/x, out], network: false}',
+      { write: ['~/.cache/x', 'out'], read: [], hide: [], network: false },
+    ],
+    ['sandbox: {hide: [secrets]}', { write: [], read: [], hide: ['secrets'], network: true }],
+    ['sandbox: {read: [~/.gitconfig]}', { write: [], read: ['~/.gitconfig'], hide: [], network: true }],
   ])('%s', (line, expected) => {
     const check = parseRole('roles/a.md', 'A', `---\ncommand: [agent]\n${line}\n---\nDo it.\n`);
     expect(check.problems).toEqual([]);
@@ -203,12 +186,12 @@ describe('sandbox: in a role file', () => {
   it.each([
     [
       'sandbox: {writable: [x]}',
-      'front-matter sandbox has an unknown key "writable". sandbox: knows write, hide, network.',
+      'front-matter sandbox has an unknown key "writable". sandbox: knows write, read, hide, network.',
     ],
     ['sandbox: {netwrk: false}', 'front-matter sandbox has an unknown key "netwrk". Did you mean network?'],
     [
       'sandbox: yes',
-      'front-matter sandbox must be a boolean or an object (got "yes"). Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], hide: [~/.private], network: false}`.',
+      'front-matter sandbox must be a boolean or an object (got "yes"). Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], read: [~/.gitconfig], network: false}`.',
     ],
   ])('refuses %s with one problem, its line and the fix', (line, message) => {
     const check = parseRole('roles/a.md', 'A', `---\ncommand: [agent]\n${line}\n---\nDo it.\n`);
@@ -273,7 +256,7 @@ describe('the presets of Claude Code, Codex and Gemini CLI', () => {
         expect(text).toMatch(/^# sandbox: \{write: /m);
         const check = parseRole(`roles/${name}`, 'A', text.replace(/^# (sandbox: \{write: .*)$/m, '$1'));
         expect(check.problems).toEqual([]);
-        expect(check.role?.sandbox).toEqual({ write, hide: [], network: true });
+        expect(check.role?.sandbox).toEqual({ write, read: [], hide: [], network: true });
       }
     },
   );

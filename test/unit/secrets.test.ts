@@ -1,4 +1,9 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { boardSecrets } from '../../src/board/secret-values.js';
+import { EventLog } from '../../src/events/log.js';
+import { EVENTS } from '../../src/events/types.js';
 import { describeCommand } from '../../src/agent/invocation.js';
 import { formatEntry } from '../../src/log/supervisor-log.js';
 import { waitingFile } from '../../src/log/waiting.js';
@@ -99,5 +104,39 @@ describe('the one rule for secrets', () => {
     expect(waitingFile.read(dir)?.reason).toBe(
       `Login rejected: Invalid API key ${mask('sk-ant-abcdefghijklmnopqrstu')}`,
     );
+  });
+});
+
+describe("a board's secret values", () => {
+  it("are the values of secret-named variables of the environment and of every role's env:, longest first, no other", () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'roles'));
+    const roleFile = (env: string) => `---\ncommand: [agent]\nenv:\n${env}---\nDo it.\n`;
+    writeFileSync(
+      path.join(dir, 'roles/implementor.md'),
+      roleFile('  DB_PASSWORD: role-password-1\n  REGION: eu-west-1\n'),
+    );
+    // A role file with problems still names its secrets.
+    writeFileSync(
+      path.join(dir, 'roles/broken.md'),
+      roleFile('  GH_TOKEN: ghp-very-long-value-2\n').replace('[agent]', '7'),
+    );
+    const env = { DEPLOY_TOKEN: 'deploy-value', HOME: '/home/ann-with-long-name', API_KEY: 'short' };
+    expect(boardSecrets(dir, env)).toEqual(['ghp-very-long-value-2', 'role-password-1', 'deploy-value']);
+  });
+});
+
+describe('the event log', () => {
+  it('masks a secret value in every field, even one JSON escapes in the line (a quote, a backslash)', () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, '.kanban-supervisor'));
+    const secret = 'pa"ss\\word-1';
+    const seen: unknown[] = [];
+    const log = new EventLog(dir, 'r1', [(event) => seen.push(event)], () => new Date(0), EVENTS, [secret]);
+    log.emit('warning', { message: `the agent said ${secret}` });
+    log.close();
+    const line = readFileSync(path.join(dir, EVENTS), 'utf8');
+    expect(line).toContain(`the agent said ${mask(secret)}`);
+    expect(JSON.stringify(seen)).toContain(`the agent said ${mask(secret)}`);
   });
 });
