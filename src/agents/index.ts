@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { matchPatterns } from '../reply/failure-patterns.js';
 import { isObject, parse, stdoutEvents } from '../reply/json.js';
-import type { AgentCli, FailedAttempt, Failure, FailureContext } from './adapter.js';
+import type { AgentCli, FailedAttempt, Failure, FailureContext, Stream } from './adapter.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
@@ -62,20 +62,39 @@ export function programWord(command: readonly string[]): { name: string; base: s
  */
 export function classifyFailure(attempt: FailedAttempt, context: FailureContext): Failure {
   const agent = agentFor(context.command);
-  if (context.patterns) {
-    const match = matchPatterns(attempt.stdout, attempt.stderr, context.patterns, context.timeZone, context.now);
-    const cli = agent === GENERIC ? path.basename(context.command[0] ?? 'agent') : agent.name;
-    if (match?.kind === 'login')
-      return {
-        kind: 'login',
-        cli,
-        detail: match.line,
-        hint: context.patterns.login_hint ?? agent.loginHint ?? `Log in to ${cli}.`,
-      };
-    if (match?.kind === 'usage_limit') return { kind: 'usage_limit', cli, detail: match.line, resetAt: match.resetAt };
-    if (match?.kind === 'transient') return { kind: 'transient', cli, detail: match.line };
-  }
-  return agent.failure({ ...attempt, events: attempt.events ?? stdoutEvents(attempt.stdout) }, context);
+  return (
+    byPatterns(attempt.stdout, attempt.stderr, agent, context) ??
+    agent.failure({ ...attempt, events: attempt.events ?? stdoutEvents(attempt.stdout) }, context)
+  );
+}
+
+/**
+ * A failure one line of a running agent's output already shows, so the attempt is stopped then,
+ * not when a CLI that retries it by itself gives up or times out: a stderr line the role's
+ * `failures:` patterns match, else what its CLI's adapter reads in the line. Pure.
+ */
+export function failureInLine(line: string, stream: Stream, context: FailureContext): Failure | undefined {
+  const agent = agentFor(context.command);
+  return (
+    (stream === 'stderr' ? byPatterns('', line, agent, context) : undefined) ?? agent.failureInLine?.(line, stream)
+  );
+}
+
+// What the role's own patterns make of an attempt's output, if any matches.
+function byPatterns(stdout: string, stderr: string, agent: AgentCli, context: FailureContext): Failure | undefined {
+  if (!context.patterns) return undefined;
+  const match = matchPatterns(stdout, stderr, context.patterns, context.timeZone, context.now);
+  const cli = agent === GENERIC ? path.basename(context.command[0] ?? 'agent') : agent.name;
+  if (match?.kind === 'login')
+    return {
+      kind: 'login',
+      cli,
+      detail: match.line,
+      hint: context.patterns.login_hint ?? agent.loginHint ?? `Log in to ${cli}.`,
+    };
+  if (match?.kind === 'usage_limit') return { kind: 'usage_limit', cli, detail: match.line, resetAt: match.resetAt };
+  if (match?.kind === 'transient') return { kind: 'transient', cli, detail: match.line };
+  return undefined;
 }
 
 // Longer lines are not parsed: a JSON line this long is a tool result or a whole file, neither
