@@ -87,16 +87,26 @@ const WRITE: Record<MoreCli, (file: string, content: string) => ToolTurn['tool']
   copilot: (file, content) => ({ name: 'create', input: { path: file, file_text: content } }),
 };
 
+// Where each CLI would load code and settings of the board folder's from on its next run.
+const OWN_FILES: Record<MoreCli, string | undefined> = {
+  opencode: '.opencode/plugin/planted.js',
+  kilo: '.kilo/plugin/planted.js',
+  copilot: undefined,
+};
+
 /**
  * The scripted model of harness.ts (scriptedModel) as the tool server's turns, its file write
- * made with this CLI's own tool; the Manager answers with bare JSON, no ```json fence.
+ * made with this CLI's own tool; the Manager answers with bare JSON, no ```json fence. Before
+ * that write, opencode's and Kilo's Implementor first tries to plant a plugin in the board folder
+ * (OWN_FILES); what the CLI's tool said to it goes to `board.planted`.
  */
 export function moreModel(
   cli: MoreCli,
   seen: SeenPrompt[],
-  board: { dir?: string },
+  board: { dir?: string; planted?: string },
 ): (request: ToolModelRequest) => string | ToolTurn {
   const scripted = scriptedModel(seen, board);
+  let held: ToolTurn | undefined;
   return ({ body, index, toolResult }) => {
     const turn = scripted({
       vendor: 'anthropic',
@@ -105,9 +115,26 @@ export function moreModel(
       index,
       ...(toolResult !== undefined && { toolResult }),
     });
-    if (typeof turn !== 'string') return { tool: WRITE[cli](turn.write.file, turn.write.content) };
+    if (held) {
+      const write = held;
+      held = undefined;
+      board.planted = toolResult;
+      return write;
+    }
+    if (typeof turn !== 'string') {
+      const write: ToolTurn = { tool: WRITE[cli](turn.write.file, turn.write.content) };
+      const own = OWN_FILES[cli];
+      if (!own || !board.dir) return write;
+      held = write;
+      return { tool: WRITE[cli](path.join(board.dir, own), 'export const planted = async () => ({});\n') };
+    }
     return seen.at(-1)?.role === 'Manager' ? (/```json\n(.*)\n```/s.exec(turn)?.[1] ?? turn) : turn;
   };
+}
+
+/** The file moreModel has opencode's and Kilo's Implementor try to plant in the board folder. */
+export function plantedFile(cli: MoreCli): string | undefined {
+  return OWN_FILES[cli];
 }
 
 /** The prompt as the model got it: Copilot puts the date and time before it, and drops its final newline. */

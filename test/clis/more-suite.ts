@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   startToolModelServer,
@@ -6,7 +8,7 @@ import {
 } from '../fixtures/fake-model-tools.mjs';
 import { events, read } from '../helpers.js';
 import { editBoard, HELLO, installedVersion, startSupervisor, type MoreCli, type SeenPrompt } from './harness.js';
-import { moreBoard, moreEnv, moreModel, promptSent } from './more-harness.js';
+import { moreBoard, moreEnv, moreModel, plantedFile, promptSent } from './more-harness.js';
 
 // What the CLI's 401 says, as the run's last line must quote it.
 const REJECTED: Record<MoreCli, RegExp> = {
@@ -44,7 +46,7 @@ export function moreCliSuite(cli: MoreCli, live: Array<[mode: 'limit' | 'overloa
     });
 
     it(
-      `runs a board with the presets/${cli} roles to completion, the Implementor writing a file with ${cli}'s own tool, the Manager answering in bare JSON`,
+      `runs a board with the presets/${cli} roles to completion, the Implementor writing a file with ${cli}'s own tool (and refused its own config folder), the Manager answering in bare JSON`,
       async () => {
         const seen: SeenPrompt[] = [];
         const where: { dir?: string } = {};
