@@ -166,9 +166,8 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
 };
 
 // The status line shows what the agent is doing (a streaming CLI's text or tool call, not raw
-// JSON). A line that shows a failure the CLI would only retry by itself until its timeout (a
-// usage limit, a rejected login, an outage: the role's `failures:` on stderr, its adapter's own
-// knowledge) stops the attempt at once.
+// JSON). A line that shows a failure the CLI would retry by itself until its timeout (the role's
+// `failures:` on stderr, its adapter's own knowledge) stops the attempt at once.
 function watchLines(
   invocation: Invocation,
   onLine: ((line: string) => void) | undefined,
@@ -184,7 +183,7 @@ function watchLines(
       if (clean) onLine(clean);
     };
   }
-  // The zone a reset time is worded in: the agent's TZ, else the system's (resolved once, if needed).
+  // The zone a reset time is worded in (resolved once, if needed).
   let timeZone: string | undefined;
   const check = (stream: Stream) => (line: string) => {
     timeZone ??= invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -69,9 +69,8 @@ export function classifyFailure(attempt: FailedAttempt, context: FailureContext)
 }
 
 /**
- * A failure one line of a running agent's output already shows, so the attempt is stopped then,
- * not when a CLI that retries it by itself gives up or times out: a stderr line the role's
- * `failures:` patterns match, else what its CLI's adapter reads in the line. Pure.
+ * A failure a line of a running agent already shows (pure): a stderr line its role's patterns
+ * match, else what its adapter reads in the line.
  */
 export function failureInLine(line: string, stream: Stream, context: FailureContext): Failure | undefined {
   const agent = agentFor(context.command);
@@ -80,21 +79,14 @@ export function failureInLine(line: string, stream: Stream, context: FailureCont
   );
 }
 
-// What the role's own patterns make of an attempt's output, if any matches.
 function byPatterns(stdout: string, stderr: string, agent: AgentCli, context: FailureContext): Failure | undefined {
-  if (!context.patterns) return undefined;
-  const match = matchPatterns(stdout, stderr, context.patterns, context.timeZone, context.now);
+  const match = context.patterns && matchPatterns(stdout, stderr, context.patterns, context.timeZone, context.now);
+  if (!match) return undefined;
   const cli = agent === GENERIC ? path.basename(context.command[0] ?? 'agent') : agent.name;
-  if (match?.kind === 'login')
-    return {
-      kind: 'login',
-      cli,
-      detail: match.line,
-      hint: context.patterns.login_hint ?? agent.loginHint ?? `Log in to ${cli}.`,
-    };
-  if (match?.kind === 'usage_limit') return { kind: 'usage_limit', cli, detail: match.line, resetAt: match.resetAt };
-  if (match?.kind === 'transient') return { kind: 'transient', cli, detail: match.line };
-  return undefined;
+  const { kind, line: detail } = match;
+  if (kind === 'usage_limit') return { kind, cli, detail, resetAt: match.resetAt };
+  if (kind === 'transient') return { kind, cli, detail };
+  return { kind, cli, detail, hint: context.patterns?.login_hint ?? agent.loginHint ?? `Log in to ${cli}.` };
 }
 
 // Longer lines are not parsed: a JSON line this long is a tool result or a whole file, neither

@@ -59,8 +59,7 @@ function truncatedNote(result: AttemptResult): string {
 
 // Many CLIs say why they failed on stderr only (Gemini CLI with no key): the reason must show.
 // A crash's stack trace ends in frames (`at async ModuleLoader…`); its error line says why.
-// Otherwise the lines that look like the error, not a closing summary printed after it
-// (Copilot's "Changes / Duration / Resume" after "Authentication failed … (HTTP 401)").
+// Else the lines that read like the error, not a summary after it (Copilot's stats footer).
 function stderrNote(result: AttemptResult): string {
   const lines = result.stderrTail.split('\n').map(cleanLine);
   const error = crashLine(lines.filter((line) => line !== ''));
@@ -69,14 +68,16 @@ function stderrNote(result: AttemptResult): string {
   return quoted.length ? `; stderr: ${shorten(quoted.join(' / '), 300)}` : '';
 }
 
-// Words and status codes a CLI's error message carries.
-const ERROR_WORDS =
-  /\b(?:error|fail(?:ed|ure|s)?|fatal|denied|unauthori[sz]ed|forbidden|invalid|refused|exceed(?:s|ed)?|not found|cannot|can't|could not|unable|missing|rejected|expired|timed? ?out|quota|rate.?limit|overloaded|unavailable)\b|\b(?:HTTP|status):? ?[45]\d\d\b|^[45]\d\d\b/i;
+const ERROR_WORDS = new RegExp(
+  String.raw`\b(?:error|fail(?:ed|ure|s)?|fatal|denied|unauthori[sz]ed|forbidden|invalid|refused|exceed(?:s|ed)?|` +
+    String.raw`not found|cannot|can't|could not|unable|missing|rejected|expired|timed? ?out|quota|rate.?limit|` +
+    String.raw`overloaded|unavailable)\b|\b(?:HTTP|status):? ?[45]\d\d\b|^[45]\d\d\b`,
+  'i',
+);
 
 /**
- * What a failed agent's stderr says went wrong (pure; lines as printed, cleaned): the last line
- * that reads like an error with the lines of its paragraph after it (at most 3 in all), else the
- * last 3 lines that are not blank.
+ * The last stderr line that reads like an error and the rest of its paragraph (3 lines at most),
+ * else the last 3 lines (pure).
  */
 export function errorLines(lines: readonly string[]): string[] {
   const last = lines.findLastIndex((line) => ERROR_WORDS.test(line));

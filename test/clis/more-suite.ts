@@ -46,10 +46,11 @@ export function moreCliSuite(cli: MoreCli, live: Array<[mode: 'limit' | 'overloa
     });
 
     it(
-      `runs a board with the presets/${cli} roles to completion, the Implementor writing a file with ${cli}'s own tool (and refused its own config folder), the Manager answering in bare JSON`,
+      `runs a board with the presets/${cli} roles to the end: a file written with ${cli}'s own tool, ` +
+        `its own config folder refused, the Manager's bare JSON taken`,
       async () => {
         const seen: SeenPrompt[] = [];
-        const where: { dir?: string } = {};
+        const where: { dir?: string; planted?: string } = {};
         const { url } = await serve({ turn: moreModel(cli, seen, where) });
         const env = moreEnv(cli, url);
         const dir = await moreBoard(cli, env);
@@ -68,6 +69,12 @@ export function moreCliSuite(cli: MoreCli, live: Array<[mode: 'limit' | 'overloa
         expect(promptSent(cli, seen[2]?.prompt as string)).toBe(filled(dir, 'architect', 'tasks/002-review.md'));
         expect(read(dir, HELLO.file)).toBe(HELLO.content);
         expect(seen[0]?.toolResult).toBeDefined();
+        // The preset's permissions keep the agent from writing what the CLI's next run would load.
+        const own = plantedFile(cli);
+        if (own) {
+          expect(existsSync(path.join(dir, own))).toBe(false);
+          expect(where.planted).toMatch(/rule which prevents you from using this specific tool call/);
+        }
         expect(finished(dir).map((e) => [e.role, e.valid, e.via])).toEqual([
           ['Implementor', true, 'fenced'],
           ['Manager', true, 'whole'],
@@ -94,7 +101,8 @@ export function moreCliSuite(cli: MoreCli, live: Array<[mode: 'limit' | 'overloa
     );
 
     it.each(live)(
-      `stops ${cli} at the first model answer in mode %s, which it would retry by itself until the 30m timeout, and waits (%s, a %s event), then finishes the board`,
+      `stops ${cli} at the first answer in mode %s, which it retries by itself until the 30m timeout, ` +
+        `then %s (a %s event) and the board finishes`,
       async (mode, kind, event) => {
         const seen: SeenPrompt[] = [];
         const where: { dir?: string } = {};

@@ -36,7 +36,7 @@ async function runBoard(failing: number, errorLine: string, extra: string[] = []
 const finished = (dir: string) => events(dir).filter((e) => e.type === 'attempt_finished' && e.role === 'Implementor');
 
 describe("a CLI that retries a failure inside itself, read live by the role's failures: patterns", () => {
-  it('stops the CLI at the first stderr line that shows a usage limit, waits, and runs the same attempt again', async () => {
+  it('stops the CLI at the first stderr line that shows a usage limit, waits, runs the attempt again', async () => {
     const { dir, result, seconds } = await runBoard(1, LINE('This request would exceed your rate limit.'));
     expect(result.exitCode, result.stderr).toBe(0);
     expect(finished(dir).map((e) => [e.end, e.failure ?? e.valid, e.attempt])).toEqual([
@@ -51,7 +51,7 @@ describe("a CLI that retries a failure inside itself, read live by the role's fa
     expect(seconds).toBeLessThan(30);
   });
 
-  it('stops for a person with exit 2 at the first line that shows a rejected key, the line in the last message', async () => {
+  it('stops for a person (exit 2) at the first line that shows a rejected key, quoted last', async () => {
     const { dir, result, seconds } = await runBoard(9, LINE('invalid x-api-key'));
     expect(result.exitCode, result.stderr).toBe(2);
     const last = result.stderr.trim().split('\n').at(-1) as string;

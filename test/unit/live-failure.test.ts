@@ -38,7 +38,7 @@ describe("failureInLine: a running agent's line that already shows its failure",
     expect(failureInLine('level=INFO message=loop step=0', 'stderr', context(command, OPENCODE))).toBeUndefined();
   });
 
-  it('never reads stdout by the role patterns (the transcript), nor any line without patterns or an adapter that knows it', () => {
+  it('never reads stdout (the transcript) by the role patterns, nor a line no pattern or adapter knows', () => {
     expect(failureInLine(LIMITED, 'stdout', context(['opencode', 'run'], OPENCODE))).toBeUndefined();
     expect(failureInLine(LIMITED, 'stderr', context(['opencode', 'run']))).toBeUndefined();
   });
@@ -86,7 +86,9 @@ describe('the stderr a failed attempt quotes', () => {
     expect(judged).toMatchObject({
       valid: false,
       issue:
-        'printed nothing on stdout (exit code 1); stderr: Authentication failed with provider at http://127.0.0.1:37361 (HTTP 401). / Check your COPILOT_PROVIDER_API_KEY, COPILOT_PROVIDER_API_KEY_COMMAND, or COPILOT_PROVIDER_BEARER_TOKEN.',
+        'printed nothing on stdout (exit code 1); stderr: Authentication failed with provider at ' +
+        'http://127.0.0.1:37361 (HTTP 401). / Check your COPILOT_PROVIDER_API_KEY, ' +
+        'COPILOT_PROVIDER_API_KEY_COMMAND, or COPILOT_PROVIDER_BEARER_TOKEN.',
     });
   });
 
