@@ -47,7 +47,7 @@ export function moreCliSuite(cli: MoreCli, live: Array<[mode: 'limit' | 'overloa
 
     it(
       `runs a board with the presets/${cli} roles to the end: a file written with ${cli}'s own tool, ` +
-        `its own config folder refused, the Manager's bare JSON taken`,
+        `${plantedFile(cli) ? 'its own config folder refused, ' : ''}the Manager's bare JSON taken`,
       async () => {
         const seen: SeenPrompt[] = [];
         const where: { dir?: string; planted?: string } = {};

@@ -1,8 +1,12 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { AttemptResult } from '../../src/agent/attempt.js';
 import { AGENTS, failureInLine } from '../../src/agents/index.js';
 import { errorLines, judgeAttempt } from '../../src/loop/judge.js';
 import type { FailurePatterns } from '../../src/reply/failure-patterns.js';
+import { ROOT } from '../helpers.js';
 
 const context = (command: string[], patterns?: FailurePatterns) => ({
   command,
@@ -112,5 +116,50 @@ describe('the stderr a failed attempt quotes', () => {
       'When using Gemini API, you must specify the GEMINI_API_KEY environment variable.',
       'Update your environment and try again (no reload needed if using .env)!',
     ]);
+  });
+});
+
+// The preset's failures: as a role file gives them.
+function presetPatterns(cli: string): FailurePatterns {
+  const text = readFileSync(path.join(ROOT, 'presets', cli, 'implementor.md'), 'utf8');
+  return (parse(/^---\n([\s\S]*?)\n---\n/.exec(text)?.[1] ?? '') as { failures: FailurePatterns }).failures;
+}
+const stream = (error: string) =>
+  `timestamp=2026-11-27T05:33:19.180Z level=ERROR run=707ed14a message="stream error" providerID=fake ` +
+  `modelID=fake-model small=false agent=build mode=primary error.error="AI_APICallError: ${error}"`;
+
+describe('the failures: of the opencode, Kilo and Copilot presets', () => {
+  it.each(['opencode', 'kilo'])("read %s's stream error lines (1.18.33's words), nothing else", (cli) => {
+    const read = (line: string) => failureInLine(line, 'stderr', context([cli, 'run'], presetPatterns(cli)));
+    expect(read(stream('invalid x-api-key'))).toMatchObject({ kind: 'login' });
+    expect(read(stream('Incorrect API key provided: sk-fake.'))).toMatchObject({ kind: 'login' });
+    expect(read(stream(LIMITED.split('AI_APICallError: ')[1] as string))).toMatchObject({ kind: 'usage_limit' });
+    expect(read(stream('Rate limit reached for gpt-x. Please try again in 20s.'))).toMatchObject({
+      kind: 'usage_limit',
+      resetAt: new Date('2026-11-27T05:00:20Z'),
+    });
+    expect(read(stream('Overloaded'))).toMatchObject({ kind: 'transient' });
+    expect(read(stream('Service unavailable'))).toMatchObject({ kind: 'transient' });
+    expect(read('Error: rate limit and overloaded, in a message that is not a stream error')).toBeUndefined();
+  });
+
+  it("reads Copilot CLI's closing error lines (1.0.102), never the model's text", () => {
+    const patterns = presetPatterns('copilot');
+    const read = (line: string) => failureInLine(line, 'stderr', context(['copilot', '--silent'], patterns));
+    expect(read('Authentication failed with provider at http://127.0.0.1:44075 (HTTP 401).')).toMatchObject({
+      kind: 'login',
+      hint: patterns.login_hint,
+    });
+    expect(read('Error: No authentication information found.')).toMatchObject({ kind: 'login' });
+    expect(read("429 This request would exceed your account's rate limit. Please try again later.")).toMatchObject({
+      kind: 'usage_limit',
+    });
+    expect(
+      read(
+        'Failed to get response from the AI model; retried 5 times (total retry wait time: 15.07 seconds) ' +
+          '(Request-ID req_fake) Last error: 503 Service unavailable',
+      ),
+    ).toMatchObject({ kind: 'transient' });
+    expect(read('The rate limit handling in src/api.ts retries a 429 twice.')).toBeUndefined();
   });
 });
