@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import type { AttemptOutput } from '../log/output-store.js';
-import type { Failure } from '../agents/adapter.js';
-import { activityOf, agentFor } from '../agents/index.js';
+import type { Failure, Stream } from '../agents/adapter.js';
+import { activityOf, agentFor, failureInLine } from '../agents/index.js';
 import { readProcInfo } from '../util/proc-stat.js';
 import { cleanLine } from '../util/text.js';
 import { startProblem } from './command.js';
@@ -166,13 +166,15 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
 };
 
 // The status line shows what the agent is doing (a streaming CLI's text or tool call, not raw
-// JSON); a CLI whose output shows it will not recover (Codex retrying a rejected login) gives up.
+// JSON). A line that shows a failure the CLI would retry by itself until its timeout (the role's
+// `failures:` on stderr, its adapter's own knowledge) stops the attempt at once.
 function watchLines(
   invocation: Invocation,
   onLine: ((line: string) => void) | undefined,
   onFailure: (failure: Failure) => void,
 ): LineWatch {
-  const agent = agentFor([invocation.file, ...invocation.args]);
+  const command = [invocation.file, ...invocation.args];
+  const agent = agentFor(command);
   const watch: LineWatch = {};
   if (onLine) {
     watch.latest = (line, stream) => {
@@ -181,12 +183,16 @@ function watchLines(
       if (clean) onLine(clean);
     };
   }
-  const giveUp = agent.failureInLine;
-  if (giveUp) {
-    watch.stdoutLine = (line) => {
-      const failure = giveUp(line);
-      if (failure) onFailure(failure);
-    };
-  }
+  // The zone a reset time is worded in (resolved once, if needed).
+  let timeZone: string | undefined;
+  const check = (stream: Stream) => (line: string) => {
+    timeZone ??= invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const failure = failureInLine(line, stream, { command, patterns: invocation.failures, now: new Date(), timeZone });
+    if (failure) onFailure(failure);
+  };
+  watch.lines = {
+    ...((agent.failureInLine || invocation.failures) && { stderr: check('stderr') }),
+    ...(agent.failureInLine && { stdout: check('stdout') }),
+  };
   return watch;
 }

@@ -3,6 +3,7 @@ import type { Role } from '../board/role.js';
 import { TAG_VARIABLE } from './tag.js';
 import { maskArgv, secretValues } from '../util/secrets.js';
 import type { Fence } from '../sandbox/fence.js';
+import type { FailurePatterns } from '../reply/failure-patterns.js';
 
 /**
  * Everything that defines one run of an agent. Built once per agent run and reused
@@ -27,6 +28,8 @@ export interface Invocation {
   task: string;
   /** The bubblewrap fence the agent runs in (role `sandbox:`); `file`/`args` stay the agent's own, for messages. */
   fence?: Fence;
+  /** The role's `failures:` patterns, read from its stderr while it runs (attempt.ts). */
+  failures?: FailurePatterns;
 }
 
 const MAX_ENV_INPUT = 64 * 1024;
@@ -92,6 +95,7 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
     ...place.limits,
     tag: place.tag,
     task,
+    ...(role.failures && { failures: role.failures }),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { Stream } from '../agents/adapter.js';
 import type { AttemptOutput } from '../log/output-store.js';
 import { LineSplitter } from './lines.js';
 import { Tail } from './tail.js';
@@ -22,9 +23,9 @@ export interface Collected {
 /** Who watches an agent's lines while it runs. */
 export interface LineWatch {
   /** The last complete line of each chunk, per stream: what a status line shows. */
-  latest?: (line: string, stream: 'stdout' | 'stderr') => void;
-  /** Every complete stdout line (a CLI's event stream may show a failure early). */
-  stdoutLine?: (line: string) => void;
+  latest?: (line: string, stream: Stream) => void;
+  /** Every complete line of a stream, as it arrives: a CLI may show a failure long before it exits. */
+  lines?: Partial<Record<Stream, (line: string) => void>>;
 }
 
 /**
@@ -40,18 +41,20 @@ export function collectOutput(
   const stdout = new Tail(STDOUT_TAIL_BYTES);
   const stderr = new Tail(STDERR_TAIL_BYTES);
   let last = performance.now();
-  const read = (stream: Readable | null, tail: Tail, file: AttemptOutput['out'], name: 'stdout' | 'stderr') =>
+  const read = (stream: Readable | null, tail: Tail, file: AttemptOutput['out'], name: Stream) =>
     new Promise<void>((resolve) => {
       if (!stream) return resolve();
-      const splitter = watch.latest || (name === 'stdout' && watch.stdoutLine) ? new LineSplitter() : undefined;
+      // Only a stream someone watches is split into lines: an agent may print gigabytes.
+      const each = watch.lines?.[name];
+      const splitter = watch.latest || each ? new LineSplitter() : undefined;
       stream.on('data', (chunk: Buffer) => {
         tail.push(chunk);
         file.write(chunk);
         last = performance.now();
         let latest: string | undefined;
-        if (name === 'stdout' && watch.stdoutLine) {
+        if (each) {
           const lines = splitter?.push(chunk) ?? [];
-          for (const line of lines) watch.stdoutLine(line);
+          for (const line of lines) each(line);
           latest = lines.findLast((line) => line.trim() !== '');
         } else if (watch.latest) {
           latest = splitter?.latest(chunk);

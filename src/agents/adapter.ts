@@ -58,7 +58,7 @@ export interface AgentCli extends Envelope {
   /** Classify a failed attempt (its stdout's JSON objects found once) from its envelope and stderr, never from the agent's transcript. */
   failure(attempt: FailedAttempt & { events: Record<string, unknown>[] }, context: FailureContext): Failure;
   /** A failure one line of its running output already shows: the attempt is stopped then, not at its timeout. */
-  failureInLine?(line: string): Failure | undefined;
+  failureInLine?(line: string, stream: Stream): Failure | undefined;
   /** What its login is read from in the agent's environment: a usage limit belongs to that account (src/limits/account.ts). */
   login: LoginInputs;
   /** How a person logs in to it (a known CLI's; the generic one has none). */
@@ -80,6 +80,9 @@ export interface CallOptions {
   /** Its option capping one call's spend, in US dollars. */
   budget?: string;
 }
+
+/** One of an agent's output streams. */
+export type Stream = 'stdout' | 'stderr';
 
 /** A transcript's text for one event: whole lines, or a `piece` of a message that the next piece continues on the same line (Gemini's `delta`). */
 export type Shown = string | { piece: string };

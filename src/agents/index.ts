@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { matchPatterns } from '../reply/failure-patterns.js';
 import { isObject, parse, stdoutEvents } from '../reply/json.js';
-import type { AgentCli, FailedAttempt, Failure, FailureContext } from './adapter.js';
+import type { AgentCli, FailedAttempt, Failure, FailureContext, Stream } from './adapter.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
@@ -62,20 +62,31 @@ export function programWord(command: readonly string[]): { name: string; base: s
  */
 export function classifyFailure(attempt: FailedAttempt, context: FailureContext): Failure {
   const agent = agentFor(context.command);
-  if (context.patterns) {
-    const match = matchPatterns(attempt.stdout, attempt.stderr, context.patterns, context.timeZone, context.now);
-    const cli = agent === GENERIC ? path.basename(context.command[0] ?? 'agent') : agent.name;
-    if (match?.kind === 'login')
-      return {
-        kind: 'login',
-        cli,
-        detail: match.line,
-        hint: context.patterns.login_hint ?? agent.loginHint ?? `Log in to ${cli}.`,
-      };
-    if (match?.kind === 'usage_limit') return { kind: 'usage_limit', cli, detail: match.line, resetAt: match.resetAt };
-    if (match?.kind === 'transient') return { kind: 'transient', cli, detail: match.line };
-  }
-  return agent.failure({ ...attempt, events: attempt.events ?? stdoutEvents(attempt.stdout) }, context);
+  return (
+    byPatterns(attempt.stdout, attempt.stderr, agent, context) ??
+    agent.failure({ ...attempt, events: attempt.events ?? stdoutEvents(attempt.stdout) }, context)
+  );
+}
+
+/**
+ * A failure a line of a running agent already shows (pure): a stderr line its role's patterns
+ * match, else what its adapter reads in the line.
+ */
+export function failureInLine(line: string, stream: Stream, context: FailureContext): Failure | undefined {
+  const agent = agentFor(context.command);
+  return (
+    (stream === 'stderr' ? byPatterns('', line, agent, context) : undefined) ?? agent.failureInLine?.(line, stream)
+  );
+}
+
+function byPatterns(stdout: string, stderr: string, agent: AgentCli, context: FailureContext): Failure | undefined {
+  const match = context.patterns && matchPatterns(stdout, stderr, context.patterns, context.timeZone, context.now);
+  if (!match) return undefined;
+  const cli = agent === GENERIC ? path.basename(context.command[0] ?? 'agent') : agent.name;
+  const { kind, line: detail } = match;
+  if (kind === 'usage_limit') return { kind, cli, detail, resetAt: match.resetAt };
+  if (kind === 'transient') return { kind, cli, detail };
+  return { kind, cli, detail, hint: context.patterns?.login_hint ?? agent.loginHint ?? `Log in to ${cli}.` };
 }
 
 // Longer lines are not parsed: a JSON line this long is a tool result or a whole file, neither

@@ -59,15 +59,31 @@ function truncatedNote(result: AttemptResult): string {
 
 // Many CLIs say why they failed on stderr only (Gemini CLI with no key): the reason must show.
 // A crash's stack trace ends in frames (`at async ModuleLoader…`); its error line says why.
+// Else the lines that read like the error, not a summary after it (Copilot's stats footer).
 function stderrNote(result: AttemptResult): string {
-  const lines = result.stderrTail
-    .split('\n')
-    .map(cleanLine)
-    .filter((line) => line !== '');
-  const error = crashLine(lines);
+  const lines = result.stderrTail.split('\n').map(cleanLine);
+  const error = crashLine(lines.filter((line) => line !== ''));
   if (error !== undefined) return `; stderr: ${shorten(error, 300)} (then a stack trace)`;
-  const last = lines.slice(-3);
-  return last.length ? `; stderr: ${shorten(last.join(' / '), 300)}` : '';
+  const quoted = errorLines(lines);
+  return quoted.length ? `; stderr: ${shorten(quoted.join(' / '), 300)}` : '';
+}
+
+const ERROR_WORDS = new RegExp(
+  String.raw`\b(?:error|fail(?:ed|ure|s)?|fatal|denied|unauthori[sz]ed|forbidden|invalid|refused|exceed(?:s|ed)?|` +
+    String.raw`not found|cannot|can't|could not|unable|missing|rejected|expired|timed? ?out|quota|rate.?limit|` +
+    String.raw`overloaded|unavailable)\b|\b(?:HTTP|status):? ?[45]\d\d\b|^[45]\d\d\b`,
+  'i',
+);
+
+/**
+ * The last stderr line that reads like an error and the rest of its paragraph (3 lines at most),
+ * else the last 3 lines (pure).
+ */
+export function errorLines(lines: readonly string[]): string[] {
+  const last = lines.findLastIndex((line) => ERROR_WORDS.test(line));
+  if (last < 0) return lines.filter((line) => line !== '').slice(-3);
+  const end = lines.findIndex((line, i) => i > last && line === '');
+  return lines.slice(last, end < 0 ? undefined : end).slice(0, 3);
 }
 
 /**

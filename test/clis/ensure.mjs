@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Install the pinned agent CLIs of the opt-in suite (`npm ci --prefix test/clis`) unless
-// every one is already installed at its pinned version: npm ci starts from scratch (738 MB).
+// every one is already installed at its pinned version: npm ci starts from scratch (1.6 GB).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

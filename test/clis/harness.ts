@@ -9,20 +9,26 @@ import type { ModelRequest, WriteTurn } from '../fixtures/fake-model-server.mjs'
 /** The agent CLIs this suite drives, by preset name. */
 export type AgentCli = 'claude' | 'codex' | 'gemini';
 
+/** The agent CLIs with a preset but no adapter of their own (more-suite.ts). */
+export type MoreCli = 'opencode' | 'copilot' | 'kilo';
+
 /** Where `npm ci --prefix test/clis` puts the real CLIs' bins. */
 export const CLI_BIN = path.join(ROOT, 'test', 'clis', 'node_modules', '.bin');
 
-const PACKAGES: Record<AgentCli, string> = {
+const PACKAGES: Record<AgentCli | MoreCli, string> = {
   claude: '@anthropic-ai/claude-code',
   codex: '@openai/codex',
   gemini: '@google/gemini-cli',
+  opencode: 'opencode-ai',
+  copilot: '@github/copilot',
+  kilo: '@kilocode/cli',
 };
 
 /**
  * The pinned version of an agent CLI, after checking the installed program is that version.
  * Throws (never skips) when it is missing, so CI cannot pass without running the real programs.
  */
-export function installedVersion(agent: AgentCli): string {
+export function installedVersion(agent: AgentCli | MoreCli): string {
   const wanted = (
     JSON.parse(readFileSync(path.join(ROOT, 'test', 'clis', 'package.json'), 'utf8')) as {
       devDependencies: Record<string, string>;

@@ -4,7 +4,7 @@ import { agentFor, classifyFailure } from '../../src/agents/index.js';
 import { recordedFile, recording } from './recorded.js';
 
 const loginHint = (cli: string) => agentFor([cli]).loginHint as string;
-const failureInLine = (line: string, command: string[]) => agentFor(command).failureInLine?.(line);
+const failureInLine = (line: string, command: string[]) => agentFor(command).failureInLine?.(line, 'stdout');
 
 const SECOND = 1000;
 

@@ -1,0 +1,3 @@
+import { moreCliSuite } from './more-suite.js';
+
+moreCliSuite('copilot', []);
