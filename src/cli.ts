@@ -2,7 +2,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import module from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseCommand, type Options } from './args.js';
 import type { RunFlags } from './commands/run.js';
 import { guardOutput } from './run/stop.js';
@@ -224,11 +224,11 @@ function tooOld(version: string): number {
 }
 
 /**
- * Keep compiled modules between runs (Node 22.1+; NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node
- * runs that cache as code, so it lives beside the code, as trusted: dist/.compile-cache, used only
- * by the owner of dist/ (not by root running a user's install), never in the board folder.
+ * Keep compiled modules between runs (Node 22.1+; NODE_DISABLE_COMPILE_CACHE=1: off). Node runs
+ * the cache as code: it lives beside the code, as trusted, used only by the owner of dist/ (not
+ * by root running a user's install), never in the board folder.
  */
 function cacheCompiledCode(): void {
-  const dist = fileURLToPath(new URL('.', import.meta.url));
+  const dist = import.meta.dirname;
   if (statSync(dist).uid === process.getuid?.()) module.enableCompileCache?.(path.join(dist, '.compile-cache'));
 }

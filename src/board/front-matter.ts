@@ -18,11 +18,10 @@ export type FrontMatter =
   | { ok: false; line: number; message: string; fix?: string };
 
 /**
- * Split a Markdown file into YAML front-matter and body, parsed by the same alias-bomb-safe
- * parser as kanban.yaml. Never evaluates code, never throws. The split is gray-matter's (the
- * parser boards were read with before), so no file reads differently: after a BOM, `---` opens
- * (`----` opens nothing), the rest of its line names the language, the first line starting
- * with `---` closes, and the body starts after that line.
+ * Split a Markdown file into YAML front-matter, parsed as kanban.yaml is (alias-bomb-safe), and
+ * body; never evaluates code, never throws. The split is gray-matter's, which boards were read
+ * with before: after a BOM, `---` opens (`----` does not), the rest of its line names the
+ * language, the first line starting with `---` closes, the body starts on the next line.
  */
 export function parseFrontMatter(text: string): FrontMatter {
   const input = text.startsWith('\uFEFF') ? text.slice(1) : text;
@@ -31,7 +30,7 @@ export function parseFrontMatter(text: string): FrontMatter {
   let body = input;
   if (present) {
     let rest = input.slice(3);
-    const opening = /^[^\n]*?(?=\r?\n|$)/.exec(rest)?.[0] ?? '';
+    const opening = (rest.split('\n', 1)[0] ?? '').replace(/\r$/, '');
     const language = opening.trim();
     // Only YAML: front-matter in another language (`---js`) is code where other parsers run it.
     if (language && !['yaml', 'yml'].includes(language.toLowerCase())) {
@@ -46,13 +45,7 @@ export function parseFrontMatter(text: string): FrontMatter {
     const close = rest.indexOf('\n---');
     // Up to the line break before the closing ---, a Windows one (\r\n) whole.
     matter = close === -1 ? rest : rest.slice(0, close).replace(/\r$/, '');
-    body =
-      close === -1
-        ? ''
-        : rest
-            .slice(close + 4)
-            .replace(/^\r/, '')
-            .replace(/^\n/, '');
+    body = close === -1 ? '' : rest.slice(close + 4).replace(/^\r?\n?/, '');
   }
   let data: unknown = {};
   // Comments alone are no front-matter to parse. The text starts with the rest of the opening

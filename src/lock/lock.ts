@@ -58,7 +58,7 @@ export async function acquireBoardLock(
       ),
   };
   let release: () => Promise<void>;
-  // Loaded here, not at the top: `status` reads the lock's owner without it.
+  // Loaded here: `status` reads the owner without it.
   const { default: lockfile } = await import('proper-lockfile');
   try {
     release = await lockfile.lock(stateDir, options);
