@@ -134,17 +134,23 @@ function sameSpawns(file, config) {
 }
 
 /**
- * Part 3: start-up against `node -e 0`. Every round runs each command twice: plain for its
- * wall time, and under GNU time for its CPU time. Ratios are taken round by round.
+ * Part 3: start-up against `node -e 0`: `--version`, `run` on a finished board, and the
+ * commands a person types on a small board (6 tasks, one to run): `status`, `validate` and
+ * `run --dry-run`, which read the board and answer. Every round runs each command twice: plain
+ * for its wall time, and under GNU time for its CPU time. Ratios are taken round by round.
  */
 async function startUp() {
   const rounds = reps(21);
   const doneFile = makeBoard(path.join(WORK, 'finished'), { tasks: 3, steps: 1, worker: agents.worker, manager: agents.manager, finished: true });
+  const small = makeBoard(path.join(WORK, 'small'), { tasks: 6, steps: 1, worker: agents.worker, manager: agents.manager });
   console.log(`3. Start-up: ${rounds} alternating rounds, against \`node -e 0\` (medians, min–max)`);
   const commands = [
     { name: 'node -e 0', argv: [NODE, '-e', '0'] },
     { name: 'kanban-supervisor --version', argv: [NODE, CLI, '--version'] },
     { name: 'run on a finished board', argv: [NODE, CLI, 'run', doneFile, '--quiet'], before: () => resetBoard(doneFile) },
+    { name: 'status, 6 tasks', argv: [NODE, CLI, 'status', small] },
+    { name: 'validate, 6 tasks', argv: [NODE, CLI, 'validate', small] },
+    { name: 'run --dry-run, 6 tasks', argv: [NODE, CLI, 'run', small, '--dry-run'] },
   ];
   const raw = await alternate(rounds, commands.flatMap((c) => [c, { ...c, name: `${c.name} (cpu)`, cpu: agents.cpuTimer }]), progress('part 3', rounds));
   progress('part 3', rounds)(null);

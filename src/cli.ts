@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import module from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCommand, type Options } from './args.js';
@@ -204,6 +205,7 @@ function version(): string {
 
 // A reader that went away (74) or a lost terminal (129) is no crash (stop.ts); `run` also stops its agent first.
 guardOutput(process);
+cacheCompiledCode();
 process.exitCode = supportedNode(process.versions.node)
   ? await main(process.argv.slice(2))
   : tooOld(process.versions.node);
@@ -219,4 +221,14 @@ function tooOld(version: string): number {
     `kanban-supervisor: needs Node.js 22 or later (this is ${version}). Install Node.js 22 or 24 and run it again.\n`,
   );
   return 2;
+}
+
+/**
+ * Keep compiled modules between runs (Node 22.1+; NODE_DISABLE_COMPILE_CACHE=1: off). Node runs
+ * the cache as code: it lives beside the code, as trusted, used only by the owner of dist/ (not
+ * by root running a user's install), never in the board folder.
+ */
+function cacheCompiledCode(): void {
+  const dist = import.meta.dirname;
+  if (statSync(dist).uid === process.getuid?.()) module.enableCompileCache?.(path.join(dist, '.compile-cache'));
 }

@@ -2,13 +2,19 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { watchLeftovers } from './leftovers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Before any test: check the Node the tests run the CLI with, and build dist/ if it is stale. */
-export default function setup(): void {
+/**
+ * Before any test: check the Node the tests run the CLI with, build dist/ if it is stale, and
+ * give the run a temp folder of its own. After the last test: fail the run if anything is left
+ * in that folder or any process of the run still runs.
+ */
+export default function setup(): () => Promise<void> {
   checkNode();
   buildIfStale();
+  return watchLeftovers().check;
 }
 
 // The tests run the CLI (and their agents) with the `node` on PATH: say which line this run

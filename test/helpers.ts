@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { afterEach } from 'vitest';
 
 /** The repository root. */
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -13,9 +12,11 @@ export const CLI = path.join(ROOT, 'dist', 'cli.js');
 export const AGENTS = path.join(ROOT, 'test', 'fixtures', 'agents');
 
 const made: string[] = [];
-afterEach(() => {
+
+/** Remove every folder tempDir made (after each test: test/state-per-test.ts). */
+export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}
 
 /** A fresh temp folder, removed after the test. */
 export function tempDir(prefix = 'ks-'): string {
@@ -111,27 +112,4 @@ export function events(dir: string): Array<Record<string, unknown>> {
   const lines = read(dir, '.kanban-supervisor/events.jsonl').split('\n');
   lines.pop(); // '' after the last newline, or the part of a line still being written
   return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-// Where Chromium is found when $CHROMIUM is not set: Debian/Ubuntu packages, then Google Chrome.
-const CHROMIUM_PLACES = [
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome',
-  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
-];
-
-/** The Chromium the report test drives headless: $CHROMIUM, else the first one installed in a usual place; throws how to get one. */
-export function findChromium(): string {
-  const chosen = process.env.CHROMIUM;
-  if (chosen) {
-    if (!existsSync(chosen))
-      throw new Error(`CHROMIUM=${chosen} does not exist. Point it at a Chromium or Chrome program, or unset it.`);
-    return chosen;
-  }
-  const found = CHROMIUM_PLACES.find((place) => existsSync(place));
-  if (found) return found;
-  throw new Error(
-    `The report test needs Chromium and found none (looked at ${CHROMIUM_PLACES.join(', ')}). Install it (Debian/Ubuntu: sudo apt-get install chromium), or set CHROMIUM=/path/to/chrome.`,
-  );
 }

@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { BoardLockedError } from '../errors.js';
 import { isAlive } from '../util/process.js';
 import { ownerState, probePid, selfIdentity, type ProcessIdentity } from './identity.js';
@@ -59,6 +58,8 @@ export async function acquireBoardLock(
       ),
   };
   let release: () => Promise<void>;
+  // Loaded here: `status` reads the owner without it.
+  const { default: lockfile } = await import('proper-lockfile');
   try {
     release = await lockfile.lock(stateDir, options);
   } catch (error) {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import matter from 'gray-matter';
 import { describe, expect, it } from 'vitest';
 import { events, fixtureRole, read, runCli, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
 
@@ -160,9 +160,10 @@ describe('front-matter that is code', () => {
   const payload = (folder: string) =>
     `{ role: (require('fs').writeFileSync(${JSON.stringify(path.join(folder, 'pwned'))}, 'evaluated'), 'Implementor'), command: ['node'] }`;
 
-  it('is code gray-matter would run with its default engines (the payload works)', () => {
+  it('is code a front-matter parser with a JavaScript engine would run (the payload works)', () => {
     const folder = tempDir();
-    matter(`---js\n${payload(folder)}\n---\nx\n`, {});
+    // What gray-matter's default `js` engine does with the text between the --- lines.
+    new Function('require', `return (${payload(folder)});`)(createRequire(import.meta.url));
     expect(existsSync(path.join(folder, 'pwned'))).toBe(true);
   });
 

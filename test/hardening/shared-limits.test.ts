@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { accountOf, type Account } from '../../src/limits/account.js';
 import { sharedLimitText } from '../../src/limits/entry.js';
-import { boardWithTasks, events, fixtureRole, runCli } from '../helpers.js';
+import { boardWithTasks, events, fixtureRole, runCli, tempDir } from '../helpers.js';
 
 // One fake account: the same fake CLI (scripted.mjs) and HOME on every board; its words for a limit.
 const FAILURES = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )(?<reset>\\\\S+)$"]\n';
@@ -38,7 +38,7 @@ const limitWait = (dir: string) =>
 
 describe('usage limits shared by the supervisors of one account, with real processes', () => {
   it("a board started while another waits for the account's reset makes no call before it; Ctrl-C ends such a wait; both others finish after it", async () => {
-    const state = mkdtempSync(path.join(os.tmpdir(), 'ks-shared-state-'));
+    const state = tempDir('ks-shared-state-');
     const env = { XDG_STATE_HOME: state };
     const a = board('json:limit reached, resets in 3s', 'valid');
     const b = board('valid');
@@ -67,7 +67,7 @@ describe('usage limits shared by the supervisors of one account, with real proce
   }, 100_000);
 
   it('a stale entry, a broken one and a symlink planted as the entry are ignored with a note; nothing is followed', async () => {
-    const outside = path.join(mkdtempSync(path.join(os.tmpdir(), 'ks-outside-')), 'elsewhere.json');
+    const outside = path.join(tempDir('ks-outside-'), 'elsewhere.json');
     const plant: Record<string, (file: string, account: Account) => void> = {
       stale: (file, account) =>
         writeFileSync(
@@ -82,7 +82,7 @@ describe('usage limits shared by the supervisors of one account, with real proce
       },
     };
     for (const [kind, make] of Object.entries(plant)) {
-      const state = mkdtempSync(path.join(os.tmpdir(), 'ks-shared-state-'));
+      const state = tempDir('ks-shared-state-');
       const dir = board('valid');
       // The generic adapter's account: the program behind node, and HOME (runCli passes this HOME on).
       const account = accountOf(['node', 'scripted.mjs'], process.env, os.homedir(), dir);

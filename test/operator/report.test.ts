@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { boardWithTasks, events, findChromium, fixtureRole, read, runCli } from '../helpers.js';
+import { findChromium } from '../chromium.js';
+import { boardWithTasks, events, fixtureRole, read, runCli, tempDir } from '../helpers.js';
 
 /** A board whose history has retries, a timeout and Manager turns: task 1 prints garbage once, task 2 hangs once past its 1s timeout. */
 async function boardWithHistory(): Promise<string> {
@@ -23,7 +23,7 @@ describe('report', () => {
   it('writes a self-contained page that opens in headless Chromium without console errors and shows every attempt with its log links', async () => {
     // Without Chromium this test fails, saying how to get it (a skip would let a green suite
     // hide an untested page); the file's other tests still run.
-    const executablePath = findChromium();
+    const { executablePath, env } = findChromium();
     const dir = await boardWithHistory();
     const started = events(dir).filter((e) => e.type === 'attempt_started');
     expect(started).toHaveLength(7); // 3 + 1 Manager, 2 + 1 Manager
@@ -37,9 +37,10 @@ describe('report', () => {
     const html = read(dir, '.kanban-supervisor/report.html');
     expect(html).not.toMatch(/<script|<link rel="stylesheet"|src="http|url\(http|@import/); // nothing external, nothing executable
 
-    const profile = mkdtempSync(path.join(tmpdir(), 'ks-chromium-'));
+    const profile = tempDir('ks-chromium-');
     const browser = await chromium.launchPersistentContext(profile, {
       executablePath,
+      env: { ...process.env, ...env },
       headless: true,
       args: [
         '--headless',
@@ -96,7 +97,6 @@ describe('report', () => {
       expect(problems).toEqual([]);
     } finally {
       await browser.close();
-      rmSync(profile, { recursive: true, force: true });
     }
   });
 

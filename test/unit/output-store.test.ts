@@ -1,9 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OutputStore, RUNS, type Retention } from '../../src/log/output-store.js';
-import { makeBoard } from '../helpers.js';
+import { makeBoard, tempDir } from '../helpers.js';
 
 const WIDE: Retention = { runs: 20, bytes: 1024 ** 3, attempts: 10_000 };
 
@@ -85,8 +84,7 @@ describe('attempt output retention', () => {
 
   it('never follows a run folder swapped for a symlink: what it points at is neither counted nor removed', () => {
     const dir = makeBoard({});
-    const outside = path.join(tmpdir(), `ks-outside-${process.pid}-${Date.now()}`);
-    mkdirSync(outside);
+    const outside = tempDir('ks-outside-');
     writeFileSync(path.join(outside, '000000001-implementor-1-tasks_a.out'), 'precious\n');
     mkdirSync(path.join(dir, RUNS), { recursive: true });
     symlinkSync(outside, path.join(dir, RUNS, 'r0'));

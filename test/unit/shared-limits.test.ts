@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
@@ -11,7 +10,7 @@ import { lookForSharedLimit, recordSharedLimit } from '../../src/limits/shared.j
 import { limitsFolder } from '../../src/limits/store.js';
 import type { Clock } from '../../src/loop/context.js';
 import { supervise } from '../../src/run/supervise.js';
-import { boardWithTasks, events, role } from '../helpers.js';
+import { boardWithTasks, events, role, tempDir } from '../helpers.js';
 
 const HOME = '/home/me';
 const START = Date.parse('2026-11-23T20:00:00Z');
@@ -109,7 +108,7 @@ describe('the shared folder', () => {
   const account = accountOf(['node', 'fake.mjs'], { HOME }, '', '/b');
   const shared = () => ({
     account,
-    folder: limitsFolder(null, '/b', { XDG_STATE_HOME: mkdtempSync(path.join(os.tmpdir(), 'ks-limits-')) }, HOME),
+    folder: limitsFolder(null, '/b', { XDG_STATE_HOME: tempDir('ks-limits-') }, HOME),
   });
   const file = (s: ReturnType<typeof shared>) => path.join(s.folder.base, s.folder.relative, account.file);
 
@@ -154,7 +153,7 @@ describe('the shared folder', () => {
   it('never follows a symlink planted as an entry, reading or writing, nor blocks on a FIFO', () => {
     const s = shared();
     mkdirSync(path.dirname(file(s)), { recursive: true });
-    const outside = path.join(mkdtempSync(path.join(os.tmpdir(), 'ks-outside-')), 'target.json');
+    const outside = path.join(tempDir('ks-outside-'), 'target.json');
     writeFileSync(outside, sharedLimitText(account, '/evil/kanban.yaml', START, START + 60_000));
     symlinkSync(outside, file(s));
     expect(lookForSharedLimit(s, START, '/b/kanban.yaml')).toEqual({
@@ -245,7 +244,7 @@ describe('supervisors of one account', () => {
   });
 
   it("supervisor.shared_limits names the folder instead of the user's state folder, relative to the board", async () => {
-    const pool = mkdtempSync(path.join(os.tmpdir(), 'ks-pool-'));
+    const pool = tempDir('ks-pool-');
     // Boards are made in the temp folder too (tempDir): the pool is their sibling.
     const a = board(`  max_limit_wait: 1m\n  shared_limits: ../${path.basename(pool)}\n`);
     const first = fakeClock();
