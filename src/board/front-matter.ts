@@ -1,3 +1,4 @@
+import matter from 'gray-matter';
 import { lineOf, parseYaml } from './yaml.js';
 
 /** A Markdown file's YAML front-matter and body, or why it cannot be read. */
@@ -17,57 +18,83 @@ export type FrontMatter =
     }
   | { ok: false; line: number; message: string; fix?: string };
 
+class FrontMatterProblem extends Error {
+  constructor(
+    message: string,
+    readonly line: number,
+    readonly fix?: string,
+  ) {
+    super(message);
+  }
+}
+
+const refuse = (language: string) => () => {
+  throw new FrontMatterProblem(`front-matter in "${language}" is not accepted; only YAML front-matter (---) is`, 1);
+};
+
+// gray-matter evaluates `---js` front-matter as code with its default engines. Every engine
+// but YAML refuses, and YAML goes through the same alias-bomb-safe parser as kanban.yaml.
+const ENGINES = {
+  yaml: (text: string): object => {
+    // gray-matter cuts the YAML at the closing `---`, leaving a Windows line end's \r on the last value.
+    const parsed = parseYaml(text.replace(/\r$/, ''));
+    // The text starts with the rest of the opening --- line: its lines are the file's.
+    if (!parsed.ok) throw new FrontMatterProblem(parsed.message, parsed.line, parsed.fix);
+    return (parsed.value ?? {}) as object;
+  },
+  js: refuse('js'),
+  javascript: refuse('javascript'),
+  coffee: refuse('coffee'),
+  json: refuse('json'),
+  toml: refuse('toml'),
+};
+
 /**
- * Split a Markdown file into YAML front-matter, parsed as kanban.yaml is (alias-bomb-safe), and
- * body; never evaluates code, never throws. The split is gray-matter's, which boards were read
- * with before: after a BOM, `---` opens (`----` does not), the rest of its line names the
- * language, the first line starting with `---` closes, the body starts on the next line.
+ * Split a Markdown file into YAML front-matter and body with gray-matter, the one
+ * front-matter parser of the project. Never evaluates code, never throws.
  */
 export function parseFrontMatter(text: string): FrontMatter {
-  const input = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const present = input.startsWith('---') && input[3] !== '-';
-  let matter = '';
-  let body = input;
-  if (present) {
-    let rest = input.slice(3);
-    const opening = (rest.split('\n', 1)[0] ?? '').replace(/\r$/, '');
-    const language = opening.trim();
-    // Only YAML: front-matter in another language (`---js`) is code where other parsers run it.
-    if (language && !['yaml', 'yml'].includes(language.toLowerCase())) {
-      const shown = language.length > 40 ? `${language.slice(0, 39)}…` : language;
+  // The language as gray-matter reads it (after a BOM, the rest of the opening line), so no
+  // spelling of it (`--- JS`, `---javascript `) reaches an engine. `----` opens nothing.
+  const language = /^\uFEFF?---(?!-)([^\r\n]*)/.exec(text)?.[1]?.trim();
+  if (language && !['yaml', 'yml'].includes(language.toLowerCase())) {
+    const shown = language.length > 40 ? `${language.slice(0, 39)}…` : language;
+    return {
+      ok: false,
+      line: 1,
+      message: `front-matter in "${shown}" is not accepted; only YAML front-matter (---) is`,
+    };
+  }
+  // gray-matter fails on an empty file; it holds no front-matter and an empty body.
+  if (text === '') return { ok: true, data: {}, body: '', present: false, raw: '', lineOf: () => 1, bodyLine: 1 };
+  try {
+    // Passing options also keeps gray-matter from caching the result in a module-level map.
+    const file = matter(text, { engines: ENGINES, language: 'yaml' });
+    const data = file.data as unknown;
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+      return { ok: false, line: 2, message: 'front-matter must be a YAML mapping (key: value lines)' };
+    }
+    const raw = file.matter.replace(/^\r?\n/, '');
+    const head = text.slice(0, Math.max(0, text.lastIndexOf(file.content)));
+    return {
+      ok: true,
+      data: data as Record<string, unknown>,
+      body: file.content,
+      present: language !== undefined,
+      raw,
+      lineOf: locator(raw),
+      bodyLine: head.split('\n').length,
+    };
+  } catch (error) {
+    if (error instanceof FrontMatterProblem)
       return {
         ok: false,
-        line: 1,
-        message: `front-matter in "${shown}" is not accepted; only YAML front-matter (---) is`,
+        line: error.line,
+        message: error.message,
+        ...(error.fix !== undefined && { fix: error.fix }),
       };
-    }
-    if (language) rest = rest.slice(opening.length);
-    const close = rest.indexOf('\n---');
-    // Up to the line break before the closing ---, a Windows one (\r\n) whole.
-    matter = close === -1 ? rest : rest.slice(0, close).replace(/\r$/, '');
-    body = close === -1 ? '' : rest.slice(close + 4).replace(/^\r?\n?/, '');
+    return { ok: false, line: 1, message: `front-matter cannot be read: ${(error as Error).message.split('\n')[0]}` };
   }
-  let data: unknown = {};
-  // Comments alone are no front-matter to parse. The text starts with the rest of the opening
-  // --- line, so its lines are the file's.
-  if (matter.replace(/^\s*#[^\n]+/gm, '').trim() !== '') {
-    const parsed = parseYaml(matter);
-    if (!parsed.ok) return parsed;
-    data = parsed.value ?? {};
-  }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return { ok: false, line: 2, message: 'front-matter must be a YAML mapping (key: value lines)' };
-  }
-  const raw = matter.replace(/^\r?\n/, '');
-  return {
-    ok: true,
-    data: data as Record<string, unknown>,
-    body,
-    present,
-    raw,
-    lineOf: locator(raw),
-    bodyLine: text.slice(0, text.length - body.length).split('\n').length,
-  };
 }
 
 // The front-matter's YAML starts on line 2 of the file, after the opening `---`.
