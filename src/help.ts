@@ -8,7 +8,7 @@ const MAIN = `kanban-supervisor — run CLI agents task by task from a kanban bo
 
 Usage:
   {ks} [run] [board] [options]        run the board until the Manager says it is done
-  {ks} init [folder] [--agent shell|claude|codex|gemini] [--force]
+  {ks} init [folder] [--agent NAME] [--force]
   {ks} validate [board]               check the board, its task files and role files
   {ks} status [board] [--json]        phase, tasks, last outcomes, whether a run is going on
   {ks} report [board] [--out FILE]    write an HTML timeline of the last runs' attempts
@@ -38,7 +38,7 @@ exhausted · 4 halted for a human (Manager status not ok) · 5 a loop guard or b
 `;
 
 const COMMANDS: Record<string, string> = {
-  init: `Usage: {ks} init [folder] [--agent shell|claude|codex|gemini] [--force]
+  init: `Usage: {ks} init [folder] [--agent NAME] [--force]
 
 Scaffolds a working board in folder (default: the current folder): kanban.yaml, tasks/ with one
 example task, roles/ (Implementor, Architect, Manager) from the agent's preset, and a
@@ -46,10 +46,11 @@ example task, roles/ (Implementor, Architect, Manager) from the agent's preset, 
 existing board file unless --force is given; then it writes nothing at all. An existing
 .gitignore is never replaced: the lines it lacks are appended to it. The claude, codex and gemini
 role files carry a "# sandbox:" line naming the CLI's own files: uncomment it to run the agent in a
-fence (Linux, bubblewrap; see the README, "Sandbox").
+fence (Linux, bubblewrap; see docs/sandbox.md).
 
 Options:
-  --agent NAME   shell (default: the shipped shell agent, no API key needed), claude, codex, gemini
+  --agent NAME   shell (default: the shipped shell agent, no API key needed), claude, codex, gemini,
+                 opencode, copilot, kilo
   --force        overwrite existing board files
 
 Examples:
@@ -86,7 +87,7 @@ Options:
   --dry-run           print what the next step would run — role, role file, argv, the prompt,
                       stdin, the environment (values of secrets and of the role's env: masked),
                       cwd, which timeout applies and why, a sandboxed role's fence (writable,
-                      read-only, hidden, network) — and run nothing, lock nothing, write nothing
+                      readable, read-only, hidden, network) — and run nothing, lock nothing, write nothing
                       (with --json: one JSON object). A missing agent program or bubblewrap is a
                       warning here; a run stops on it with exit 2.
   --json              print one JSON event per line on stdout (as in .kanban-supervisor/events.jsonl)
@@ -115,7 +116,7 @@ Options:
 Board settings for other shapes of supervisor (kanban.yaml, supervisor:): periodic
 (roles run after every N completed steps, their reply to the Manager with trigger),
 on_exhausted (halt, or manager: the Manager gets {"status": "error"} after the last retry),
-watch_poll (how often --watch also compares the files itself; default 5s). See the README.
+watch_poll (how often --watch also compares the files itself; default 5s). See docs/shapes.md.
 
 Examples:
   {ks}

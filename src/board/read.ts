@@ -158,11 +158,11 @@ function boardFix(error: { instancePath: string; keyword: string; params: unknow
     const known = (schemaText('kanban') as { properties: { supervisor: { properties: object } } }).properties.supervisor
       .properties;
     const guess = closest(String(params.additionalProperty), Object.keys(known));
-    return guess ? `Did you mean ${guess}?` : 'See the supervisor settings in the README.';
+    return guess ? `Did you mean ${guess}?` : 'See the supervisor settings in docs/board.md.';
   }
   if (error.instancePath === '/current') return 'Set it to a task path from tasks.';
   if (error.instancePath.startsWith('/tasks')) return 'List task file paths, e.g. `- tasks/001-design.md`.';
-  if (error.instancePath.startsWith('/supervisor')) return 'See the supervisor settings in the README.';
+  if (error.instancePath.startsWith('/supervisor')) return 'See the supervisor settings in docs/board.md.';
   return '';
 }
 

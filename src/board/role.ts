@@ -105,7 +105,7 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
         {
           file,
           line: 1,
-          message: 'has no front-matter. Start it with ---, a `command: [...]` line and --- (see the README).',
+          message: 'has no front-matter. Start it with ---, a `command: [...]` line and --- (see docs/board.md, "Role files").',
         },
       ],
     };
@@ -211,5 +211,5 @@ function roleFix(problem: string, params: unknown, hint: string | undefined): st
     return 'Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], read: [~/.gitconfig], network: false}`.';
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';
   if (problem.startsWith('/cli_schema')) return 'Use `cli_schema: true` (hand the CLI the reply schema) or `false`.';
-  return 'See the role file format in the README.';
+  return 'See the role file format in docs/board.md, "Role files".';
 }

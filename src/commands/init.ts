@@ -10,8 +10,28 @@ import { replaceFileAtomic, writeWhole } from '../fs/replace.js';
 import { RUN_OUTPUT } from '../board/run-output.js';
 import { runnable, shellWord } from '../util/self-command.js';
 
-/** The agents `init` has presets for: the shipped shell agent, then each known agent CLI's. */
-const PRESET_AGENTS: readonly string[] = ['shell', ...AGENTS.flatMap((agent) => agent.preset ?? [])];
+/**
+ * Agent CLIs with a preset but no adapter (docs/agent-clis-more.md): how to get each ready to
+ * run unattended. Their failures are read by the `failures:` patterns of their role files.
+ */
+const GENERIC_PRESETS: Readonly<Record<string, string>> = {
+  opencode:
+    'Install opencode (npm install -g opencode-ai) and set its provider in ~/.config/opencode/opencode.json ' +
+    '(or OPENCODE_CONFIG).',
+  copilot:
+    'Install GitHub Copilot CLI (npm install -g @github/copilot) and log in, or set COPILOT_PROVIDER_* and ' +
+    'COPILOT_MODEL for your own model.',
+  kilo:
+    'Install Kilo Code CLI (npm install -g @kilocode/cli) and set its provider in ~/.config/kilo/kilo.json ' +
+    '(or KILO_CONFIG).',
+};
+
+/** The agents `init` has presets for: the shipped shell agent, each known agent CLI's, then the others'. */
+const PRESET_AGENTS: readonly string[] = [
+  'shell',
+  ...AGENTS.flatMap((agent) => agent.preset ?? []),
+  ...Object.keys(GENERIC_PRESETS),
+];
 
 /** Options of `kanban-supervisor init`. */
 export interface InitOptions {
@@ -142,11 +162,11 @@ export function nextSteps(dir: string, agent: string, written: InitResult): stri
     `  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in kanban.yaml).`,
   );
   // How to get the agent CLI ready to run unattended: installed, and logged in or given a key.
-  const setup = AGENTS.find((cli) => cli.preset === agent)?.setup;
+  const setup = AGENTS.find((cli) => cli.preset === agent)?.setup ?? GENERIC_PRESETS[agent];
   if (setup) {
     lines.push(`  2. ${setup}`);
     lines.push(
-      `     The roles/*.md files say which permissions the agent gets; see the README, "Agent CLIs", to change them.`,
+      `     The roles/*.md files say which permissions the agent gets; see docs/agent-clis.md to change them.`,
     );
   }
   const step = setup ? 3 : 2;

@@ -1,4 +1,4 @@
-/** The kinds of event a run records (see the README, "Events", for each one's fields). */
+/** The kinds of event a run records (see docs/events.md for each one's fields). */
 export type EventType =
   | 'run_started'
   | 'step_started'

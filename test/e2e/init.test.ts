@@ -103,9 +103,11 @@ describe('kanban-supervisor init', () => {
   });
 
   it('refuses an unknown agent with the list of presets', async () => {
-    const result = await runCli(['init', tempDir(), '--agent', 'copilot']);
+    const result = await runCli(['init', tempDir(), '--agent', 'aider']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/--agent must be one of shell, claude, codex, gemini \(got "copilot"\)/);
+    expect(result.stderr).toMatch(
+      /--agent must be one of shell, claude, codex, gemini, opencode, copilot, kilo \(got "aider"\)/,
+    );
   });
 
   it.each(AGENT_CLIS)(
@@ -143,6 +145,21 @@ describe('kanban-supervisor init', () => {
         ),
         '3 problem(s) found; nothing was run or changed.',
       ]);
+    },
+  );
+
+  it.each(['opencode', 'copilot', 'kilo'])(
+    'scaffolds a %s board from its preset: every role runs that CLI with the prompt on stdin, and says how to set it up',
+    async (agent) => {
+      const dir = path.join(tempDir(), 'board');
+      const init = await runCli(['init', dir, '--agent', agent]);
+      expect(init.exitCode).toBe(0);
+      expect(init.stdout).toMatch(/^ {2}2\. Install .*\(npm install -g [@\w/-]+\)/m);
+      for (const name of ['architect', 'implementor', 'manager']) {
+        const role = parseRole(`roles/${name}.md`, name, read(dir, `roles/${name}.md`)).role as Role;
+        expect(role.command[0]).toBe(agent);
+        expect(role).toMatchObject({ stdin: 'prompt', output: 'auto' });
+      }
     },
   );
 

@@ -53,7 +53,7 @@ describe('validate', () => {
     const name = path.basename(dir);
     expect(result.stdout.split('\n')).toEqual([
       `${name}/kanban.yaml:2: current must be a string or null (got 5). Set it to a task path from tasks.`,
-      `${name}/kanban.yaml:6: supervisor.max_retries must be >= 0 (got -1). See the supervisor settings in the README.`,
+      `${name}/kanban.yaml:6: supervisor.max_retries must be >= 0 (got -1). See the supervisor settings in docs/board.md.`,
       `${name}/roles/architect.md:4: front-matter output must be one of auto, whole, fenced, last-line, claude, codex, gemini (got "sometimes"). Use \`output: auto\` unless you need a named strategy.`,
       `${name}/roles/architect.md:5: schema file "schemas/missing.json" cannot be read. Create it or remove the schema line.`,
       '4 problem(s) found; nothing was run or changed.',
