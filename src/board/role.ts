@@ -105,7 +105,8 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
         {
           file,
           line: 1,
-          message: 'has no front-matter. Start it with ---, a `command: [...]` line and --- (see docs/board.md, "Role files").',
+          message:
+            'has no front-matter. Start it with ---, a `command: [...]` line and --- (see docs/board.md, "Role files").',
         },
       ],
     };
