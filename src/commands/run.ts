@@ -2,7 +2,7 @@ import path from 'node:path';
 import { SupervisorError } from '../errors.js';
 import { failedOutcome, finishedOutcome, outcomeLine, printOutcome, type Outcome } from '../progress/outcome.js';
 import { createStyle, showOn } from '../progress/style.js';
-import type { RunIO } from '../loop/run-options.js';
+import type { RunIO } from '../loop/context.js';
 import { openCapabilities } from '../run/capabilities.js';
 import { supervise } from '../run/supervise.js';
 import { settingsFlags } from './flags.js';
@@ -38,7 +38,7 @@ export async function runCommand(
   const settings = settingsFlags(flags);
   if (flags['dry-run']) {
     const [{ dryRun }, { formatDryRun }] = await Promise.all([import('./dry-run.js'), import('./dry-run-text.js')]);
-    const plan = await dryRun({ file, ...settings, env: io.env });
+    const plan = await dryRun(file, settings, io.env);
     io.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : formatDryRun(plan));
     return 0;
   }

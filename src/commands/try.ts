@@ -10,7 +10,7 @@ import { BoardSource } from '../loop/board-source.js';
 import { runAgent } from '../loop/retry.js';
 import { showOn } from '../progress/style.js';
 import { loadRole } from '../board/role.js';
-import type { RunIO } from '../loop/run-options.js';
+import type { RunIO } from '../loop/context.js';
 import { openCapabilities } from '../run/capabilities.js';
 import { openRun } from '../run/open-run.js';
 import { createSchemaCompiler } from '../schemas.js';

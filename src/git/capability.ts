@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
-import { findRepo } from './open.js';
-import { StepCommits, type TreeNote } from './step-commits.js';
+import type { StepCommits, TreeNote } from './step-commits.js';
 
 /**
  * `supervisor.git_commit` (SPEC §5c, "Reviewable"): every applied step one commit in the board's
  * repository — the repository and git's identity checked as the run starts, the work tree noted
- * as each step starts, the commit made once the Manager's answer is written. Never pushes.
+ * as each step starts, the commit made once the Manager's answer is written. Never pushes. git
+ * (and execa) is loaded only then: a board with nothing to run starts without it.
  */
 export const gitCommits: OpenCapability = (kind): Capability | undefined => {
   if (kind !== 'run') return undefined;
@@ -17,6 +17,7 @@ export const gitCommits: OpenCapability = (kind): Capability | undefined => {
   return {
     async runStarted({ ctx, settings }) {
       if (!settings.gitCommit) return;
+      const [{ findRepo }, { StepCommits }] = await Promise.all([import('./open.js'), import('./step-commits.js')]);
       const { board, world, events } = ctx;
       runId = ctx.runId;
       const run = {

@@ -1,6 +1,6 @@
 import type { SupervisorEvent } from '../events/types.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
-import { StepHistory } from './step-history.js';
+import type { StepHistory } from './step-history.js';
 
 /**
  * The Manager's `history` (SPEC §5b): the board's recent steps — from the tail of its event log
@@ -17,6 +17,7 @@ export const history: OpenCapability = (kind): Capability | undefined => {
       else early.push(event);
     },
     async runStarted({ ctx }) {
+      const { StepHistory } = await import('./step-history.js');
       steps = StepHistory.fromBoard(ctx.board.dir, ctx.runId);
       for (const event of early.splice(0)) steps.record(event);
     },

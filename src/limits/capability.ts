@@ -1,7 +1,7 @@
 import type { Invocation } from '../agent/invocation.js';
-import type { AttemptPlace, Capability, OpenCapability, RunContext } from '../loop/context.js';
-import { sharedAccountOf, type SharedAccount } from './shared.js';
-import { LimitWaits } from './wait.js';
+import type { AttemptPlace, Capability, OpenCapability } from '../loop/context.js';
+import type { SharedAccount } from './shared.js';
+import type { LimitWaits } from './wait.js';
 
 /**
  * Usage limits (SPEC §4b): a limit the CLI reports is waited out until its reset and the same
@@ -10,29 +10,30 @@ import { LimitWaits } from './wait.js';
  * started during a wait its board's last run left waits for the rest of it.
  */
 export const limits: OpenCapability = (kind): Capability => {
-  let waits: LimitWaits | undefined;
-  const waitsOf = (ctx: RunContext) => (waits ??= new LimitWaits(ctx));
-  // The account of the agent run (one invocation, repeated), found once for all its attempts.
-  let account: { invocation?: Invocation; shared?: SharedAccount | undefined } = {};
-  const sharedOf = ({ ctx, invocation, settings }: AttemptPlace) => {
-    if (account.invocation !== invocation)
-      account = { invocation, shared: sharedAccountOf(invocation, settings, ctx.board.dir, ctx.world.env) };
-    return account.shared;
-  };
+  let ready: { waits: LimitWaits; accountOf: (attempt: AttemptPlace) => SharedAccount | undefined } | undefined;
+  const where = ({ step, role, task }: AttemptPlace) => ({ step, role, task });
   return {
     async runStarted({ ctx, settings }) {
-      if (kind === 'run') await waitsOf(ctx).resume(settings);
+      // Loaded as a run starts: a board with nothing to run starts without the CLIs' adapters.
+      const [{ sharedAccountOf }, { LimitWaits }] = await Promise.all([import('./shared.js'), import('./wait.js')]);
+      // The account of an agent run (one invocation, repeated), found once for all its attempts.
+      let last: { invocation?: Invocation; shared?: SharedAccount | undefined } = {};
+      const accountOf = ({ invocation, settings: its }: AttemptPlace) => {
+        if (last.invocation !== invocation)
+          last = { invocation, shared: sharedAccountOf(invocation, its, ctx.board.dir, ctx.world.env) };
+        return last.shared;
+      };
+      ready = { waits: new LimitWaits(ctx), accountOf };
+      if (kind === 'run') await ready.waits.resume(settings);
     },
     async beforeAttempt(attempt) {
-      const { ctx, settings, step, role, task } = attempt;
-      const shared = sharedOf(attempt);
-      const ignored = shared && (await waitsOf(ctx).shared(settings, { step, role, task }, shared));
+      const shared = ready?.accountOf(attempt);
+      const ignored = shared && (await ready?.waits.shared(attempt.settings, where(attempt), shared));
       return ignored ? { sharedLimitIgnored: ignored } : undefined;
     },
     async afterFailure(attempt) {
-      const { ctx, failure, settings, step, role, task } = attempt;
-      if (failure.kind !== 'usage_limit') return undefined;
-      await waitsOf(ctx).own(settings, { step, role, task }, failure, sharedOf(attempt));
+      if (attempt.failure.kind !== 'usage_limit' || !ready) return undefined;
+      await ready.waits.own(attempt.settings, where(attempt), attempt.failure, ready.accountOf(attempt));
       return 'again';
     },
   };

@@ -1,7 +1,6 @@
 import type { Failure } from '../agents/adapter.js';
 import type { Settings } from '../board/settings.js';
 import { LimitWaitError } from '../errors.js';
-import { appendEntry } from '../log/supervisor-log.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
 import type { RunContext } from '../loop/context.js';
 import { sleepUntil, throwIfStopped } from '../loop/world.js';
@@ -175,8 +174,7 @@ export class LimitWaits {
     const cap = this.cap(settings, now, until);
     if (cap) {
       const waited = this.waitedMs > 0 ? ` after waiting ${formatDuration(this.waitedMs)} already` : '';
-      appendEntry(ctx.board.dir, {
-        time: new Date(now),
+      ctx.world.log({
         kind: 'Halt',
         agent: where.role,
         task: where.task,

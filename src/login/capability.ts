@@ -1,5 +1,4 @@
 import { InputError } from '../errors.js';
-import { appendEntry } from '../log/supervisor-log.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 
 /**
@@ -9,8 +8,7 @@ import type { Capability, OpenCapability } from '../loop/context.js';
 export const login: OpenCapability = (): Capability => ({
   async afterFailure({ ctx, failure, invocation, logTask }) {
     if (failure.kind !== 'login') return undefined;
-    appendEntry(ctx.board.dir, {
-      time: ctx.world.clock.now(),
+    ctx.world.log({
       kind: 'Halt',
       agent: invocation.role,
       task: logTask,

@@ -27,8 +27,8 @@ export class Capabilities implements Required<Capability> {
     return this.list.some((one) => one.loopEnded !== undefined);
   }
 
-  boardRead(board: Board): void {
-    for (const one of this.list) one.boardRead?.(board);
+  async boardRead(board: Board): Promise<void> {
+    for (const one of this.list) await one.boardRead?.(board);
   }
 
   async runStarted(run: StartedRun): Promise<void> {

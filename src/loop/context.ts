@@ -1,78 +1,101 @@
+import type { RunAttempt } from '../agent/attempt.js';
 import type { Invocation } from '../agent/invocation.js';
 import type { Failure } from '../agents/adapter.js';
 import type { AgentInputs } from '../board/inputs.js';
 import type { Board } from '../board/read.js';
-import type { Settings } from '../board/settings.js';
+import type { Settings, SettingsFlags } from '../board/settings.js';
 import type { SupervisorError } from '../errors.js';
-import type { SupervisorEvent } from '../events/types.js';
 import type { EventLog } from '../events/log.js';
+import type { SupervisorEvent } from '../events/types.js';
 import type { OutputStore } from '../log/output-store.js';
 import type { Outcome } from '../progress/outcome.js';
+import type { ReporterMode } from '../progress/style.js';
 import type { SchemaCompiler } from '../schemas.js';
 import type { BoardSource } from './board-source.js';
-import type { Flags, RunKind, RunOptions } from './run-options.js';
-import type { World } from './world.js';
+import type { Clock, World } from './world.js';
 
-/**
- * Everything one run shares, built once at its start (run/open-run.ts): the board, the run's
- * records, the side effects, and the capabilities it tells what happens (their fan-out,
- * capabilities.ts). Tests build it through the same start, with a stand-in `runAttempt`.
- */
+/** Everything one run shares, built once at its start (run/open-run.ts); tests start it the same way, with their seams. */
 export interface RunContext {
-  /** kanban.yaml: its real path, its folder, and its reads. */
+  /** kanban.yaml: its real path, its folder, its reads. */
   board: BoardSource;
   runId: string;
   flags: Flags;
-  /** events.jsonl (or the try's own). */
   events: EventLog;
   /** Each attempt's stdout and stderr files. */
   output: OutputStore;
   world: World;
   schemas: SchemaCompiler;
+  /** All of them as one (capabilities.ts). */
   capabilities: Required<Capability>;
 }
 
 /**
- * What the run tells each of its capabilities (git commits, the budget, usage limits,
- * notifications…; the list is run/capabilities.ts), one method per event, each optional, in the
- * order they happen. Some answer with a decision the core acts on: stop before a step, run the
- * same attempt again, run more steps, run the loop again. The core never calls a capability by name.
+ * What a run tells each of its capabilities (the list: run/capabilities.ts), one optional method
+ * per event, in the order they happen. Some answer with a decision the core acts on: stop before
+ * a step, run the same attempt again, run more steps, run the loop again.
  */
 export interface Capability {
-  /** The run's start read kanban.yaml (it never does when the board cannot be read). */
-  boardRead?(board: Board): void;
-  /** The run holds the board: its context is built and run_started recorded. */
+  /** The start read kanban.yaml and found work to do. */
+  boardRead?(board: Board): Promise<void>;
+  /** The run holds the board: run_started is recorded. */
   runStarted?(run: StartedRun): Promise<void>;
-  /** Each event the run records, as it is recorded. */
+  /** Each event, as it is recorded. */
   event?(event: SupervisorEvent): void;
-  /** Between steps: a reason to stop the run here (exit 5), if there is one. */
+  /** Between steps: why the run stops here (exit 5), if it does. */
   beforeStep?(board: Board, settings: Settings): StepStop | undefined;
   /** A step starts; none of its agents has run yet. */
   stepStarted?(step: number, settings: Settings): Promise<void>;
-  /** An attempt is about to call its agent: wait first if need be; returns fields for its attempt_started event. */
+  /** An attempt is about to call its agent (it may wait first): fields for its attempt_started event. */
   beforeAttempt?(attempt: AttemptPlace): Promise<Record<string, unknown> | undefined>;
-  /** An attempt gave no valid reply (SPEC §4b): 'again' runs the very same attempt again, spending no retry; throwing stops the run. */
+  /** An attempt gave no valid reply: 'again' re-runs it and spends no retry (SPEC §4b); throwing stops the run. */
   afterFailure?(attempt: FailedAttempt): Promise<'again' | undefined>;
-  /** Inputs the Manager gets besides the step's (the board's recent steps). */
+  /** Inputs the Manager gets besides the step's. */
   managerInputs?(): Partial<AgentInputs>;
-  /** The Manager's answer of a step is written to the board. */
+  /** A step's Manager's answer is written to the board. */
   answerWritten?(step: AppliedStep): Promise<void>;
-  /** A step completed (its answer ok, no guard stopped the run): steps to run now, before the next task. */
+  /** A step completed (answer ok, no guard stopped the run): steps to run now, before the next task. */
   afterStep?(task: string, settings: Settings): ExtraStep[];
-  /** When the run must have ended, if a capability bounds it. */
+  /** When the run must have ended. */
   deadline?(): Date | undefined;
-  /** The loop would end the run this way: 'again' runs it again (after a person's edit, say). */
+  /** The loop would end the run so: 'again' runs it again. */
   loopEnded?(end: LoopEnd): Promise<'again' | undefined>;
-  /** Words the run's last line carries for this capability (what the run spent). */
+  /** Words for the run's last line (what it spent). */
   summary?(): string | undefined;
-  /** The run ended and its last line is printed; the run waits for this before it exits. */
+  /** The run ended and its last line is printed. */
   runEnded?(ending: RunEnding): Promise<void>;
 }
 
-/** A capability of a run or a try, made at the command's start; undefined when it has nothing to do in this one. */
+/** A capability as a run or a try opens it, at the command's start; undefined when it has nothing to do there. */
 export type OpenCapability = (kind: RunKind, options: RunOptions) => Capability | undefined;
 
-/** A run that holds its board, as its capabilities are told. */
+/** A `run` (resident or not) owns the board; a `try` runs one role beside it, touching nothing a run owns. */
+export type RunKind = 'run' | 'try';
+
+/** How a run or a try is started: the board, the command line, where it talks, the seams tests replace. */
+export interface RunOptions {
+  file: string;
+  flags?: Flags;
+  /** Where the run talks, and the environment agents inherit (the process's by default). */
+  io?: RunIO;
+  /** How progress shows, and where (nowhere without it). */
+  show?: { mode: ReporterMode; colour: boolean; out: NodeJS.WriteStream };
+  seams?: { runAttempt?: RunAttempt; clock?: Clock; signals?: NodeJS.EventEmitter; [capability: string]: unknown };
+}
+
+/** What the command line says of a run: settings over the board's, --once, and capabilities' own flags by name. */
+export interface Flags extends SettingsFlags {
+  once?: boolean;
+  [flag: string]: unknown;
+}
+
+/** Where a command talks: `run` shows progress on stdout, `try` on stderr. */
+export interface RunIO {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A run that holds its board. */
 export interface StartedRun {
   ctx: RunContext;
   settings: Settings;
@@ -82,13 +105,13 @@ export interface StartedRun {
   closed: AbortSignal;
 }
 
-/** Why the run stops before a step: the Halt's words, and what an edit must change for a resident run to carry on. */
+/** Why the run stops before a step: the Halt's words, and what an edit must change for a resident run to go on. */
 export interface StepStop {
   message: string;
   edit: string;
 }
 
-/** An attempt about to run, or just run: its run, the agent run it belongs to (one invocation, repeated), where it stands. */
+/** An attempt about to run: its run, its agent run (one invocation, repeated), where it stands. */
 export interface AttemptPlace {
   ctx: RunContext;
   step: number;
@@ -98,10 +121,9 @@ export interface AttemptPlace {
   settings: Settings;
 }
 
-/** An attempt that gave no valid reply, and why as its CLI tells it. */
+/** An attempt without a valid reply, why as its CLI tells it, and the Supervisor Log's name for its task. */
 export interface FailedAttempt extends AttemptPlace {
   failure: Failure;
-  /** The agent run as the Supervisor Log names it: the task, or the board and the task the Manager hears about. */
   logTask: string;
 }
 
@@ -115,10 +137,9 @@ export interface AppliedStep {
   next: string | null;
 }
 
-/** A step a capability asks for (a periodic role): its role (the Manager's `trigger`), its inputs built from the board it runs on. */
+/** A step a capability asks for: its role (the Manager's `trigger`), its name in messages, its inputs on the board then. */
 export interface ExtraStep {
   role: string;
-  /** How messages name it: `Reviewer's periodic run`. */
   name: string;
   inputs(board: Board): AgentInputs;
 }
@@ -132,13 +153,11 @@ export interface LoopResult {
   reason: 'done' | 'once';
 }
 
-/** How a run ended, as its last line said it. */
+/** How a run ended: its last line as printed; `nothingToRun`: the board was found finished, nothing locked or run. */
 export interface RunEnding {
   outcome: Outcome;
-  /** The last line as printed. */
   line: string;
   /** kanban.yaml, absolute. */
   file: string;
-  /** The board was found finished at the start: nothing was locked or run. */
   nothingToRun: boolean;
 }

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { isFinished, type Board } from '../board/read.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
+import { GuardError, HaltedForHumanError, outcomeKind, RetriesExhaustedError, SupervisorError } from '../errors.js';
 import type { ExtraStep, LoopResult, RunContext } from './context.js';
-import { guardStop, managerHalt, recordStop } from './halts.js';
 import { runStep, workerInputs } from './step.js';
 import { throwIfStopped } from './world.js';
 
-/** The numbers of a run's steps: task steps and the steps capabilities ask for share one sequence, over every pass. */
+/** The numbers of a run's steps: task steps and those capabilities ask for share one sequence, over every pass. */
 export class StepNumbers {
   private last = 0;
 
@@ -15,10 +15,7 @@ export class StepNumbers {
   }
 }
 
-/**
- * The loop of SPEC §2 until it ends; run again while a capability asks for it (--watch: after a
- * person's edit). Ends as the last pass ended: a result, or the error it stopped with.
- */
+/** The loop of SPEC §2, run again while a capability asks for it (--watch); ends as its last pass ended. */
 export async function superviseBoard(ctx: RunContext): Promise<LoopResult> {
   const numbers = new StepNumbers();
   for (;;) {
@@ -33,10 +30,10 @@ export async function superviseBoard(ctx: RunContext): Promise<LoopResult> {
 }
 
 /**
- * SPEC §2: read the board (the source of truth, every step), stop when nothing is left, run a
- * step (the current task's role, then the Manager, whose answer is written), and again; halt for
- * a person when the Manager's status is not ok. Guards: max_steps, and the Manager picking the
- * same task again and again. After a step, the steps its capabilities ask for (periodic roles).
+ * SPEC §2: read the board (every step), stop when nothing is left, run a step (the task's role,
+ * then the Manager, whose answer is written), again; halt for a person when the Manager's status
+ * is not ok. Guards: max_steps, and the same task picked again and again. After a step, the
+ * steps capabilities ask for (periodic roles). The guards count from the pass's start.
  */
 async function pass(ctx: RunContext, numbers: StepNumbers): Promise<LoopResult> {
   let steps = 0; // task steps, for max_steps
@@ -81,7 +78,7 @@ async function pass(ctx: RunContext, numbers: StepNumbers): Promise<LoopResult> 
   }
 }
 
-// A step a capability asked for, on the board as the step before it left it; its Manager's answer is applied like any other.
+// A step a capability asked for, on the board the step before left; its Manager's answer is applied like any other.
 async function extraStep(ctx: RunContext, asked: ExtraStep, numbers: StepNumbers): Promise<void> {
   throwIfStopped(ctx.world.stop);
   const board = ctx.board.read();
@@ -92,10 +89,36 @@ async function extraStep(ctx: RunContext, asked: ExtraStep, numbers: StepNumbers
   if (answer.status !== 'ok') throw managerHalt(ctx, board, task, answer, `after ${asked.name}`);
 }
 
-// The settings of a step; a capability may stop the run before it, never during one (the budget, SPEC §4b).
+// A step's settings; a capability may stop the run before it, never during one (the budget, SPEC §4b).
 function stepSettings(ctx: RunContext, board: Board): Settings {
   const settings = resolveSettings(board.settings, ctx.flags);
   const stop = ctx.capabilities.beforeStep(board, settings);
   if (stop) throw guardStop(ctx, board, stop.message);
   return settings;
+}
+
+// A guard or the budget stops the run (exit 5), with a Halt entry like every halt.
+function guardStop(ctx: RunContext, board: Board, issue: string): GuardError {
+  const action = 'Stopping (exit 5); the board is as the last step left it';
+  ctx.world.log({ kind: 'Halt', agent: 'kanban-supervisor', task: String(board.current), issue, action });
+  return new GuardError(issue);
+}
+
+// The Manager's status is not ok: its answer is written, and a person is asked for (exit 4).
+function managerHalt(ctx: RunContext, board: Board, task: string, answer: Record<string, unknown>, after: string) {
+  const issue = `The Manager halted for a person (status ${String(answer.status)}) ${after}: ${String(answer.message)}`;
+  const action = `Halting for a person (exit 4); the Manager's answer is written to ${path.basename(board.file)}`;
+  ctx.world.log({ kind: 'Halt', agent: 'Manager', task, issue, action });
+  return new HaltedForHumanError(issue);
+}
+
+/** Record how a run stops (an `interrupted` or `halted` event); retries record their own halt. */
+export function recordStop(ctx: RunContext, error: unknown, steps: number): void {
+  if (error instanceof RetriesExhaustedError) return;
+  const exitCode = error instanceof SupervisorError ? error.exitCode : 1;
+  const message = error instanceof Error ? error.message : String(error);
+  const reason = outcomeKind(exitCode);
+  // A time limit ends a run the way a signal does: the step in progress is left, not failed.
+  const stopped = reason === 'interrupted' || reason === 'output_closed' || reason === 'time_limit';
+  ctx.events.emit(stopped ? 'interrupted' : 'halted', { steps, exitCode, reason, message });
 }

@@ -2,7 +2,7 @@ import { prepareAgent } from '../agent/prepare.js';
 import type { Board } from '../board/read.js';
 import type { Settings } from '../board/settings.js';
 import { RetriesExhaustedError } from '../errors.js';
-import { appendEntry, type LogEntry } from '../log/supervisor-log.js';
+import type { LogEntry } from '../log/supervisor-log.js';
 import type { RunContext } from './context.js';
 import { runOnce, type AgentRun, type InvalidAttempt } from './run-once.js';
 
@@ -87,8 +87,7 @@ function logFailure(
   ended: InvalidAttempt,
   entry: Pick<LogEntry, 'kind' | 'attempt' | 'action'>,
 ): void {
-  appendEntry(ctx.board.dir, {
-    time: ctx.world.clock.now(),
+  ctx.world.log({
     agent: ended.invocation.role,
     task: logTaskOf(run),
     issue: ended.issue,

@@ -18,30 +18,20 @@ import { throwIfStopped } from './world.js';
 export interface AgentRun {
   step: number;
   inputs: AgentInputs;
-  /** The task it is about: the worker's task, or the task the Manager hears about (kanban.yaml for a periodic role). */
+  /** The worker's task, or the one the Manager hears about (kanban.yaml after a periodic role). */
   task: string;
-  /** The periodic role this agent run belongs to (its own run, or the Manager's after it). */
+  /** The periodic role it belongs to (its own run, or the Manager's after it). */
   trigger?: string | undefined;
-  /** After the last retry, return the error result the Manager is to get instead of halting (`on_exhausted: manager`). */
+  /** After the last retry, return the error result for the Manager instead of halting (`on_exhausted: manager`). */
   handOver?: boolean;
 }
 
-/** Which attempt of an agent run this is: N of `of`, and how many times N was re-run (a usage limit, a service error). */
-export interface AttemptNumber extends AgentRun {
-  settings: Settings;
-  attempt: number;
-  of: number;
-  rerun: number;
-}
-
-/** An attempt without a valid reply: why (for the log, the events and the capabilities), and where its output went. */
+/** An attempt without a valid reply: where (its events' fields), why, the Supervisor Log's issue and its output. */
 export interface InvalidAttempt {
   valid: false;
-  /** The fields that place it in events: step, role, task (and the Manager's board and done task, a trigger). */
   where: Record<string, unknown>;
   invocation: Invocation;
   judgement: { issue: string; received: string };
-  /** The Supervisor Log's Issue: `Invalid output format: <role> (<command>) <why>`. */
   issue: string;
   /** The reply schema, as the log shows what was expected. */
   expected: object;
@@ -53,15 +43,14 @@ export interface InvalidAttempt {
 const MESSAGE_CHARS = 500;
 
 /**
- * One attempt, recorded: the capabilities told first (a limit learnt elsewhere is waited out
- * without calling the CLI), then the agent run, its reply judged by format only (SPEC §3), a
- * failure read as its CLI words it (SPEC §4b), its spend read, and both ends recorded as events.
- * A stop (Ctrl-C, a lost lock) ends the run here, before or after the agent.
+ * One attempt (N of `of`, re-run `rerun` times), recorded: the capabilities told first, the
+ * agent run, its reply judged by format only (SPEC §3), a failure read as its CLI words it
+ * (SPEC §4b), its spend read, both ends recorded. A stop (Ctrl-C, a lost lock) ends the run here.
  */
 export async function runOnce(
   ctx: RunContext,
   agent: PreparedAgent,
-  at: AttemptNumber,
+  at: AgentRun & { settings: Settings; attempt: number; of: number; rerun: number },
 ): Promise<{ valid: true; reply: Record<string, unknown> } | InvalidAttempt> {
   const { invocation } = agent;
   const { attempt, of, rerun } = at;
@@ -143,8 +132,8 @@ export async function runOnce(
   };
 }
 
-// Why an attempt failed, as its CLI says it: what its running output already showed, else its
-// envelope and stderr read by the role's `failures:` patterns and the CLI's adapter.
+// Why an attempt failed: what its running output showed, else its envelope and stderr read by
+// the role's `failures:` patterns and its CLI's adapter.
 function readFailure(
   ctx: RunContext,
   agent: PreparedAgent,
@@ -159,8 +148,7 @@ function readFailure(
       {
         command: [invocation.file, ...invocation.args],
         patterns: agent.failures,
-        // The zone a CLI words its reset times in: the agent's TZ, else the system's. Asked only
-        // when a failure is read: resolving it costs more than the rest of a valid attempt's judging.
+        // The zone a CLI words reset times in. Asked only here: it costs more than judging a valid attempt.
         timeZone: invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone,
         now: ctx.world.clock.now(),
       },

@@ -1,43 +1,30 @@
 import path from 'node:path';
-import { determineRole } from '../board/determine-role.js';
 import { BoardReadError } from '../board/board-file.js';
+import { determineRole } from '../board/determine-role.js';
 import type { AgentInputs } from '../board/inputs.js';
 import type { Board } from '../board/read.js';
 import type { Settings } from '../board/settings.js';
 import { readTaskMeta } from '../board/task.js';
 import { managerChange, writeManagerAnswer, type WriteOutcome } from '../board/write.js';
 import { InputError } from '../errors.js';
-import { appendEntry } from '../log/supervisor-log.js';
 import type { RunContext } from './context.js';
 import { runAgent } from './retry.js';
 
-/** What a step runs: the current task's worker, or a role a capability asked for (`trigger`: the Manager hears of it so). */
+/** What a step runs: the current task's worker, or a role a capability asked for (`trigger`, on kanban.yaml). */
 export interface StepJob {
   number: number;
   inputs: AgentInputs;
-  /** The task, or kanban.yaml for a role a capability asked for. */
   task: string;
   trigger?: string;
 }
 
-/** What a step ended with: the worker's reply and the Manager's answer, already written to the board. */
-export interface StepResult {
-  reply: Record<string, unknown>;
-  answer: Record<string, unknown>;
-  /** The task the answer makes current (its path in normal form). */
-  next: string | null;
-}
-
 /** The role and inputs of a task's worker (SPEC §2); shared with --dry-run so both run the same thing. */
 export function workerInputs(board: Board, task: string): AgentInputs {
-  return {
-    role: determineRole(board, readTaskMeta(board.dir, task)),
-    kanban_file: path.basename(board.file),
-    task_file: task,
-  };
+  const role = determineRole(board, readTaskMeta(board.dir, task));
+  return { role, kanban_file: path.basename(board.file), task_file: task };
 }
 
-/** The Manager's inputs after a worker's reply (SPEC §2): `task` null and `more.trigger` after a periodic role's; `more.history` the board's recent steps. */
+/** The Manager's inputs after a reply (SPEC §2); `task` null and `more.trigger` after a periodic role's. */
 export function managerInputs(
   board: Board,
   task: string | null,
@@ -59,55 +46,45 @@ export function managerInputs(
  * Manager's answer to kanban.yaml — unless a person edited those fields meanwhile. With
  * `on_exhausted: manager`, a worker out of retries is reported to the Manager as an error.
  */
-export async function runStep(ctx: RunContext, board: Board, settings: Settings, job: StepJob): Promise<StepResult> {
+export async function runStep(ctx: RunContext, board: Board, settings: Settings, job: StepJob) {
   const { number: step, inputs, task, trigger } = job;
   const triggered = trigger !== undefined && { trigger, done_tasks: inputs.done_tasks?.length ?? 0 };
   ctx.events.emit('step_started', { step, role: inputs.role, task, ...triggered, phase: board.phase ?? null });
   await ctx.capabilities.stepStarted(step, settings);
   const handOver = settings.onExhausted === 'manager';
   const reply = await runAgent(ctx, board, settings, { step, inputs, task, trigger, handOver });
-  // Built once, so every retry of the Manager gets the same inputs.
+  // Built once, so every retry of the Manager gets the very same inputs.
   const more = { ...(trigger !== undefined && { trigger }), ...ctx.capabilities.managerInputs() };
   const heard = managerInputs(board, trigger === undefined ? task : null, reply, more);
   const answer = await runAgent(ctx, board, settings, { step, inputs: heard, task, trigger });
   const change = managerChange(answer);
-  const written = writeAnswer(ctx, board, task, answer, change);
   const next = change.current ?? null;
-  if (written.keptHumanEdit) keptHumanEdit(ctx, board, { step, task, fields: written.fields, answer });
-  else {
-    ctx.board.wrote(written.written ? written.board : undefined);
-    ctx.events.emit('board_written', {
-      step,
+  const written = writeAnswer(ctx, board, task, answer, change);
+  if (written.keptHumanEdit) {
+    const issue = `${path.basename(board.file)} was changed during the step (${written.fields.join(', ')}); the person's version is kept and the Manager's answer (next_task ${JSON.stringify(answer.next_task)}) is not written`;
+    ctx.world.log({
+      kind: 'Warning',
+      agent: 'Manager',
       task,
-      written: written.written,
-      current: change.current,
-      tasks: change.tasks?.length,
-      status: answer.status,
-      message: answer.message,
-      ...(trigger !== undefined && { trigger }),
+      issue,
+      action: 'Continuing from the board as it is on disk',
     });
-    await ctx.capabilities.answerWritten({ step, task, role: inputs.role, reply, answer, next });
+    ctx.events.emit('human_edit_kept', { step, task, fields: written.fields, issue });
+    return { reply, answer, next };
   }
-  return { reply, answer, next };
-}
-
-// A person changed the board's fields during the step: their version is kept, the answer is not written.
-function keptHumanEdit(
-  ctx: RunContext,
-  board: Board,
-  kept: { step: number; task: string; fields: string[]; answer: Record<string, unknown> },
-): void {
-  const { step, task, fields, answer } = kept;
-  const issue = `${path.basename(board.file)} was changed during the step (${fields.join(', ')}); the person's version is kept and the Manager's answer (next_task ${JSON.stringify(answer.next_task)}) is not written`;
-  appendEntry(board.dir, {
-    time: ctx.world.clock.now(),
-    kind: 'Warning',
-    agent: 'Manager',
+  ctx.board.wrote(written.written ? written.board : undefined);
+  ctx.events.emit('board_written', {
+    step,
     task,
-    issue,
-    action: 'Continuing from the board as it is on disk',
+    written: written.written,
+    current: change.current,
+    tasks: change.tasks?.length,
+    status: answer.status,
+    message: answer.message,
+    ...(trigger !== undefined && { trigger }),
   });
-  ctx.events.emit('human_edit_kept', { step, task, fields, issue });
+  await ctx.capabilities.answerWritten({ step, task, role: inputs.role, reply, answer, next });
+  return { reply, answer, next };
 }
 
 // The board moved away or deleted during the step: an orderly stop (exit 2, as for a board
@@ -129,8 +106,7 @@ function writeAnswer(
         ? 'is gone: it was moved or deleted during the step'
         : error.message.replace(`${board.file}: `, '');
     const issue = `${name} ${why}, so the Manager's answer (status ${String(answer.status)}, next_task ${JSON.stringify(answer.next_task)}) cannot be written; nothing was written in its place`;
-    appendEntry(board.dir, {
-      time: ctx.world.clock.now(),
+    ctx.world.log({
       kind: 'Halt',
       agent: 'kanban-supervisor',
       task,

@@ -1,5 +1,6 @@
 import type { RunAttempt } from '../agent/attempt.js';
 import type { StopSignals } from '../agent/interrupt.js';
+import type { LogEntry } from '../log/supervisor-log.js';
 
 // agent/ defines what it needs of a run; the run's other users import it from here.
 export type { StopSignals };
@@ -22,6 +23,8 @@ export interface World {
   stop: StopSignals;
   /** Called with the running agent's latest non-blank output line (the live status line shows it). */
   onLine?: (line: string) => void;
+  /** Appends an entry to supervisor.log.md (SPEC §4), stamped by the clock. */
+  log(entry: Omit<LogEntry, 'time'>): void;
 }
 
 /** The real clock. */

@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { notifySettings } from '../board/settings.js';
-import { appendEntry } from '../log/supervisor-log.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
-import { Notifier } from '../notify/notifier.js';
+import type { Notifier } from '../notify/notifier.js';
 import { resolveTargets, unsetWarning } from '../notify/target.js';
 import { writeIfOpen } from '../util/write.js';
 
@@ -11,7 +10,8 @@ import { writeIfOpen } from '../util/write.js';
  * resident run's wait for a person, and the end of a run, told to `supervisor.notify` and
  * `--notify`. `env:NAME` entries are read here; a --notify one whose variable is unset is warned
  * of (the board's are validate's warnings). A failed delivery is one warning line on stderr and a
- * Warning in supervisor.log.md, its URL masked; nothing here changes the run's exit code.
+ * Warning in supervisor.log.md, its URL masked; nothing here changes the run's exit code. What
+ * sends is loaded only when a target is there: a board with nothing to run starts without it.
  */
 export const notifications: OpenCapability = (kind, options): Capability | undefined => {
   if (kind !== 'run') return undefined;
@@ -22,7 +22,7 @@ export const notifications: OpenCapability = (kind, options): Capability | undef
   let file = path.resolve(options.file);
   let notifier: Notifier | undefined;
   // The board's own list once it is read; the --notify ones whatever happens.
-  const open = (board: readonly string[], waitThresholdMs: number) => {
+  const open = async (board: readonly string[], waitThresholdMs: number) => {
     const entries = [
       ...board.map((entry, i) => ({ entry, where: `supervisor.notify[${i}]` })),
       ...flags.map((entry) => ({ entry, where: '--notify' })),
@@ -30,6 +30,10 @@ export const notifications: OpenCapability = (kind, options): Capability | undef
     const { targets, unset } = resolveTargets(entries, env);
     for (const { name, where } of unset) if (where === '--notify') say(unsetWarning(name, where));
     if (targets.length === 0) return undefined;
+    const [{ Notifier }, { appendEntry }] = await Promise.all([
+      import('../notify/notifier.js'),
+      import('../log/supervisor-log.js'),
+    ]);
     const warn = (message: string): void => {
       say(message);
       try {
@@ -49,10 +53,10 @@ export const notifications: OpenCapability = (kind, options): Capability | undef
   };
   let opened = false;
   return {
-    boardRead(board) {
+    async boardRead(board) {
       const wanted = notifySettings(board.settings, {});
       file = board.file;
-      notifier = open(wanted.notify, wanted.notifyWaitMs);
+      notifier = await open(wanted.notify, wanted.notifyWaitMs);
       opened = true;
     },
     event: (event) => notifier?.listener(event),
@@ -61,7 +65,7 @@ export const notifications: OpenCapability = (kind, options): Capability | undef
       // time); a board another run holds was not run: that run tells its own end.
       if (ending.nothingToRun || ending.outcome.kind === 'locked') return;
       // The board could not be read (or its list was refused): the --notify ones still hear of it.
-      if (!opened) notifier = open([], notifySettings({}, {}).notifyWaitMs);
+      if (!opened) notifier = await open([], notifySettings({}, {}).notifyWaitMs);
       notifier?.end(ending.outcome, ending.line, { file: ending.file, task: '', run: '' });
       await notifier?.flush(); // at most notify/notifier.ts FLUSH_CAP_MS
     },

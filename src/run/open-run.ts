@@ -11,11 +11,11 @@ import { InputError } from '../errors.js';
 import { EventLog } from '../events/log.js';
 import { acquireBoardLock } from '../lock/lock.js';
 import { OutputStore } from '../log/output-store.js';
+import { appendEntry } from '../log/supervisor-log.js';
 import type { BoardSource } from '../loop/board-source.js';
 import type { Capabilities } from '../loop/capabilities.js';
-import type { RunContext } from '../loop/context.js';
-import { recordStop } from '../loop/halts.js';
-import type { RunKind, RunOptions } from '../loop/run-options.js';
+import { recordStop } from '../loop/loop.js';
+import type { RunContext, RunKind, RunOptions } from '../loop/context.js';
 import { Stopper } from '../loop/stopper.js';
 import { systemClock } from '../loop/world.js';
 import { createReporter } from '../progress/reporter.js';
@@ -90,6 +90,7 @@ export async function openRun<T>(
         clock,
         stop: stopper.signals,
         ...(reporter && { onLine: reporter.line }),
+        log: (entry) => appendEntry(source.dir, { time: clock.now(), ...entry }),
       },
       schemas: createSchemaCompiler(),
       capabilities,

@@ -1,8 +1,7 @@
 import { isFinished, type Board } from '../board/read.js';
 import { BoardSource } from '../loop/board-source.js';
 import type { Capabilities } from '../loop/capabilities.js';
-import type { LoopResult } from '../loop/context.js';
-import type { RunOptions } from '../loop/run-options.js';
+import type { LoopResult, RunOptions } from '../loop/context.js';
 import { openCapabilities } from './capabilities.js';
 
 /** How a run ended normally, and where; `runId` null when the board had nothing to run. */
@@ -36,7 +35,7 @@ export async function supervise(
   });
   // A resident run takes the lock and waits even on a board with nothing to run yet.
   if (isFinished(board) && !capabilities.resident) return ended({ steps: 0, reason: 'done' }, null, board);
-  capabilities.boardRead(board);
+  await capabilities.boardRead(board);
   const [{ openRun }, { superviseBoard }] = await Promise.all([import('./open-run.js'), import('../loop/loop.js')]);
   return openRun({ kind: 'run', options, source, board, capabilities }, async (ctx) =>
     ended(await superviseBoard(ctx), ctx.runId, ctx.board.read()),

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import {
   chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -315,6 +316,17 @@ describe('supervisors of one account', () => {
     });
     expect(bAgents.calls).toEqual([]);
     chmodSync(pool, 0o700);
+    // Another user's folder (root's own would be trusted): only root can make one to try.
+    if (process.getuid?.() === 0) {
+      chownSync(pool, 65534, 65534);
+      await expect(
+        supervise({ file: b.file, seams: { runAttempt: bAgents.runAttempt, clock: second.clock, ...quiet } }),
+      ).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringContaining(`${pool} is owned by uid 65534, not by you`),
+      });
+      chownSync(pool, 0, 0);
+    }
     const account = accountOf(CLAUDE, process.env, os.homedir(), b.dir);
     writeFileSync(path.join(pool, account.file), '{}', { mode: 0o666 });
     chmodSync(path.join(pool, account.file), 0o666);
