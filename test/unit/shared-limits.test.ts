@@ -352,5 +352,14 @@ describe('supervisors of one account', () => {
     expect(text).toContain(
       `Learnt from the supervisor of ${a.file} at ${localStamp(new Date(START).toISOString())}, in ${file}: if the account is no longer limited, remove that file`,
     );
+    // The next run does not take that wait over as its own: it looks at the shared entry again.
+    const again = fakeClock();
+    await supervise({
+      file: b.file,
+      seams: { runAttempt: agents(again.clock).runAttempt, clock: again.clock, ...quiet },
+    });
+    const waits = events(b.dir).filter((e) => e.type === 'limit_wait');
+    expect(waits).toHaveLength(2);
+    expect(waits[1]).toMatchObject({ learntFrom: a.file, sharedFile: file });
   });
 });
