@@ -43,13 +43,8 @@ export async function runCommand(
     return 0;
   }
   const show = showOn(io.stdout, { json: flags.json, quiet: flags.quiet, noColor: flags['no-color'], env: io.env });
-  const { once, watch, 'on-complete': onComplete, 'on-halt': onHalt } = flags;
-  const options = {
-    file,
-    flags: { ...settings, once: once === true, watch: watch === true, 'on-complete': onComplete, 'on-halt': onHalt },
-    io,
-    show,
-  };
+  // Each capability reads its own flags by name (--watch, --on-complete…).
+  const options = { file, flags: { ...flags, ...settings }, io, show };
   // A flag a capability cannot take (a hook not found, --watch with --once) stops here, before anything.
   const capabilities = openCapabilities('run', options);
   let outcome: Outcome;

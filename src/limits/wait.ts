@@ -17,7 +17,7 @@ export interface WaitPlace {
 
 // A reset time is the end of the minute a CLI shows; a little more is given so the first
 // request after it is not refused again.
-export const MARGIN_MS = 30_000;
+const MARGIN_MS = 30_000;
 // A usage limit with no usable reset time is waited for limit_wait, then twice as long, up to this.
 const MAX_FALLBACK_MS = 3_600_000;
 // Never less than this, even with limit_wait: 0 — doubling nothing would call the CLI in a burst.
