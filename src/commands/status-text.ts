@@ -94,7 +94,9 @@ function waitingText(waiting: NonNullable<StatusReport['waiting']>, now: Date): 
   const learnt =
     waiting.learntFrom === undefined
       ? undefined
-      : `Learnt from the supervisor of ${clean(waiting.learntFrom)} at ${localStamp(waiting.learntAt ?? waiting.since)}, in ${clean(waiting.sharedFile ?? '?')}: if the account is no longer limited, remove that file${waiting.active ? ' and start this run again' : ''}.`;
+      : `Learnt from the supervisor of ${clean(waiting.learntFrom)} at ${localStamp(waiting.learntAt ?? waiting.since)}, ` +
+        `in ${clean(waiting.sharedFile ?? '?')}: if the account is no longer limited, remove that file` +
+        `${waiting.active ? ' and start this run again' : ''}.`;
   if (!waiting.active) {
     if (learnt) return `Usage limit: ${cli}'s, until${until}; a run looks again before calling it. ${learnt}`;
     return waiting.until

@@ -32,7 +32,7 @@ export interface SharedLook {
   ignored?: string;
 }
 
-/** The account an invocation runs as, from its own environment, and where its limits are shared; none without an adapter. */
+/** The account an invocation runs as and where its limits are shared; none for a CLI without an adapter. */
 export function sharedAccountOf(
   invocation: { file: string; args: readonly string[]; env: Readonly<Record<string, string>>; cwd: string },
   settings: Settings,

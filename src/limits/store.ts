@@ -88,7 +88,8 @@ export function refuseUntrusted(folder: LimitsFolder, account: Account): void {
     if (why)
       throw new InputError(
         `${file} ${why}: another user could make every supervisor of this account wait, or never wait. ` +
-          `Make it yours alone (${stats.isDirectory() ? 'chmod go-w, chown' : 'remove it; it is written again'}), or set supervisor.shared_limits to a folder only you can write.`,
+          `Make it yours alone (${stats.isDirectory() ? 'chmod go-w, chown' : 'remove it; it is written again'}), ` +
+          'or set supervisor.shared_limits to a folder only you can write.',
       );
   }
 }

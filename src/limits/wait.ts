@@ -116,11 +116,12 @@ export class LimitWaits {
     const deadline = this.ctx.capabilities.deadline();
     if (until <= now || (deadline && until > deadline.getTime()))
       return `${file}: ${entry.board}'s limit until ${entry.until} is past what this run may wait; the CLI is called`;
-    const learnt = `the supervisor of ${entry.board} learnt at ${entry.since} that this account (${entry.account}) is limited`;
+    const learnt = `the supervisor of ${entry.board} learnt at ${entry.since} that this account (${entry.account})`;
     const reason =
       until < look.limit.until
-        ? `not calling it until ${new Date(until).toISOString()}, when max_limit_wait is used up: ${learnt} until ${entry.until}`
-        : `not calling it: ${learnt} until then`;
+        ? `not calling it until ${new Date(until).toISOString()}, when max_limit_wait is used up: ` +
+          `${learnt} is limited until ${entry.until}`
+        : `not calling it: ${learnt} is limited until then`;
     await this.waitOut(settings, where, {
       now,
       until,

@@ -22,7 +22,7 @@ import type {
 export class Capabilities implements Required<Capability> {
   constructor(private readonly list: readonly Capability[]) {}
 
-  /** Whether one of them may run the loop again once it ended (--watch): a board with nothing to run is run then too. */
+  /** Whether one may run the loop again once it ended (--watch): a board with nothing to run is run then too. */
   get resident(): boolean {
     return this.list.some((one) => one.loopEnded !== undefined);
   }

@@ -14,7 +14,7 @@ import type { SchemaCompiler } from '../schemas.js';
 import type { BoardSource } from './board-source.js';
 import type { Clock, World } from './world.js';
 
-/** Everything one run shares, built once at its start (run/open-run.ts); tests start it the same way, with their seams. */
+/** Everything one run shares, built once at its start (run/open-run.ts); tests start it so too, with their seams. */
 export interface RunContext {
   /** kanban.yaml: its real path, its folder, its reads. */
   board: BoardSource;
@@ -137,7 +137,7 @@ export interface AppliedStep {
   next: string | null;
 }
 
-/** A step a capability asks for: its role (the Manager's `trigger`), its name in messages, its inputs on the board then. */
+/** A step a capability asks for: its role (the Manager's `trigger`), its name in messages, its inputs. */
 export interface ExtraStep {
   role: string;
   name: string;

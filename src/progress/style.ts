@@ -49,7 +49,7 @@ export function reporterMode(choice: ReporterChoice): ReporterMode {
   return wantsLiveLine(choice.isTTY, choice.env) ? 'live' : 'plain';
 }
 
-/** How progress shows on `out` for these flags (the command's stdout, or stderr for `try`): the mode, and whether in colour. */
+/** How progress shows on `out` (stdout, or stderr for `try`) for these flags: the mode, and whether in colour. */
 export function showOn(
   out: NodeJS.WriteStream,
   flags: Pick<ReporterChoice, 'json' | 'quiet' | 'noColor' | 'env'>,

@@ -30,7 +30,7 @@ const CAPABILITIES: readonly OpenCapability[] = [
   hooks,
 ];
 
-/** The capabilities of a run or a try; a flag one of them cannot take (a hook not found) throws here, before anything. */
+/** The capabilities of a run or a try; a flag one cannot take (a hook not found) throws here, before anything. */
 export function openCapabilities(kind: RunKind, options: RunOptions): Capabilities {
   return new Capabilities(CAPABILITIES.flatMap((open) => open(kind, options) ?? []));
 }
