@@ -38,7 +38,7 @@ exhausted · 4 halted for a human (Manager status not ok) · 5 a loop guard or b
 `;
 
 const COMMANDS: Record<string, string> = {
-  init: `Usage: {ks} init [folder] [--agent NAME] [--force]
+  init: `Usage: {ks} init [folder] [--agent shell|claude|codex|gemini|opencode|copilot|kilo] [--force]
 
 Scaffolds a working board in folder (default: the current folder): kanban.yaml, tasks/ with one
 example task, roles/ (Implementor, Architect, Manager) from the agent's preset, and a

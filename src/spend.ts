@@ -43,24 +43,6 @@ export function addUsage(total: SpendTotal, usage: Usage | undefined): void {
   total.tokens += checked.totalTokens ?? (checked.inputTokens ?? 0) + (checked.outputTokens ?? 0);
 }
 
-/** The spend of this run (not the board's earlier runs), checked against its budget between steps. */
-export class Spend {
-  readonly total: SpendTotal = emptySpend();
-
-  /** Count an attempt's usage (failed and limited attempts too). */
-  add(usage: Usage | undefined): void {
-    addUsage(this.total, usage);
-  }
-
-  /** Which budget the run has reached, as a phrase, or undefined. */
-  reached(budget: { maxCostUsd: number | null; maxTokens: number | null }): string | undefined {
-    if (budget.maxCostUsd !== null && this.total.costUsd >= budget.maxCostUsd)
-      return `max_cost_usd ($${budget.maxCostUsd})`;
-    if (budget.maxTokens !== null && this.total.tokens >= budget.maxTokens) return `max_tokens (${budget.maxTokens})`;
-    return undefined;
-  }
-}
-
 /** A spend as a person reads it: `$1.23, 45.6k tokens`; empty when nothing was reported. */
 export function formatSpend(total: Pick<SpendTotal, 'costUsd' | 'tokens'>): string {
   const parts: string[] = [];

@@ -74,9 +74,12 @@ export interface DryRunPlan {
  * lock, writes nothing. An agent program that is not
  * installed is a warning, not a refusal: the plan is worth seeing before installing it.
  */
-export async function dryRun(options: SettingsFlags & { file: string; env?: NodeJS.ProcessEnv }): Promise<DryRunPlan> {
-  const file = path.resolve(options.file);
-  const env = options.env ?? process.env;
+export async function dryRun(
+  named: string,
+  options: SettingsFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<DryRunPlan> {
+  const file = path.resolve(named);
   const board = readBoard(file);
   const notify = describeTargets(notifySettings(board.settings, options).notify, env);
   if (board.current === null || board.phase === 'complete') {

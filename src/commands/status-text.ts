@@ -89,13 +89,22 @@ function waitingText(waiting: NonNullable<StatusReport['waiting']>, now: Date): 
     : '';
   const since = `since ${localStamp(waiting.since)}`;
   const reason = shorten(clean(waiting.reason), 300);
+  const cli = clean(waiting.cli ?? 'an agent');
+  // Another supervisor's entry: where it came from, and how to be rid of it (SPEC §5c).
+  const learnt =
+    waiting.learntFrom === undefined
+      ? undefined
+      : `Learnt from the supervisor of ${clean(waiting.learntFrom)} at ${localStamp(waiting.learntAt ?? waiting.since)}, ` +
+        `in ${clean(waiting.sharedFile ?? '?')}: if the account is no longer limited, remove that file` +
+        `${waiting.active ? ' and start this run again' : ''}.`;
   if (!waiting.active) {
+    if (learnt) return `Usage limit: ${cli}'s, until${until}; a run looks again before calling it. ${learnt}`;
     return waiting.until
-      ? `Usage limit: the last run stopped for ${clean(waiting.cli ?? 'an agent')}'s usage limit, which resets ${until.trim()}; a run started before then waits for it. The CLI said: ${reason}`
+      ? `Usage limit: the last run stopped for ${cli}'s usage limit, which resets ${until.trim()}; a run started before then waits for it. The CLI said: ${reason}`
       : '';
   }
   if (waiting.for === 'usage_limit')
-    return `Waiting: for ${clean(waiting.cli ?? 'an agent')}'s usage limit to reset${until}, ${since} (${clean(waiting.role ?? '')} on ${clean(waiting.task ?? '')}). The CLI said: ${reason}`;
+    return `Waiting: for ${cli}'s usage limit to reset${until}, ${since} (${clean(waiting.role ?? '')} on ${clean(waiting.task ?? '')}). ${learnt ?? `The CLI said: ${reason}`}`;
   const invalid = waiting.invalid ? ` Your last edit does not validate yet: ${clean(waiting.invalid)}` : '';
   return `Waiting: resident (--watch) ${since}, for an edit of kanban.yaml, a task or a role file${until ? `, or the usage limit's reset${until}` : ''}; it would have ended: ${reason}.${invalid}`;
 }

@@ -1,17 +1,18 @@
 import path from 'node:path';
 import type { AgentInputs } from '../board/inputs.js';
 import { prepareAgent } from '../agent/prepare.js';
-import { realBoardPath } from '../board/locate.js';
 import { normalPath, resolveInBoard } from '../board/paths.js';
-import { boardOf, readBoardSeen, type Board } from '../board/read.js';
+import type { Board } from '../board/read.js';
 import { readTaskMeta } from '../board/task.js';
 import { InputError, RetriesExhaustedError, SupervisorError } from '../errors.js';
 import { settingsFlags, type SettingFlagValues } from './flags.js';
-import { reporterFor } from '../progress/reporter.js';
-import { runAgent } from '../loop/run-agent.js';
+import { BoardSource } from '../loop/board-source.js';
+import { runAgent } from '../loop/retry.js';
+import { showOn } from '../progress/style.js';
 import { loadRole } from '../board/role.js';
-import { withRun } from '../run/harness.js';
-import type { RunIO } from '../run/session.js';
+import type { RunIO } from '../loop/context.js';
+import { openCapabilities } from '../run/capabilities.js';
+import { openRun } from '../run/open-run.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from '../board/settings.js';
 import { runnable, shellWord } from '../util/self-command.js';
@@ -42,9 +43,7 @@ export async function tryRole(
   io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
   const { flags } = options;
-  const file = realBoardPath(options.file);
-  const seen = readBoardSeen(file);
-  const board = boardOf(file, seen.text, seen);
+  const { source, board } = BoardSource.open(options.file);
   const role = USUAL.find((name) => name.toLowerCase() === options.role.toLowerCase()) ?? options.role;
   const inputs = tryInputs(board, role, flags);
   const settingFlags = settingsFlags(flags);
@@ -52,31 +51,25 @@ export async function tryRole(
   // Every problem of the role (its file, command, reply schema) is found before anything is written.
   loadRole(board.dir, role, 'try');
   prepareAgent({ env: io.env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
-  const { reporter } = await reporterFor(
-    { quiet: flags.quiet === true, noColor: flags['no-color'] === true },
-    io.stderr,
-    io.env,
-  );
+  const show = showOn(io.stderr, { quiet: flags.quiet === true, noColor: flags['no-color'] === true, env: io.env });
+  const run = { file: options.file, flags: { ...settingFlags }, io, show };
+  const capabilities = openCapabilities('try', run);
   const task = typeof flags.task === 'string' ? (inputs.task_file ?? inputs.done_task ?? flags.task) : 'instruction';
   try {
-    const reply = await withRun(
-      'try',
-      { file, seen, ...settingFlags, trying: role, env: io.env, listeners: [reporter.event], onLine: reporter.line },
-      async ({ ctx }) => {
-        try {
-          ctx.events.emit('step_started', { step: 1, role, task, phase: board.phase ?? null });
-          const validated = await runAgent(ctx, board, settings, { step: 1, inputs, task });
-          ctx.events.emit('done', { steps: 1 });
-          return validated;
-        } catch (error) {
-          const stopped = ctx.stop.interrupt.aborted ? (ctx.stop.interrupt.reason as unknown) : error;
-          if (stopped instanceof SupervisorError && stopped.exitCode >= 128)
-            ctx.events.emit('interrupted', { steps: 1, exitCode: stopped.exitCode, message: stopped.message });
-          throw error;
-        }
-      },
-    );
-    reporter.close();
+    const opening = { kind: 'try' as const, options: run, source, board, capabilities, trying: role };
+    const reply = await openRun(opening, async (ctx) => {
+      try {
+        ctx.events.emit('step_started', { step: 1, role, task, phase: board.phase ?? null });
+        const validated = await runAgent(ctx, board, settings, { step: 1, inputs, task });
+        ctx.events.emit('done', { steps: 1 });
+        return validated;
+      } catch (error) {
+        const stopped = ctx.world.stop.interrupt.aborted ? (ctx.world.stop.interrupt.reason as unknown) : error;
+        if (stopped instanceof SupervisorError && stopped.exitCode >= 128)
+          ctx.events.emit('interrupted', { steps: 1, exitCode: stopped.exitCode, message: stopped.message });
+        throw error;
+      }
+    });
     io.stdout.write(`${JSON.stringify(maskDeep(reply, boardSecrets(board.dir, io.env)), null, 2)}\n`);
     if (flags.quiet !== true)
       io.stderr.write(
@@ -84,7 +77,6 @@ export async function tryRole(
       );
     return 0;
   } catch (error) {
-    reporter.close();
     throw error instanceof RetriesExhaustedError
       ? new RetriesExhaustedError(reworded(error.message, options.file))
       : error;

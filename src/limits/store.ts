@@ -1,5 +1,18 @@
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
+import { InputError } from '../errors.js';
 import { openRealDir, type RealDir } from '../fs/real-dir.js';
 import { replaceFileAtomic } from '../fs/replace.js';
 import type { Account } from './account.js';
@@ -7,7 +20,7 @@ import type { Account } from './account.js';
 /**
  * The shared folder of account limits: one JSON file per account, written atomically, read so
  * that nothing planted there (a symlink, a FIFO, another user's file) redirects or blocks a
- * supervisor. Nothing here throws: a failure is returned as a note for the event log.
+ * supervisor. Nothing here throws but refuseUntrusted: a failure is returned as a note for the event log.
  */
 
 /** Where the entries live: `relative` (walked without following links) under `base`. */
@@ -48,6 +61,46 @@ export function limitsFolder(
 /** The account's entry file as shown in notes. */
 export function entryPath(folder: LimitsFolder, account: Account): string {
   return path.join(folder.base, folder.relative, account.file);
+}
+
+/**
+ * Refuse (exit 2) a shared folder, or the account's entry in it, that someone else could have
+ * written: one others can write, or another user's (root's is trusted). What is missing is
+ * made later, ours alone; a symlink or a FIFO is refused by the reads themselves, with a note.
+ */
+export function refuseUntrusted(folder: LimitsFolder, account: Account): void {
+  const parts = folder.relative ? folder.relative.split('/') : [];
+  // The folder a setting names may be a link (a mounted share); the folders made under it are not.
+  const places = [
+    ...(parts.length === 0 ? [{ file: folder.base, stat: statSync }] : []),
+    ...parts.map((_, i) => ({ file: path.join(folder.base, ...parts.slice(0, i + 1)), stat: lstatSync })),
+    { file: entryPath(folder, account), stat: lstatSync },
+  ];
+  for (const { file, stat } of places) {
+    let stats: Stats;
+    try {
+      stats = stat(file);
+    } catch {
+      return; // not made yet: nothing below it either
+    }
+    if (stats.isSymbolicLink()) return;
+    const why = untrusted(stats);
+    if (why)
+      throw new InputError(
+        `${file} ${why}: another user could make every supervisor of this account wait, or never wait. ` +
+          `Make it yours alone (${stats.isDirectory() ? 'chmod go-w, chown' : 'remove it; it is written again'}), ` +
+          'or set supervisor.shared_limits to a folder only you can write.',
+      );
+  }
+}
+
+function untrusted(stats: Stats): string | undefined {
+  const me = process.getuid?.();
+  if (me !== undefined && stats.uid !== me && stats.uid !== 0)
+    return `is owned by uid ${stats.uid}, not by you (uid ${me}) nor root`;
+  if ((stats.mode & 0o022) !== 0)
+    return `can be written by ${stats.mode & 0o002 ? 'anyone' : 'its group'} (mode ${(stats.mode & 0o777).toString(8)})`;
+  return undefined;
 }
 
 /** Replace the account's entry with `text` (temp file + rename, no link followed); returns a note on failure. */

@@ -15,6 +15,10 @@ export interface Waiting {
   task?: string;
   /** The agent CLI whose limit it is. */
   cli?: string;
+  /** usage_limit learnt from another supervisor of the account: its kanban.yaml, when it learnt it, and its entry. */
+  learntFrom?: string;
+  learntAt?: string;
+  sharedFile?: string;
   pid: number;
   /** board_change: the outcome a run without --watch would have ended with, and its exit code. */
   outcome?: string;

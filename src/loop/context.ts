@@ -1,75 +1,166 @@
 import type { RunAttempt } from '../agent/attempt.js';
-import type { StopSignals } from '../agent/interrupt.js';
+import type { Invocation } from '../agent/invocation.js';
+import type { Failure } from '../agents/adapter.js';
+import type { AgentInputs } from '../board/inputs.js';
+import type { Board } from '../board/read.js';
+import type { Settings, SettingsFlags } from '../board/settings.js';
+import type { SupervisorError } from '../errors.js';
 import type { EventLog } from '../events/log.js';
-import type { StepCommits } from '../git/step-commits.js';
-import type { StepHistory } from '../events/step-history.js';
+import type { SupervisorEvent } from '../events/types.js';
 import type { OutputStore } from '../log/output-store.js';
+import type { Outcome } from '../progress/outcome.js';
+import type { ReporterMode } from '../progress/style.js';
 import type { SchemaCompiler } from '../schemas.js';
-import type { SettingsFlags } from '../board/settings.js';
-import type { Spend } from '../spend.js';
+import type { SpendTotal } from '../spend.js';
+import type { BoardSource } from './board-source.js';
+import type { Clock, World } from './world.js';
 
-// agent/ defines what it needs of a run; the run's other users import it from here.
-export type { StopSignals };
-
-/** The clock, passed in so waits can be tested without real time. */
-export interface Clock {
-  now(): Date;
-  /** Resolves after `ms`, or early (without throwing) when `signal` aborts. */
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
+/** Everything one run shares, built once at its start (run/open-run.ts); tests start it so too, with their seams. */
+export interface RunContext {
+  /** kanban.yaml: its real path, its folder, its reads. */
+  board: BoardSource;
+  runId: string;
+  flags: Flags;
+  events: EventLog;
+  /** Each attempt's stdout and stderr files. */
+  output: OutputStore;
+  world: World;
+  schemas: SchemaCompiler;
+  /** All of them as one (capabilities.ts). */
+  capabilities: Required<Capability>;
 }
 
 /**
- * Everything one run shares, built once by `run/harness.ts`: the board, the side effects
- * (attempt runner, event log, output files, clock) and how the run is told to stop. Tests
- * build their own with a fake `runAttempt` to check the loop, retries and guards fast.
+ * What a run tells each of its capabilities (the list: run/capabilities.ts), one optional method
+ * per event, in the order they happen. Some answer with a decision the core acts on: stop before
+ * a step, run the same attempt again, run more steps, run the loop again.
  */
-export interface RunContext {
-  /** kanban.yaml: its real, absolute path. */
-  file: string;
-  /** The board folder. */
-  dir: string;
-  runId: string;
-  flags: SettingsFlags & { once?: boolean; watch?: boolean };
-  /** The environment agents inherit. */
-  env: NodeJS.ProcessEnv;
-  runAttempt: RunAttempt;
-  events: EventLog;
-  output: OutputStore;
-  schemas: SchemaCompiler;
-  stop: StopSignals;
-  clock: Clock;
-  /** Called with the running agent's latest non-blank output line (the live status line shows it). */
-  onLine?: (line: string) => void;
-  /** What the run's attempts spent so far, against its budget. */
-  spend: Spend;
-  /** How long this run waited for usage limits so far, and how many waits had no reset time. */
-  limits: { waitedMs: number; fallbacks: number };
-  /** When the run must have ended (--max-time): a usage limit resetting later ends it at once (exit 69). */
-  deadline?: Date;
-  /** The board's recent steps, given to the Manager as `history` (none when absent). */
-  history?: StepHistory;
-  /** One commit per applied step (supervisor.git_commit), when the board is in a git repository. */
-  git?: StepCommits;
+export interface Capability {
+  /** The start read kanban.yaml and found work to do. */
+  boardRead?(board: Board): Promise<void>;
+  /** The run holds the board: run_started is recorded. */
+  runStarted?(run: StartedRun): Promise<void>;
+  /** Each event, as it is recorded. */
+  event?(event: SupervisorEvent): void;
+  /** Between steps: why the run stops here (exit 5), if it does. */
+  beforeStep?(board: Board, settings: Settings): StepStop | undefined;
+  /** A step starts; none of its agents has run yet. */
+  stepStarted?(step: number, settings: Settings): Promise<void>;
+  /** An attempt is about to call its agent (it may wait first): fields for its attempt_started event. */
+  beforeAttempt?(attempt: AttemptPlace): Promise<Record<string, unknown> | undefined>;
+  /** An attempt gave no valid reply: 'again' re-runs it and spends no retry (SPEC §4b); throwing stops the run. */
+  afterFailure?(attempt: FailedAttempt): Promise<'again' | undefined>;
+  /** Inputs the Manager gets besides the step's. */
+  managerInputs?(): Partial<AgentInputs>;
+  /** A step's Manager's answer is written to the board. */
+  answerWritten?(step: AppliedStep): Promise<void>;
+  /** A step completed (answer ok, no guard stopped the run): steps to run now, before the next task. */
+  afterStep?(task: string, settings: Settings): ExtraStep[];
+  /** When the run must have ended. */
+  deadline?(): Date | undefined;
+  /** The loop would end the run so: 'again' runs it again. */
+  loopEnded?(end: LoopEnd): Promise<'again' | undefined>;
+  /** What this run's agents have spent so far: one call's budget is what is left of the run's (agent/prepare.ts). */
+  spent?(): SpendTotal | undefined;
+  /** Words for the run's last line (what it spent). */
+  summary?(): string | undefined;
+  /** The run ended and its last line is printed. */
+  runEnded?(ending: RunEnding): Promise<void>;
 }
 
-/** The real clock. */
-export const systemClock: Clock = {
-  now: () => new Date(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      // Node fires a timer longer than 2^31-1 ms at once; a longer sleep is cut, callers loop.
-      const timer = setTimeout(done, Math.min(ms, 2 ** 31 - 1));
-      signal.addEventListener('abort', done, { once: true });
-    }),
-};
+/** A capability as a run or a try opens it, at the command's start; undefined when it has nothing to do there. */
+export type OpenCapability = (kind: RunKind, options: RunOptions) => Capability | undefined;
 
-/** Throw the reason the run was told to stop, if it was. */
-export function throwIfStopped(stop: StopSignals): void {
-  if (stop.interrupt.aborted) throw stop.interrupt.reason as Error;
+/** A `run` (resident or not) owns the board; a `try` runs one role beside it, touching nothing a run owns. */
+export type RunKind = 'run' | 'try';
+
+/** How a run or a try is started: the board, the command line, where it talks, the seams tests replace. */
+export interface RunOptions {
+  file: string;
+  flags?: Flags;
+  /** Where the run talks, and the environment agents inherit (the process's by default). */
+  io?: RunIO;
+  /** How progress shows, and where (nowhere without it). */
+  show?: { mode: ReporterMode; colour: boolean; out: NodeJS.WriteStream };
+  seams?: { runAttempt?: RunAttempt; clock?: Clock; signals?: NodeJS.EventEmitter; [capability: string]: unknown };
+}
+
+/** What the command line says of a run: settings over the board's, --once, and capabilities' own flags by name. */
+export interface Flags extends SettingsFlags {
+  once?: boolean;
+  [flag: string]: unknown;
+}
+
+/** Where a command talks: `run` shows progress on stdout, `try` on stderr. */
+export interface RunIO {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A run that holds its board. */
+export interface StartedRun {
+  ctx: RunContext;
+  settings: Settings;
+  /** Ask the run to stop with `error`, as a signal would. */
+  stop(error: SupervisorError): void;
+  /** Aborted when the run lets go of the board, however it ended. */
+  closed: AbortSignal;
+}
+
+/** Why the run stops before a step: the Halt's words, and what an edit must change for a resident run to go on. */
+export interface StepStop {
+  message: string;
+  edit: string;
+}
+
+/** An attempt about to run: its run, its agent run (one invocation, repeated), where it stands. */
+export interface AttemptPlace {
+  ctx: RunContext;
+  step: number;
+  role: string;
+  task: string;
+  invocation: Invocation;
+  settings: Settings;
+}
+
+/** An attempt without a valid reply, why as its CLI tells it, and the Supervisor Log's name for its task. */
+export interface FailedAttempt extends AttemptPlace {
+  failure: Failure;
+  logTask: string;
+}
+
+/** A step whose Manager's answer was written. */
+export interface AppliedStep {
+  step: number;
+  task: string;
+  role: string;
+  reply: Record<string, unknown>;
+  answer: Record<string, unknown>;
+  next: string | null;
+}
+
+/** A step a capability asks for: its role (the Manager's `trigger`), its name in messages, its inputs. */
+export interface ExtraStep {
+  role: string;
+  name: string;
+  inputs(board: Board): AgentInputs;
+}
+
+/** How a pass of the loop ended, in its run. */
+export type LoopEnd = { ctx: RunContext } & ({ result: LoopResult } | { error: unknown });
+
+/** How the loop ended when it ended normally. */
+export interface LoopResult {
+  steps: number;
+  reason: 'done' | 'once';
+}
+
+/** How a run ended: its last line as printed; `nothingToRun`: the board was found finished, nothing locked or run. */
+export interface RunEnding {
+  outcome: Outcome;
+  line: string;
+  /** kanban.yaml, absolute. */
+  file: string;
+  nothingToRun: boolean;
 }

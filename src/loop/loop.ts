@@ -1,42 +1,53 @@
 import path from 'node:path';
-import { isFinished, readBoard, type WrittenText } from '../board/read.js';
-import { throwIfStopped, type RunContext } from './context.js';
-import { HaltedForHumanError, GuardError, outcomeKind, RetriesExhaustedError, SupervisorError } from '../errors.js';
+import { isFinished, type Board } from '../board/read.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
-import type { Board } from '../board/read.js';
-import { appendEntry } from '../log/supervisor-log.js';
-import { formatSpend } from '../spend.js';
-import { runPeriodicStep, runStep } from './step.js';
-import { RunTally } from './tally.js';
+import { GuardError, HaltedForHumanError, outcomeKind, RetriesExhaustedError, SupervisorError } from '../errors.js';
+import type { ExtraStep, LoopResult, RunContext } from './context.js';
+import { runStep, workerInputs } from './step.js';
+import { throwIfStopped } from './world.js';
 
-/** How the loop ended when it ended normally. */
-export interface LoopResult {
-  steps: number;
-  reason: 'done' | 'once';
+/** The numbers of a run's steps: task steps and those capabilities ask for share one sequence, over every pass. */
+export class StepNumbers {
+  private last = 0;
+
+  nextStep(): number {
+    return ++this.last;
+  }
+}
+
+/** The loop of SPEC §2, run again while a capability asks for it (--watch); ends as its last pass ended. */
+export async function superviseBoard(ctx: RunContext): Promise<LoopResult> {
+  const numbers = new StepNumbers();
+  for (;;) {
+    const end = await pass(ctx, numbers).then(
+      (result) => ({ ctx, result }),
+      (error: unknown) => ({ ctx, error }),
+    );
+    if ((await ctx.capabilities.loopEnded(end)) === 'again') continue;
+    if ('error' in end) throw end.error;
+    return end.result;
+  }
 }
 
 /**
- * The loop of SPEC §2: read the board, stop when there is nothing left, run a step (the
- * current task's role, then the Manager, whose answer is written back), and again. After every
- * N-th completed step a periodic role runs too (SPEC §5b). `tally` carries step numbers and the
- * periodic count over the passes of a resident run; the guards count from each pass's start.
- * `seen` is the board as the run's start read it: the first step reuses its parse.
+ * SPEC §2: read the board (every step), stop when nothing is left, run a step (the task's role,
+ * then the Manager, whose answer is written), again; halt for a person when the Manager's status
+ * is not ok. Guards: max_steps, and the same task picked again and again. After a step, the
+ * steps capabilities ask for (periodic roles). The guards count from the pass's start.
  */
-export async function superviseBoard(ctx: RunContext, tally = new RunTally(), seen?: WrittenText): Promise<LoopResult> {
+async function pass(ctx: RunContext, numbers: StepNumbers): Promise<LoopResult> {
   let steps = 0; // task steps, for max_steps
-  let periodic = 0;
+  let extra = 0;
   let sameTask = 0;
-  let written = seen; // the text the run last read or wrote, so the next read need not parse it again
   try {
     for (;;) {
-      throwIfStopped(ctx.stop);
-      const board = readBoard(ctx.file, written); // the source of truth, re-read every step
+      throwIfStopped(ctx.world.stop);
+      const board = ctx.board.read();
       if (isFinished(board)) {
-        ctx.events.emit('done', { steps: steps + periodic, phase: board.phase ?? null, current: board.current });
-        return { steps: steps + periodic, reason: 'done' };
+        ctx.events.emit('done', { steps: steps + extra, phase: board.phase ?? null, current: board.current });
+        return { steps: steps + extra, reason: 'done' };
       }
-      const settings = resolveSettings(board.settings, ctx.flags);
-      checkBudget(ctx, board, settings);
+      const settings = stepSettings(ctx, board);
       if (steps >= settings.maxSteps)
         throw guardStop(
           ctx,
@@ -45,9 +56,8 @@ export async function superviseBoard(ctx: RunContext, tally = new RunTally(), se
         );
       steps++;
       const task = board.current as string; // not finished: current is a task
-      const result = await runStep(ctx, board, settings, tally.nextStep());
-      const { reply, answer, next } = result;
-      written = result.written;
+      const step = { number: numbers.nextStep(), inputs: workerInputs(board, task), task };
+      const { reply, answer, next } = await runStep(ctx, board, settings, step);
       if (answer.status !== 'ok') throw managerHalt(ctx, board, task, answer, `after ${task}`);
       sameTask = next === board.current && reply.status === 'ok' ? sameTask + 1 : 0;
       if (sameTask >= settings.maxSameTask)
@@ -56,93 +66,50 @@ export async function superviseBoard(ctx: RunContext, tally = new RunTally(), se
           board,
           `The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`,
         );
-      for (const due of tally.stepCompleted(task, settings.periodic)) {
-        periodic++;
-        written = await runPeriodic(ctx, tally, due.role, written);
+      for (const asked of ctx.capabilities.afterStep(task, settings)) {
+        extra++;
+        await extraStep(ctx, asked, numbers);
       }
-      if (ctx.flags.once) return { steps: steps + periodic, reason: 'once' };
+      if (ctx.flags.once) return { steps: steps + extra, reason: 'once' };
     }
   } catch (error) {
-    recordStop(ctx, error, steps + periodic);
+    recordStop(ctx, error, steps + extra);
     throw error;
   }
 }
 
-// A periodic role's step, on the board as the step before it left it; its Manager's answer is applied like any other.
-async function runPeriodic(
-  ctx: RunContext,
-  tally: RunTally,
-  role: string,
-  written: WrittenText | undefined,
-): Promise<WrittenText | undefined> {
-  throwIfStopped(ctx.stop);
-  const board = readBoard(ctx.file, written);
+// A step a capability asked for, on the board the step before left; its Manager's answer is applied like any other.
+async function extraStep(ctx: RunContext, asked: ExtraStep, numbers: StepNumbers): Promise<void> {
+  throwIfStopped(ctx.world.stop);
+  const board = ctx.board.read();
+  const settings = stepSettings(ctx, board);
+  const task = path.basename(board.file);
+  const step = { number: numbers.nextStep(), inputs: asked.inputs(board), task, trigger: asked.role };
+  const { answer } = await runStep(ctx, board, settings, step);
+  if (answer.status !== 'ok') throw managerHalt(ctx, board, task, answer, `after ${asked.name}`);
+}
+
+// A step's settings; a capability may stop the run before it, never during one (the budget, SPEC §4b).
+function stepSettings(ctx: RunContext, board: Board): Settings {
   const settings = resolveSettings(board.settings, ctx.flags);
-  checkBudget(ctx, board, settings);
-  const { answer, written: wrote } = await runPeriodicStep(
-    ctx,
-    board,
-    settings,
-    tally.nextStep(),
-    role,
-    tally.takeDone(role),
-  );
-  if (answer.status !== 'ok')
-    throw managerHalt(ctx, board, path.basename(board.file), answer, `after ${role}'s periodic run`);
-  return wrote;
+  const stop = ctx.capabilities.beforeStep(board, settings);
+  if (stop) throw guardStop(ctx, board, stop.message);
+  return settings;
 }
 
-// Between steps, never during one (SPEC §4b): the step before has finished and its paid replies reached the Manager.
-function checkBudget(ctx: RunContext, board: Board, settings: Settings): void {
-  const budget = ctx.spend.reached(settings);
-  if (!budget) return;
-  throw guardStop(
-    ctx,
-    board,
-    `Stopped: this run's agents have spent ${formatSpend(ctx.spend.total)}, reaching ${budget}, the cap on this run's spend (earlier runs of the board are not counted: \`report --all\` totals them all). ` +
-      `Every reply paid for reached the Manager and its answer is written; ${String(board.current)} is current. Raise the budget (or pass --max-cost) and run again to carry on.`,
-  );
-}
-
-// A guard or the budget stops the run (exit 5): one Halt entry in the Supervisor Log, like every halt.
-function guardStop(ctx: RunContext, board: Board, message: string): GuardError {
-  appendEntry(
-    ctx.dir,
-    {
-      time: ctx.clock.now(),
-      kind: 'Halt',
-      agent: 'kanban-supervisor',
-      task: String(board.current),
-      issue: message,
-      action: 'Stopping (exit 5); the board is as the last step left it',
-    },
-    ctx.events.secrets,
-  );
-  return new GuardError(message);
+// A guard or the budget stops the run (exit 5), with a Halt entry like every halt.
+function guardStop(ctx: RunContext, board: Board, issue: string): GuardError {
+  const action = 'Stopping (exit 5); the board is as the last step left it';
+  ctx.world.log({ kind: 'Halt', agent: 'kanban-supervisor', task: String(board.current), issue, action });
+  return new GuardError(issue);
 }
 
 // The Manager's status is not ok: its answer is written, and a person is asked for (exit 4).
-function managerHalt(
-  ctx: RunContext,
-  board: Board,
-  task: string,
-  answer: Record<string, unknown>,
-  after: string,
-): HaltedForHumanError {
-  const said = `The Manager halted for a person (status ${String(answer.status)}) ${after}: ${String(answer.message)}`;
-  appendEntry(
-    ctx.dir,
-    {
-      time: ctx.clock.now(),
-      kind: 'Halt',
-      agent: 'Manager',
-      task,
-      issue: said,
-      action: `Halting for a person (exit 4); the Manager's answer is written to ${path.basename(board.file)}`,
-    },
-    ctx.events.secrets,
-  );
-  return new HaltedForHumanError(said);
+function managerHalt(ctx: RunContext, board: Board, task: string, answer: Record<string, unknown>, after: string) {
+  const issue = `The Manager halted for a person (status ${String(answer.status)}) ${after}: ${String(answer.message)}`;
+  const action = `Halting for a person (exit 4); the Manager's answer is written to ${path.basename(board.file)}`;
+  ctx.world.log({ kind: 'Halt', agent: 'Manager', task, issue, action });
+  return new HaltedForHumanError(issue);
 }
 
 /** Record how a run stops (an `interrupted` or `halted` event); retries record their own halt. */

@@ -1,7 +1,7 @@
 import { writeIfOpen } from '../util/write.js';
 import { liveReporter } from './live.js';
 import { plainReporter } from './plain.js';
-import { createStyle, reporterMode, wantsColour, type ReporterMode } from './style.js';
+import { createStyle, type ReporterMode } from './style.js';
 import type { Reporter } from './types.js';
 
 // Plain output says every five minutes that a long attempt is still running.
@@ -27,18 +27,4 @@ export function createReporter(
     default:
       return plainReporter({ write, heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS });
   }
-}
-
-/** Create the reporter for these flags on this process's stdout. */
-export function reporterFor(
-  flags: { json?: boolean; quiet?: boolean; noColor?: boolean; heartbeatMs?: number },
-  stdout: NodeJS.WriteStream,
-  env: NodeJS.ProcessEnv,
-): { mode: ReporterMode; reporter: Reporter } {
-  const mode = reporterMode({ ...flags, isTTY: stdout.isTTY === true, env });
-  const options = {
-    colour: wantsColour(stdout.isTTY === true, env, flags.noColor === true),
-    ...(flags.heartbeatMs !== undefined && { heartbeatMs: flags.heartbeatMs }),
-  };
-  return { mode, reporter: createReporter(mode, stdout, options) };
 }

@@ -48,3 +48,13 @@ export function reporterMode(choice: ReporterChoice): ReporterMode {
   if (choice.quiet) return 'quiet';
   return wantsLiveLine(choice.isTTY, choice.env) ? 'live' : 'plain';
 }
+
+/** How progress shows on `out` (stdout, or stderr for `try`) for these flags: the mode, and whether in colour. */
+export function showOn(
+  out: NodeJS.WriteStream,
+  flags: Pick<ReporterChoice, 'json' | 'quiet' | 'noColor' | 'env'>,
+): { mode: ReporterMode; colour: boolean; out: NodeJS.WriteStream } {
+  const isTTY = out.isTTY === true;
+  const mode = reporterMode({ ...flags, isTTY });
+  return { mode, colour: mode === 'live' && wantsColour(isTTY, flags.env, flags.noColor === true), out };
+}

@@ -1,15 +1,10 @@
-import { boardOf, isFinished, readBoard, readBoardSeen, type WrittenText } from '../board/read.js';
-import { InputError } from '../errors.js';
-import { superviseBoard, type LoopResult } from '../loop/loop.js';
-import { resumeKnownWait } from '../loop/not-format.js';
-import { resolveSettings } from '../board/settings.js';
-import { realBoardPath } from '../board/locate.js';
-import { withRun } from './harness.js';
-import type { RunOptions } from './options.js';
-import { residentRun } from './watch/resident.js';
-import { fsDirWatcher } from './watch/watcher.js';
+import { isFinished, type Board } from '../board/read.js';
+import { BoardSource } from '../loop/board-source.js';
+import type { Capabilities } from '../loop/capabilities.js';
+import type { LoopResult, RunOptions } from '../loop/context.js';
+import { openCapabilities } from './capabilities.js';
 
-/** How a run ended normally, and where. */
+/** How a run ended normally, and where; `runId` null when the board had nothing to run. */
 export type SuperviseResult = LoopResult & {
   file: string;
   runId: string | null;
@@ -19,36 +14,30 @@ export type SuperviseResult = LoopResult & {
 };
 
 /**
- * Run a board until the Manager says there is no next task (or one step with --once): open the
- * run (harness.ts: check, lock, take over from a crashed run), resume a usage-limit wait a
- * crashed run left, then loop. Throws a SupervisorError on every other outcome. A board with
- * nothing to run is answered without locking or writing. With `watch`, it stays resident
- * instead of ending (watch/resident.ts) until it is stopped.
+ * A run (SPEC §2, §5): the board located and read once; with nothing to run, answered at once —
+ * no lock, nothing written, nothing a step needs loaded (start-up: bench/README.md) — else
+ * locked and run (open-run.ts) until the Manager says there is no next task, one step with
+ * --once, or, while a capability asks, again (--watch). Throws a SupervisorError on every other end.
  */
-export async function supervise(options: RunOptions): Promise<SuperviseResult> {
+export async function supervise(
+  options: RunOptions,
+  capabilities: Capabilities = openCapabilities('run', options),
+): Promise<SuperviseResult> {
   const started = performance.now();
-  if (options.watch && options.once)
-    throw new InputError(
-      '--watch and --once cannot be used together: --watch keeps running after the board is done, --once stops after one step. Pass one of them.',
-    );
-  const file = realBoardPath(options.file);
-  const ended = (loop: LoopResult, runId: string | null, now = readBoard(file)): SuperviseResult => ({
+  const { source, board } = BoardSource.open(options.file);
+  const ended = (loop: LoopResult, runId: string | null, now: Board): SuperviseResult => ({
     ...loop,
-    file,
+    file: source.file,
     runId,
     elapsedMs: performance.now() - started,
     current: now.current,
     phase: now.phase ?? null,
   });
-  const seen: WrittenText = options.seen ?? readBoardSeen(file);
   // A resident run takes the lock and waits even on a board with nothing to run yet.
-  const first = boardOf(file, seen.text, seen);
-  if (!options.watch && isFinished(first)) return ended({ steps: 0, reason: 'done' }, null, first);
-  return withRun('run', { ...options, file, seen }, async ({ ctx, board }) => {
-    await resumeKnownWait(ctx, resolveSettings(board.settings, options));
-    const result = options.watch
-      ? await residentRun(ctx, { watcher: options.watcher ?? fsDirWatcher })
-      : await superviseBoard(ctx, undefined, seen);
-    return ended(result, ctx.runId);
-  });
+  if (isFinished(board) && !capabilities.resident) return ended({ steps: 0, reason: 'done' }, null, board);
+  await capabilities.boardRead(board);
+  const [{ openRun }, { superviseBoard }] = await Promise.all([import('./open-run.js'), import('../loop/loop.js')]);
+  return openRun({ kind: 'run', options, source, board, capabilities }, async (ctx) =>
+    ended(await superviseBoard(ctx), ctx.runId, ctx.board.read()),
+  );
 }

@@ -1,21 +1,25 @@
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { accountOf, type Account } from '../../src/limits/account.js';
 import { sharedLimitText } from '../../src/limits/entry.js';
-import { boardWithTasks, events, fixtureRole, runCli, tempDir } from '../helpers.js';
+import { AGENTS, boardWithTasks, events, role, runCli, tempDir } from '../helpers.js';
 
-// One fake account: the same fake CLI (scripted.mjs) and HOME on every board; its words for a limit.
+// One account: the same CLI with an adapter and the same login (HOME) on every board — Claude
+// Code, as its name says, played by the fake scripted.mjs — and its words for a limit.
 const FAILURES = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )(?<reset>\\\\S+)$"]\n';
+const CLAUDE = ['node', 'claude.mjs'];
 
 function board(...script: string[]) {
-  return boardWithTasks(
+  const dir = boardWithTasks(
     1,
-    { 'roles/implementor.md': fixtureRole('scripted.mjs', ['record.jsonl', ...script], `stdin: none\n${FAILURES}`) },
+    { 'roles/implementor.md': role([...CLAUDE, 'record.jsonl', ...script], `stdin: none\n${FAILURES}`) },
     'phase: execute\n',
   );
+  copyFileSync(path.join(AGENTS, 'scripted.mjs'), path.join(dir, 'claude.mjs'));
+  return dir;
 }
 
 const calls = (dir: string) =>
@@ -49,7 +53,7 @@ describe('usage limits shared by the supervisors of one account, with real proce
     const runB = runCli(['kanban.yaml'], { cwd: b, env, timeout: 90_000 });
     const runC = runCli(['kanban.yaml', '--quiet'], { cwd: c, env, timeout: 90_000 });
     const cWait = await until(() => limitWait(c), 20_000);
-    expect(cWait).toMatchObject({ learntFrom: path.join(a, 'kanban.yaml'), until: learnt.until, cli: 'scripted' });
+    expect(cWait).toMatchObject({ learntFrom: path.join(a, 'kanban.yaml'), until: learnt.until, cli: 'claude' });
     runC.kill('SIGINT');
     const [resultA, resultB, resultC] = await Promise.all([runA, runB, runC]);
     expect(resultC.exitCode, resultC.stderr).toBe(130);
@@ -61,7 +65,7 @@ describe('usage limits shared by the supervisors of one account, with real proce
     // B's one call came after the reset A learnt, and B said where it learnt of it.
     expect(statSync(path.join(b, 'record.jsonl')).mtimeMs).toBeGreaterThanOrEqual(reset);
     expect(Date.parse(String(events(b).find((e) => e.type === 'attempt_started')?.time))).toBeGreaterThanOrEqual(reset);
-    expect(limitWait(b)).toMatchObject({ learntFrom: path.join(a, 'kanban.yaml'), resetKnown: true, cli: 'scripted' });
+    expect(limitWait(b)).toMatchObject({ learntFrom: path.join(a, 'kanban.yaml'), resetKnown: true, cli: 'claude' });
     expect(resultB.stdout).toContain(`not calling it: the supervisor of ${path.join(a, 'kanban.yaml')} learnt at`);
     // A's reset is 3 s off plus the 30 s margin every reset gets: room for a loaded machine.
   }, 100_000);
@@ -84,8 +88,8 @@ describe('usage limits shared by the supervisors of one account, with real proce
     for (const [kind, make] of Object.entries(plant)) {
       const state = tempDir('ks-shared-state-');
       const dir = board('valid');
-      // The generic adapter's account: the program behind node, and HOME (runCli passes this HOME on).
-      const account = accountOf(['node', 'scripted.mjs'], process.env, os.homedir(), dir);
+      // Claude Code's account: its config folder under HOME (runCli passes this environment on).
+      const account = accountOf(CLAUDE, process.env, os.homedir(), dir);
       const file = path.join(state, 'kanban-supervisor/limits', account.file);
       mkdirSync(path.dirname(file), { recursive: true });
       make(file, account);

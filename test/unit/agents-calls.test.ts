@@ -179,7 +179,7 @@ describe('a run preparing an agent that hands its CLI the reply schema', () => {
 
   it('shows in --dry-run: the options in the argv, the prompt still found among them, nothing written', async () => {
     dir = boardWithTasks(1, { 'roles/implementor.md': role(CLAUDE, 'stdin: none\ncli_schema: true\n') });
-    const plan = await dryRun({ file: path.join(dir, 'kanban.yaml'), maxCostUsd: 2, env: { PATH: '/nonexistent' } });
+    const plan = await dryRun(path.join(dir, 'kanban.yaml'), { maxCostUsd: 2 }, { PATH: '/nonexistent' });
     const argv = plan.next?.argv ?? [];
     expect(argv.slice(0, 9)).toEqual([
       ...CLAUDE.slice(0, 5),

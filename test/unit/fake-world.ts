@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { Clock } from '../../src/loop/context.js';
-import type { DirWatcher } from '../../src/run/watch/watcher.js';
+import type { Clock } from '../../src/loop/world.js';
+import type { DirWatcher } from '../../src/watch/watcher.js';
 
 /** Where a fake world's clock starts. */
 export const START = Date.parse('2026-11-23T20:00:00Z');

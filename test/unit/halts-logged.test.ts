@@ -33,7 +33,9 @@ describe('supervisor.log.md records every halt, one entry each', () => {
         },
       ],
     });
-    await expect(supervise({ file, runAttempt: fake.runAttempt, ...quiet })).rejects.toMatchObject({ exitCode: 4 });
+    await expect(supervise({ file, seams: { runAttempt: fake.runAttempt, ...quiet } })).rejects.toMatchObject({
+      exitCode: 4,
+    });
     expect(halts(dir)).toHaveLength(1);
     expect(halts(dir)[0]).toMatch(
       /^### \S+ Halt\n\n\*\*Agent:\*\* Manager {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n\*\*Issue:\*\* The Manager halted for a person \(status escalate\) after tasks\/001\.md: the API key is gone\n\n\*\*Action:\*\* Halting for a person \(exit 4\); the Manager's answer is written to kanban\.yaml\n/,
@@ -43,7 +45,9 @@ describe('supervisor.log.md records every halt, one entry each', () => {
   it('a guard stop (exit 5): max_steps, naming the task still current', async () => {
     const { dir, file } = board(3, '  max_steps: 1\n');
     const fake = fakeAgents();
-    await expect(supervise({ file, runAttempt: fake.runAttempt, ...quiet })).rejects.toMatchObject({ exitCode: 5 });
+    await expect(supervise({ file, seams: { runAttempt: fake.runAttempt, ...quiet } })).rejects.toMatchObject({
+      exitCode: 5,
+    });
     expect(halts(dir)).toHaveLength(1);
     expect(halts(dir)[0]).toMatch(
       /\*\*Agent:\*\* kanban-supervisor {2}\n\*\*Task:\*\* tasks\/002\.md {2}\n\*\*Issue:\*\* Stopped after max_steps \(1\) steps with tasks\/002\.md still current\./,
@@ -54,7 +58,9 @@ describe('supervisor.log.md records every halt, one entry each', () => {
   it('retries exhausted (exit 3) still logs one Halt, its attempt numbered as the console numbers it', async () => {
     const { dir, file } = board(1);
     const fake = fakeAgents({}, { Implementor: 'prose, no reply' });
-    await expect(supervise({ file, runAttempt: fake.runAttempt, ...quiet })).rejects.toMatchObject({ exitCode: 3 });
+    await expect(supervise({ file, seams: { runAttempt: fake.runAttempt, ...quiet } })).rejects.toMatchObject({
+      exitCode: 3,
+    });
     expect(halts(dir)).toHaveLength(1);
     expect(halts(dir)[0]).toContain('**Attempt:** 1/1 (no retry left: attempt 2/2 was the last)');
     expect(read(dir, 'supervisor.log.md')).toContain('**Attempt:** 1/1 (retry 1 of 1 follows: attempt 2/2)');

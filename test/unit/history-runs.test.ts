@@ -7,7 +7,7 @@ import { readLatest } from '../../src/events/latest.js';
 import { readRecentRuns } from '../../src/events/recent-runs.js';
 import type { SupervisorEvent } from '../../src/events/types.js';
 import { status } from '../../src/commands/status.js';
-import { StepHistory } from '../../src/events/step-history.js';
+import { StepHistory } from '../../src/history/step-history.js';
 import { boardWithTasks, tempDir } from '../helpers.js';
 import { buildHistory, plain, type PlainRun } from '../reference-fold.js';
 

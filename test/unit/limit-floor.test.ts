@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { limitWaitUntil } from '../../src/loop/not-format.js';
+import { limitWaitUntil } from '../../src/limits/wait.js';
 import { parseResetText } from '../../src/reply/reset-time.js';
 import { supervise } from '../../src/run/supervise.js';
 import { boardWithTasks, events, read, role } from '../helpers.js';
@@ -30,9 +30,9 @@ describe('a usage limit whose reset cannot be waited for is a bounded wait with 
     const world = fakeWorld();
     const limited = `stderr:limit reached, resets at ${HOUR_AGO}`;
     const fake = fakeAgents({ Implementor: [limited, limited, limited, limited] });
-    await expect(supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet })).resolves.toMatchObject(
-      { reason: 'done' },
-    );
+    await expect(
+      supervise({ file, seams: { runAttempt: fake.runAttempt, clock: world.clock, ...quiet } }),
+    ).resolves.toMatchObject({ reason: 'done' });
     expect(fake.of('Implementor')).toHaveLength(5);
     expect(waits(dir).map((e) => e.waitMs)).toEqual([60_000, 120_000, 240_000, 480_000]);
     expect(waits(dir)[0]).toMatchObject({ resetKnown: false, ignoredReset: HOUR_AGO });
@@ -46,7 +46,7 @@ describe('a usage limit whose reset cannot be waited for is a bounded wait with 
     const fake = fakeAgents({
       Implementor: Array.from({ length: 50 }, () => `stderr:limit reached, resets at ${HOUR_AGO}`),
     });
-    const error = await supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet }).catch(
+    const error = await supervise({ file, seams: { runAttempt: fake.runAttempt, clock: world.clock, ...quiet } }).catch(
       (e: unknown) => e,
     );
     expect(error).toMatchObject({
@@ -75,9 +75,9 @@ describe('a usage limit whose reset cannot be waited for is a bounded wait with 
         `stderr:limit reached, resets in ${'9'.repeat(400)}`,
       ],
     });
-    await expect(supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet })).resolves.toMatchObject(
-      { reason: 'done' },
-    );
+    await expect(
+      supervise({ file, seams: { runAttempt: fake.runAttempt, clock: world.clock, ...quiet } }),
+    ).resolves.toMatchObject({ reason: 'done' });
     expect(waits(dir).map((e) => [e.waitMs, e.resetKnown])).toEqual([
       [120_000, false],
       [240_000, false],
@@ -88,9 +88,9 @@ describe('a usage limit whose reset cannot be waited for is a bounded wait with 
     const { dir, file } = board('  limit_wait: 1m\n');
     const world = fakeWorld();
     const fake = fakeAgents({ Implementor: ['stderr:limit reached, resets at 2999-01-01T00:00:00Z'] });
-    await expect(supervise({ file, runAttempt: fake.runAttempt, clock: world.clock, ...quiet })).resolves.toMatchObject(
-      { reason: 'done' },
-    );
+    await expect(
+      supervise({ file, seams: { runAttempt: fake.runAttempt, clock: world.clock, ...quiet } }),
+    ).resolves.toMatchObject({ reason: 'done' });
     expect(waits(dir)).toEqual([
       expect.objectContaining({ waitMs: 60_000, resetKnown: false, ignoredReset: '2999-01-01T00:00:00.000Z' }),
     ]);

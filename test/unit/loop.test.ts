@@ -67,7 +67,7 @@ describe('the loop through a fake attempt runner', () => {
   it('runs every task, then the Manager, writes each answer and ends when there is no next task', async () => {
     const { dir, file } = board(3);
     const { calls, runAttempt } = fakeAgents({});
-    const result = await supervise({ file, runAttempt, ...quiet() });
+    const result = await supervise({ file, seams: { runAttempt, ...quiet() } });
     expect(result).toMatchObject({ steps: 3, reason: 'done', current: null, phase: 'complete' });
     expect(calls.map((c) => `${c.role}:${c.task}`)).toEqual([
       'Implementor:tasks/001.md',
@@ -85,7 +85,7 @@ describe('the loop through a fake attempt runner', () => {
     const { calls, runAttempt } = fakeAgents({
       Implementor: ['garbage', '{"status": "maybe", "message": "x"}', { status: 'ok', message: 'third time' }],
     });
-    await supervise({ file, runAttempt, ...quiet() });
+    await supervise({ file, seams: { runAttempt, ...quiet() } });
     const worker = calls.filter((c) => c.role === 'Implementor');
     expect(worker).toHaveLength(3);
     expect(worker[1]).toBe(worker[0]);
@@ -97,7 +97,7 @@ describe('the loop through a fake attempt runner', () => {
     const { dir, file } = board(2, '  max_retries: 2\n');
     const before = read(dir, 'kanban.yaml');
     const { calls, runAttempt } = fakeAgents({ Implementor: ['x', 'y', 'z', 'never reached'] });
-    await expect(supervise({ file, runAttempt, ...quiet() })).rejects.toMatchObject({ exitCode: 3 });
+    await expect(supervise({ file, seams: { runAttempt, ...quiet() } })).rejects.toMatchObject({ exitCode: 3 });
     expect(calls.filter((c) => c.role === 'Implementor')).toHaveLength(3);
     expect(calls.filter((c) => c.role === 'Manager')).toHaveLength(0);
     expect(read(dir, 'kanban.yaml')).toBe(before);
@@ -115,7 +115,7 @@ describe('the loop through a fake attempt runner', () => {
         },
       ],
     });
-    await expect(supervise({ file, runAttempt, ...quiet() })).rejects.toMatchObject({
+    await expect(supervise({ file, seams: { runAttempt, ...quiet() } })).rejects.toMatchObject({
       exitCode: 4,
       message: expect.stringContaining('need a human'),
     });
@@ -132,19 +132,19 @@ describe('the loop through a fake attempt runner', () => {
     };
     const other = { ...round, next_task: 'tasks/002.md' };
     await expect(
-      supervise({ file: going.file, ...fakeAgents({ Manager: [other, round, other, round] }), ...quiet() }),
+      supervise({ file: going.file, seams: { ...fakeAgents({ Manager: [other, round, other, round] }), ...quiet() } }),
     ).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining('max_steps (3)') });
 
     const stuck = board(2, '  max_same_task: 2\n');
     await expect(
-      supervise({ file: stuck.file, ...fakeAgents({ Manager: [round, round, round] }), ...quiet() }),
+      supervise({ file: stuck.file, seams: { ...fakeAgents({ Manager: [round, round, round] }), ...quiet() } }),
     ).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining('picked tasks/001.md again 2 times') });
   });
 
   it('runs one step with --once and says so', async () => {
     const { file } = board(3);
     const { calls, runAttempt } = fakeAgents({});
-    expect(await supervise({ file, runAttempt, once: true, ...quiet() })).toMatchObject({
+    expect(await supervise({ file, flags: { once: true }, seams: { runAttempt, ...quiet() } })).toMatchObject({
       steps: 1,
       reason: 'once',
       current: 'tasks/002.md',
@@ -161,7 +161,9 @@ describe('the loop through a fake attempt runner', () => {
       signals.emit('SIGTERM', 'SIGTERM');
       return result;
     };
-    await expect(supervise({ file, runAttempt: interrupting, signals })).rejects.toMatchObject({ exitCode: 143 });
+    await expect(supervise({ file, seams: { runAttempt: interrupting, signals } })).rejects.toMatchObject({
+      exitCode: 143,
+    });
     expect(calls).toHaveLength(1);
   });
 });

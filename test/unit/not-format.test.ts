@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
-import type { Clock } from '../../src/loop/context.js';
+import type { Clock } from '../../src/loop/world.js';
 import { supervise } from '../../src/run/supervise.js';
 import { boardWithTasks, events, read, role } from '../helpers.js';
 
@@ -74,7 +74,7 @@ describe('failures that are not invalid output', () => {
       ['', 'error: limit reached, resets in 90s'],
       ['', 'error: limit reached, resets in 90s'],
     ]);
-    const result = await supervise({ file, runAttempt, clock, ...quiet });
+    const result = await supervise({ file, seams: { runAttempt, clock, ...quiet } });
     expect(result).toMatchObject({ steps: 1, reason: 'done' });
     expect(worker).toHaveLength(3);
     expect(new Set(worker).size).toBe(1); // the very same invocation
@@ -102,7 +102,7 @@ describe('failures that are not invalid output', () => {
       ['', 'limit reached'],
       ['', 'limit reached'],
     ]);
-    await supervise({ file, runAttempt, clock, ...quiet });
+    await supervise({ file, seams: { runAttempt, clock, ...quiet } });
     expect(
       events(dir)
         .filter((e) => e.type === 'limit_wait')
@@ -114,7 +114,9 @@ describe('failures that are not invalid output', () => {
     const { dir, file } = board('  max_limit_wait: 1h\n');
     const { clock, at } = fakeClock();
     const first = agents([['', 'limit reached, resets in 7200s']]);
-    const error = await supervise({ file, runAttempt: first.runAttempt, clock, ...quiet }).catch((e: unknown) => e);
+    const error = await supervise({ file, seams: { runAttempt: first.runAttempt, clock, ...quiet } }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({
       exitCode: 69,
       resetAt: new Date(at() + 7_230_000),
@@ -131,7 +133,7 @@ describe('failures that are not invalid output', () => {
     // Started again an hour and a half later: it waits the rest (within max_limit_wait), then runs.
     const later = fakeClock(at() + 5_400_000);
     const second = agents([]);
-    await supervise({ file, runAttempt: second.runAttempt, clock: later.clock, ...quiet });
+    await supervise({ file, seams: { runAttempt: second.runAttempt, clock: later.clock, ...quiet } });
     expect(second.worker).toHaveLength(1);
     expect(later.at()).toBeGreaterThanOrEqual(Date.parse('2026-11-23T20:00:00Z') + 7_230_000);
     expect(existsSync(path.join(dir, '.kanban-supervisor/waiting.json'))).toBe(false);
@@ -140,7 +142,7 @@ describe('failures that are not invalid output', () => {
   it('stops at the first attempt with exit 2 and the login hint when the login is missing, logging a halt', async () => {
     const { dir, file } = board();
     const { worker, runAttempt } = agents([['', 'fatal: not logged in']]);
-    await expect(supervise({ file, runAttempt, ...quiet })).rejects.toMatchObject({
+    await expect(supervise({ file, seams: { runAttempt, ...quiet } })).rejects.toMatchObject({
       exitCode: 2,
       message: expect.stringMatching(
         /^roles\/implementor\.md: Implementor's node cannot work until someone logs in or fixes its account: fatal: not logged in\. Run my-cli login\. Then run again/,
@@ -157,7 +159,7 @@ describe('failures that are not invalid output', () => {
     const { clock } = fakeClock();
     const overloaded: [string, string] = ['', 'service overloaded, try later'];
     const { worker, runAttempt } = agents([overloaded, overloaded, overloaded]);
-    await supervise({ file, runAttempt, clock, ...quiet });
+    await supervise({ file, seams: { runAttempt, clock, ...quiet } });
     expect(worker).toHaveLength(4); // 1 + 2 backoffs, then a format retry that succeeds
     expect(
       events(dir)

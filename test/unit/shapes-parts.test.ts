@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildInvocation } from '../../src/agent/invocation.js';
-import { tailEvents } from '../../src/events/step-history.js';
+import { tailEvents } from '../../src/history/step-history.js';
 import { eventLine } from '../../src/progress/lines.js';
 import { liveReporter } from '../../src/progress/live.js';
 import { createStyle } from '../../src/progress/style.js';

@@ -71,7 +71,7 @@ describe('failures handed to the Manager (on_exhausted: manager)', () => {
   it('gives the Manager {"status": "error"} naming the role, task, attempts and last issue; its answer is applied and the run goes on', async () => {
     const { dir, file } = board(2, '  max_retries: 1\n  on_exhausted: manager\n');
     const fake = agents({ Implementor: ['garbage', '{"status": "maybe", "message": "x"}'] });
-    const result = await supervise({ file, runAttempt: fake.runAttempt, signals: new EventEmitter() });
+    const result = await supervise({ file, seams: { runAttempt: fake.runAttempt, signals: new EventEmitter() } });
     expect(result).toMatchObject({ steps: 2, reason: 'done', current: null });
     const [first] = fake.of('Manager').map(inputOf);
     expect(first?.result).toEqual({
@@ -94,16 +94,14 @@ describe('failures handed to the Manager (on_exhausted: manager)', () => {
     await expect(
       supervise({
         file: handing.file,
-        runAttempt: agents({ Manager: ['garbage'] }).runAttempt,
-        signals: new EventEmitter(),
+        seams: { runAttempt: agents({ Manager: ['garbage'] }).runAttempt, signals: new EventEmitter() },
       }),
     ).rejects.toMatchObject({ exitCode: 3 });
     const halting = board(1, '  max_retries: 0\n');
     await expect(
       supervise({
         file: halting.file,
-        runAttempt: agents({ Implementor: ['garbage'] }).runAttempt,
-        signals: new EventEmitter(),
+        seams: { runAttempt: agents({ Implementor: ['garbage'] }).runAttempt, signals: new EventEmitter() },
       }),
     ).rejects.toMatchObject({ exitCode: 3 });
   });
@@ -112,7 +110,9 @@ describe('failures handed to the Manager (on_exhausted: manager)', () => {
     const { file } = board(1, '  max_retries: 0\n  on_exhausted: manager\n  max_steps: 3\n');
     const again = { status: 'ok', message: 'try again', next_task: 'tasks/001.md', tasks: ['tasks/001.md'] };
     const fake = agents({ Implementor: ['x', 'x', 'x', 'x'], Manager: [again, again, again, again] });
-    await expect(supervise({ file, runAttempt: fake.runAttempt, signals: new EventEmitter() })).rejects.toMatchObject({
+    await expect(
+      supervise({ file, seams: { runAttempt: fake.runAttempt, signals: new EventEmitter() } }),
+    ).rejects.toMatchObject({
       exitCode: 5,
       message: expect.stringContaining('max_steps (3)'),
     });
@@ -128,7 +128,7 @@ describe('periodic roles (supervisor.periodic)', () => {
     );
     const review = { status: 'ok', message: 'two things to tidy', findings: [{ file: 'a.ts', note: 'long' }] };
     const fake = agents({ Reviewer: [review] });
-    await supervise({ file, runAttempt: fake.runAttempt, signals: new EventEmitter() });
+    await supervise({ file, seams: { runAttempt: fake.runAttempt, signals: new EventEmitter() } });
     const steps = events(dir)
       .filter((e) => e.type === 'step_started')
       .map((e) => `${String(e.step)}:${String(e.role)}:${String(e.trigger ?? e.task)}`);
@@ -168,7 +168,11 @@ describe('periodic roles (supervisor.periodic)', () => {
   it('counts per run: a second run starts counting again, and a Manager answer other than ok after a periodic role halts with exit 4', async () => {
     const { file } = board(3, '  periodic:\n    - {role: Reviewer, every: 2}\n');
     const first = agents();
-    await supervise({ file, runAttempt: first.runAttempt, once: true, signals: new EventEmitter() });
+    await supervise({
+      file,
+      flags: { once: true },
+      seams: { runAttempt: first.runAttempt, signals: new EventEmitter() },
+    });
     const tasks = ['tasks/001.md', 'tasks/002.md', 'tasks/003.md'];
     const second = agents({
       Manager: [
@@ -182,12 +186,12 @@ describe('periodic roles (supervisor.periodic)', () => {
         },
       ],
     });
-    await expect(supervise({ file, runAttempt: second.runAttempt, signals: new EventEmitter() })).rejects.toMatchObject(
-      {
-        exitCode: 4,
-        message: expect.stringContaining("after Reviewer's periodic run: the review found a security hole"),
-      },
-    );
+    await expect(
+      supervise({ file, seams: { runAttempt: second.runAttempt, signals: new EventEmitter() } }),
+    ).rejects.toMatchObject({
+      exitCode: 4,
+      message: expect.stringContaining("after Reviewer's periodic run: the review found a security hole"),
+    });
     expect(first.of('Reviewer')).toHaveLength(0);
     expect(second.of('Reviewer')).toHaveLength(1);
     expect(inputOf(second.of('Reviewer')[0] as Invocation).done_tasks).toEqual(['tasks/002.md', 'tasks/003.md']);
@@ -200,7 +204,10 @@ describe("the Manager's history", () => {
     const limit = role(['node'], 'stdin: json\nfailures:\n  usage_limit: ["^limit reached$"]\n');
     writeFileSync(path.join(path.dirname(file), 'roles/implementor.md'), limit);
     const fake = agents({ Implementor: ['stderr:limit reached', 'garbage'], Manager: ['garbage'] });
-    await supervise({ file, runAttempt: fake.runAttempt, clock: fakeWorld().clock, signals: new EventEmitter() });
+    await supervise({
+      file,
+      seams: { runAttempt: fake.runAttempt, clock: fakeWorld().clock, signals: new EventEmitter() },
+    });
     const [one, two] = fake.of('Manager');
     expect(two).toBe(one); // the very same invocation, history included
     expect(inputOf(one as Invocation).history).toEqual([
@@ -239,11 +246,8 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
     await expect(
       supervise({
         file,
-        watch: true,
-        watcher: watch.watcher,
-        runAttempt: fake.runAttempt,
-        clock: world.clock,
-        signals,
+        flags: { watch: true },
+        seams: { watcher: watch.watcher, runAttempt: fake.runAttempt, clock: world.clock, signals },
       }),
     ).rejects.toMatchObject({ exitCode: 143 });
     expect(fake.of('Implementor').map((c) => c.task)).toEqual(['tasks/002.md']);
@@ -286,11 +290,8 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
     await expect(
       supervise({
         file,
-        watch: true,
-        watcher: watch.watcher,
-        runAttempt: fake.runAttempt,
-        clock: world.clock,
-        signals,
+        flags: { watch: true },
+        seams: { watcher: watch.watcher, runAttempt: fake.runAttempt, clock: world.clock, signals },
       }),
     ).rejects.toMatchObject({ exitCode: 130 });
     const waits = events(dir).filter((e) => ['waiting', 'edit_invalid', 'woke'].includes(String(e.type)));
@@ -324,11 +325,8 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
     await expect(
       supervise({
         file,
-        watch: true,
-        watcher: fakeWatcher().watcher,
-        runAttempt: fake.runAttempt,
-        clock: world.clock,
-        signals,
+        flags: { watch: true },
+        seams: { watcher: fakeWatcher().watcher, runAttempt: fake.runAttempt, clock: world.clock, signals },
       }),
     ).rejects.toMatchObject({ exitCode: 143 });
     const waiting = events(dir).find((e) => e.type === 'waiting');
@@ -356,11 +354,8 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
     await expect(
       supervise({
         file,
-        watch: true,
-        watcher: watch.watcher,
-        runAttempt: fake.runAttempt,
-        clock: world.clock,
-        signals,
+        flags: { watch: true },
+        seams: { watcher: watch.watcher, runAttempt: fake.runAttempt, clock: world.clock, signals },
       }),
     ).rejects.toMatchObject({ exitCode: 143 });
     expect(events(dir).filter((e) => e.type === 'waiting')).toEqual([
@@ -399,11 +394,8 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
     await expect(
       supervise({
         file,
-        watch: true,
-        watcher: watch.watcher,
-        runAttempt: fake.runAttempt,
-        clock: world.clock,
-        signals,
+        flags: { watch: true },
+        seams: { watcher: watch.watcher, runAttempt: fake.runAttempt, clock: world.clock, signals },
       }),
     ).rejects.toMatchObject({ exitCode: 143 });
     const seen = events(dir).filter((e) => ['waiting', 'edit_invalid', 'woke'].includes(String(e.type)));
@@ -421,7 +413,11 @@ describe('a resident run (--watch) through fake agents, a fake clock and a fake 
   it('refuses --watch with --once (exit 2)', async () => {
     const { file } = board(1, '  max_retries: 0\n');
     await expect(
-      supervise({ file, watch: true, once: true, runAttempt: agents().runAttempt, signals: new EventEmitter() }),
+      supervise({
+        file,
+        flags: { watch: true, once: true },
+        seams: { runAttempt: agents().runAttempt, signals: new EventEmitter() },
+      }),
     ).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--watch and --once') });
   });
 });

@@ -1,6 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
@@ -8,8 +18,11 @@ import { accountOf } from '../../src/limits/account.js';
 import { parseSharedLimit, sharedDecision, sharedLimitText } from '../../src/limits/entry.js';
 import { lookForSharedLimit, recordSharedLimit } from '../../src/limits/shared.js';
 import { limitsFolder } from '../../src/limits/store.js';
-import type { Clock } from '../../src/loop/context.js';
+import type { Clock } from '../../src/loop/world.js';
+import { status } from '../../src/commands/status.js';
+import { formatStatus } from '../../src/commands/status-text.js';
 import { supervise } from '../../src/run/supervise.js';
+import { localStamp } from '../../src/util/time.js';
 import { boardWithTasks, events, role, tempDir } from '../helpers.js';
 
 const HOME = '/home/me';
@@ -181,11 +194,13 @@ function fakeClock() {
 
 const MANAGER_DONE = JSON.stringify({ status: 'ok', message: 'all done', next_task: null, tasks: ['tasks/001.md'] });
 const FAILURES = 'failures:\n  usage_limit: ["limit reached, resets in (?<reset>\\\\d+ ?s)"]\n';
+// A CLI with an adapter (Claude Code, behind node as a launcher): its account is known, so shared.
+const CLAUDE = ['node', 'claude.mjs'];
 
-function board(settings = '') {
+function board(settings = '', command = CLAUDE) {
   const dir = boardWithTasks(
     1,
-    { 'roles/implementor.md': role(['node', 'fake-cli.mjs'], `stdin: none\n${FAILURES}`) },
+    { 'roles/implementor.md': role(command, `stdin: none\n${FAILURES}`) },
     `phase: execute\nsupervisor:\n${settings || '  max_retries: 1\n'}`,
   );
   return { dir, file: path.join(dir, 'kanban.yaml') };
@@ -215,77 +230,135 @@ function agents(clock: Clock, first?: string) {
 
 const quiet = { signals: new EventEmitter() };
 
+// Board A's supervisor learns a limit `resets` from now and stops (exit 69) rather than wait that long.
+async function learnt(resets: string, settings: string, command = CLAUDE) {
+  const a = board(settings, command);
+  const clock = fakeClock().clock;
+  const run = supervise({
+    file: a.file,
+    seams: { runAttempt: agents(clock, `limit reached, resets in ${resets}`).runAttempt, clock, ...quiet },
+  });
+  await expect(run).rejects.toMatchObject({ exitCode: 69 });
+  return a;
+}
+
 describe('supervisors of one account', () => {
   it('a second board waits, without a call, for the reset the first learnt, and says where it learnt it', async () => {
     // A learns the limit and stops (exit 69) rather than wait: its entry stays for B.
-    const a = board('  max_limit_wait: 1m\n');
+    const a = await learnt('90s', '  max_limit_wait: 1m\n');
     const b = board();
-    const first = fakeClock();
-    const aAgents = agents(first.clock, 'limit reached, resets in 90s');
-    await expect(
-      supervise({ file: a.file, runAttempt: aAgents.runAttempt, clock: first.clock, ...quiet }),
-    ).rejects.toMatchObject({ exitCode: 69 });
     const second = fakeClock();
     const bAgents = agents(second.clock);
-    await supervise({ file: b.file, runAttempt: bAgents.runAttempt, clock: second.clock, ...quiet });
+    await supervise({ file: b.file, seams: { runAttempt: bAgents.runAttempt, clock: second.clock, ...quiet } });
     expect(bAgents.calls).toEqual([START + 120_000]); // the reset plus the margin, as A waited
     const wait = events(b.dir).find((e) => e.type === 'limit_wait');
     expect(wait).toMatchObject({
       role: 'Implementor',
-      cli: 'fake-cli',
+      cli: 'claude',
       waitMs: 120_000,
       learntFrom: a.file,
       learntAt: new Date(START).toISOString(),
       resetKnown: true,
     });
     expect(String(wait?.reason)).toMatch(
-      /^not calling it: the supervisor of .* learnt at .* that this account \(fake-cli · .*\) is limited until then$/,
+      /^not calling it: the supervisor of .* learnt at .* that this account \(claude · .*\) is limited until then$/,
     );
   });
 
   it("supervisor.shared_limits names the folder instead of the user's state folder, relative to the board", async () => {
     const pool = tempDir('ks-pool-');
     // Boards are made in the temp folder too (tempDir): the pool is their sibling.
-    const a = board(`  max_limit_wait: 1m\n  shared_limits: ../${path.basename(pool)}\n`);
-    const first = fakeClock();
-    await expect(
-      supervise({
-        file: a.file,
-        runAttempt: agents(first.clock, 'limit reached, resets in 90s').runAttempt,
-        clock: first.clock,
-        ...quiet,
-      }),
-    ).rejects.toMatchObject({ exitCode: 69 });
+    await learnt('90s', `  max_limit_wait: 1m\n  shared_limits: ../${path.basename(pool)}\n`);
     expect(readdirSync(pool)).toEqual([expect.stringMatching(/^[0-9a-f]{32}\.json$/)]);
     expect(existsSync(path.join(String(process.env.XDG_STATE_HOME), 'kanban-supervisor'))).toBe(false);
   });
 
-  it('a shared limit later than max_limit_wait ends the run at once with exit 69, no call made', async () => {
-    const a = board('  max_limit_wait: 1h\n');
-    const first = fakeClock();
-    await expect(
-      supervise({
-        file: a.file,
-        runAttempt: agents(first.clock, 'limit reached, resets in 7200s').runAttempt,
-        clock: first.clock,
-        ...quiet,
-      }),
-    ).rejects.toMatchObject({ exitCode: 69 });
+  it("waits for another board's limit only as long as its own max_limit_wait, then calls the CLI itself", async () => {
+    await learnt('7200s', '  max_limit_wait: 1h\n');
     const b = board('  max_limit_wait: 1h\n');
     const second = fakeClock();
     const bAgents = agents(second.clock);
-    const error = await supervise({
-      file: b.file,
-      runAttempt: bAgents.runAttempt,
-      clock: second.clock,
-      ...quiet,
-    }).catch((e: unknown) => e);
-    expect(error).toMatchObject({
-      exitCode: 69,
-      message: expect.stringMatching(
-        /later than max_limit_wait \(1h00m\) lets this run wait\. .* Shared by another supervisor \(.*\.json\): not calling it: /,
-      ),
+    await expect(
+      supervise({ file: b.file, seams: { runAttempt: bAgents.runAttempt, clock: second.clock, ...quiet } }),
+    ).resolves.toMatchObject({ reason: 'done' });
+    expect(bAgents.calls).toEqual([START + 3_600_000]);
+    const wait = events(b.dir).find((e) => e.type === 'limit_wait');
+    expect(wait).toMatchObject({ waitMs: 3_600_000, resetKnown: true });
+    expect(String(wait?.reason)).toMatch(
+      /^not calling it until \S+, when max_limit_wait is used up: the supervisor of /,
+    );
+  });
+
+  it("keeps a command without an adapter to its board: one bash role's reset 300 days away stops no other board", async () => {
+    const bash = ['bash', 'agent.sh'];
+    await learnt(`${300 * 86_400}s`, '  max_retries: 1\n', bash);
+    expect(existsSync(path.join(String(process.env.XDG_STATE_HOME), 'kanban-supervisor'))).toBe(false);
+    const b = board('', bash);
+    const second = fakeClock();
+    const bAgents = agents(second.clock);
+    await supervise({ file: b.file, seams: { runAttempt: bAgents.runAttempt, clock: second.clock, ...quiet } });
+    expect(bAgents.calls).toEqual([START]);
+    expect(events(b.dir).filter((e) => e.type === 'limit_wait')).toEqual([]);
+  });
+
+  it('refuses a shared folder, or an entry, that others can write (exit 2, naming it and the fix)', async () => {
+    const pool = tempDir('ks-pool-');
+    chmodSync(pool, 0o777);
+    const b = board(`  shared_limits: ../${path.basename(pool)}\n`);
+    const second = fakeClock();
+    const bAgents = agents(second.clock);
+    await expect(
+      supervise({ file: b.file, seams: { runAttempt: bAgents.runAttempt, clock: second.clock, ...quiet } }),
+    ).rejects.toMatchObject({
+      exitCode: 2,
+      message: `${pool} can be written by anyone (mode 777): another user could make every supervisor of this account wait, or never wait. Make it yours alone (chmod go-w, chown), or set supervisor.shared_limits to a folder only you can write.`,
     });
     expect(bAgents.calls).toEqual([]);
+    chmodSync(pool, 0o700);
+    // Another user's folder (root's own would be trusted): only root can make one to try.
+    if (process.getuid?.() === 0) {
+      chownSync(pool, 65534, 65534);
+      await expect(
+        supervise({ file: b.file, seams: { runAttempt: bAgents.runAttempt, clock: second.clock, ...quiet } }),
+      ).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringContaining(`${pool} is owned by uid 65534, not by you`),
+      });
+      chownSync(pool, 0, 0);
+    }
+    const account = accountOf(CLAUDE, process.env, os.homedir(), b.dir);
+    writeFileSync(path.join(pool, account.file), '{}', { mode: 0o666 });
+    chmodSync(path.join(pool, account.file), 0o666);
+    await expect(
+      supervise({ file: b.file, seams: { runAttempt: bAgents.runAttempt, clock: second.clock, ...quiet } }),
+    ).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/\.json can be written by anyone \(mode 666\)/),
+    });
+  });
+
+  it('status names the board a wait was learnt from, when, the file, and how to be rid of it', async () => {
+    const a = await learnt('7200s', '  max_limit_wait: 1m\n');
+    const b = board('  max_limit_wait: 6h\n');
+    // B is stopped while it waits: waiting.json tells status what it waited for.
+    const signals = new EventEmitter();
+    const clock: Clock = { now: () => new Date(START), sleep: async () => void signals.emit('SIGTERM', 'SIGTERM') };
+    const run = supervise({ file: b.file, seams: { runAttempt: agents(clock).runAttempt, clock, signals } });
+    await expect(run).rejects.toMatchObject({ exitCode: 143 });
+    const text = formatStatus(status({ file: b.file }), new Date(START));
+    const file = String(events(b.dir).find((e) => e.type === 'limit_wait')?.sharedFile);
+    expect(file).toMatch(/\.json$/);
+    expect(text).toContain(
+      `Learnt from the supervisor of ${a.file} at ${localStamp(new Date(START).toISOString())}, in ${file}: if the account is no longer limited, remove that file`,
+    );
+    // The next run does not take that wait over as its own: it looks at the shared entry again.
+    const again = fakeClock();
+    await supervise({
+      file: b.file,
+      seams: { runAttempt: agents(again.clock).runAttempt, clock: again.clock, ...quiet },
+    });
+    const waits = events(b.dir).filter((e) => e.type === 'limit_wait');
+    expect(waits).toHaveLength(2);
+    expect(waits[1]).toMatchObject({ learntFrom: a.file, sharedFile: file });
   });
 });

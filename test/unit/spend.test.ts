@@ -26,7 +26,7 @@ describe('the budget is checked between steps: a reply paid for always reaches t
         priced(0.6, '{"status": "ok", "message": "task 2 done"}'),
       ],
     });
-    const error = await supervise({ file, runAttempt: fake.runAttempt, ...quiet }).catch((e: unknown) => e);
+    const error = await supervise({ file, seams: { runAttempt: fake.runAttempt, ...quiet } }).catch((e: unknown) => e);
     expect(error).toMatchObject({
       exitCode: 5,
       message: expect.stringMatching(
@@ -49,7 +49,9 @@ describe('the budget is checked between steps: a reply paid for always reaches t
     const { dir, file } = board(5, '  max_cost_usd: 1\n');
     const negativeTokens = priced(0).replace('"output_tokens": 200', '"output_tokens": -5000');
     const fake = fakeAgents({ Implementor: [priced(-5), negativeTokens, priced(0.6), priced(0.6)] });
-    await expect(supervise({ file, runAttempt: fake.runAttempt, ...quiet })).rejects.toMatchObject({ exitCode: 5 });
+    await expect(supervise({ file, seams: { runAttempt: fake.runAttempt, ...quiet } })).rejects.toMatchObject({
+      exitCode: 5,
+    });
     expect(fake.of('Implementor')).toHaveLength(4);
     const finished = events(dir).filter((e) => e.type === 'attempt_finished' && e.role === 'Implementor');
     expect(finished.map((e) => e.usageIgnored)).toEqual([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RunTally } from '../../src/loop/tally.js';
+import { StepNumbers } from '../../src/loop/loop.js';
+import { RunTally } from '../../src/periodic/tally.js';
 
 describe('the periodic count of a run', () => {
   it('makes a role with every: 2 due after the 2nd, 4th and 6th completed steps of six, with the tasks done since its last run', () => {
@@ -37,7 +38,7 @@ describe('the periodic count of a run', () => {
   });
 
   it('numbers task steps and periodic steps in one sequence', () => {
-    const tally = new RunTally();
+    const tally = new StepNumbers();
     expect([tally.nextStep(), tally.nextStep(), tally.nextStep()]).toEqual([1, 2, 3]);
   });
 });

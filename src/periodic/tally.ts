@@ -1,19 +1,13 @@
 import type { PeriodicRole } from '../board/settings.js';
 
 /**
- * What a run has done so far, kept across the passes of a resident run (--watch): the number of
- * the last step, how many steps completed, and for each periodic role the tasks completed since
- * it last ran. Counted per run: a new run (a restart) starts again from zero.
+ * What a run has completed, kept across the passes of a resident run (--watch): how many steps,
+ * and for each periodic role the tasks completed since it last ran. Counted per run: a new run
+ * (a restart) starts again from zero.
  */
 export class RunTally {
-  private step = 0;
   private completed = 0;
   private readonly unseen = new Map<string, string[]>();
-
-  /** The number of the next step: task steps and periodic roles' steps share one sequence. */
-  nextStep(): number {
-    return ++this.step;
-  }
 
   /**
    * Count a completed step (its worker and its Manager ran, the answer was ok) on `task`, and

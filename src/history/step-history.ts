@@ -1,8 +1,8 @@
 import { shorten } from '../util/text.js';
-import { foldRuns } from './fold.js';
-import { parseEvents } from './parse.js';
-import { NewestFirst, withStore } from './store.js';
-import type { SupervisorEvent } from './types.js';
+import { foldRuns } from '../events/fold.js';
+import { parseEvents } from '../events/parse.js';
+import { NewestFirst, withStore } from '../events/store.js';
+import type { SupervisorEvent } from '../events/types.js';
 
 /**
  * One step as the Manager's `history` input shows it (snake_case, like the other inputs). The
@@ -55,10 +55,10 @@ export class StepHistory {
   /** The events held, oldest first, cut before a step_started: the first group may hold no step. */
   private readonly groups: SupervisorEvent[][] = [[]];
 
-  /** Start from the steps already in the board's event log. */
-  static fromBoard(boardDir: string): StepHistory {
+  /** Start from the steps already in the board's event log, but those of the run `except`. */
+  static fromBoard(boardDir: string, except: string): StepHistory {
     const history = new StepHistory();
-    for (const event of tailEvents(boardDir)) history.record(event);
+    for (const event of tailEvents(boardDir)) if (event.run !== except) history.record(event);
     return history;
   }
 

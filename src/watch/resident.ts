@@ -1,15 +1,14 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
-import { BoardReadError } from '../../board/board-file.js';
-import { formatProblem, readBoard, type Problem } from '../../board/read.js';
-import { checkBoard } from '../../board/check.js';
-import type { RunContext } from '../../loop/context.js';
-import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../../errors.js';
-import { waitingFile, type Waiting } from '../../log/waiting.js';
-import { idleStop } from '../stop.js';
-import { recordStop, superviseBoard } from '../../loop/loop.js';
-import { resolveSettings, type Settings } from '../../board/settings.js';
-import { RunTally } from '../../loop/tally.js';
+import { BoardReadError } from '../board/board-file.js';
+import { checkBoard } from '../board/check.js';
+import { formatProblem, type Problem } from '../board/read.js';
+import { resolveSettings, type Settings } from '../board/settings.js';
+import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
+import { waitingFile, type Waiting } from '../log/waiting.js';
+import type { LoopEnd, RunContext } from '../loop/context.js';
+import { recordStop } from '../loop/loop.js';
+import { idleStop } from '../loop/stopper.js';
 import { rebase, snapshot, watchSet } from './files.js';
 import { waitForChange, type WatchVia } from './wait.js';
 import type { DirWatcher } from './watcher.js';
@@ -17,8 +16,8 @@ import type { DirWatcher } from './watcher.js';
 /** What a resident run needs besides its context: the folder watcher (fs.watch, or a test's). */
 export interface ResidentDeps {
   watcher: DirWatcher;
-  /** How long the files must be quiet before a change is acted on (default 500 ms). */
-  debounceMs?: number;
+  /** How long the files must be quiet before a change is acted on. */
+  debounceMs: number;
 }
 
 /** Where a pass of the loop ended: what a run without --watch would have ended with. */
@@ -39,55 +38,48 @@ const WAITABLE: readonly number[] = [
   ExitCode.guard,
   ExitCode.limitWait,
 ];
-const DEBOUNCE_MS = 500;
 
 /**
- * `--watch` (SPEC §5b): run the board as a run does; where that run would end — done, halted
- * for a person, retries exhausted, a guard or budget stop, a login missing, a usage limit past
- * max_limit_wait — hold the lock, say what it waits for, and carry on from the board as it is
- * once a person's edit of kanban.yaml, a task or a role file validates. Returns only by throwing:
- * the stop's reason (130 / 143 / 75) or an error no edit can help. See README.md here.
+ * Where the loop ended, if an edit can change that (see README.md here): hold the lock, say what
+ * the run waits for, and return once a person's edit of kanban.yaml, a task or a role file
+ * validates (or a usage limit's reset comes): 'again'. Otherwise undefined: the run ends so.
  */
-export async function residentRun(ctx: RunContext, deps: ResidentDeps): Promise<never> {
-  const tally = new RunTally();
-  for (;;) {
-    const ended = await pass(ctx, tally);
-    try {
-      await waitForEdit(ctx, deps, ended);
-    } catch (error) {
-      idleStop(error, ended.until ? "an edit of the board or the usage limit's reset" : 'an edit of the board');
-      recordStop(ctx, error, 0);
-      throw error;
-    } finally {
-      waitingFile.clear(ctx.dir); // never throws: a folder in its place is left for the person
-    }
+export async function waitForPerson(end: LoopEnd, deps: ResidentDeps): Promise<'again' | undefined> {
+  const { ctx } = end;
+  const ended = passEnd(ctx, end);
+  if (!ended) return undefined;
+  try {
+    await waitForEdit(ctx, deps, ended);
+  } catch (error) {
+    idleStop(error, ended.until ? "an edit of the board or the usage limit's reset" : 'an edit of the board');
+    recordStop(ctx, error, 0);
+    throw error;
+  } finally {
+    waitingFile.clear(ctx.board.dir); // never throws: a folder in its place is left for the person
   }
+  return 'again';
 }
 
-// Run the loop until it would end, and say how it would have.
-async function pass(ctx: RunContext, tally: RunTally): Promise<PassEnd> {
-  try {
-    await superviseBoard(ctx, tally);
-    return { outcome: 'done', exitCode: 0, reason: doneReason(ctx.file) };
-  } catch (error) {
-    if (ctx.stop.interrupt.aborted || !(error instanceof SupervisorError) || !WAITABLE.includes(error.exitCode))
-      throw error;
-    const until = error instanceof LimitWaitError && error.resetAt ? { until: error.resetAt } : {};
-    return {
-      outcome: outcomeKind(error.exitCode),
-      exitCode: error.exitCode,
-      reason: error.message.replace(/\s*\n\s*/g, ' '),
-      ...until,
-    };
-  }
+// What a run without --watch would have ended with, if an edit can change it.
+function passEnd(ctx: RunContext, end: LoopEnd): PassEnd | undefined {
+  if (!('error' in end)) return { outcome: 'done', exitCode: 0, reason: doneReason(ctx) };
+  const { error } = end;
+  if (ctx.world.stop.interrupt.aborted || !(error instanceof SupervisorError) || !WAITABLE.includes(error.exitCode))
+    return undefined;
+  return {
+    outcome: outcomeKind(error.exitCode),
+    exitCode: error.exitCode,
+    reason: error.message.replace(/\s*\n\s*/g, ' '),
+    ...(error instanceof LimitWaitError && error.resetAt && { until: error.resetAt }),
+  };
 }
 
 // Wait for an edit that validates (or a usage limit's reset), reporting each one that does not.
 async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd): Promise<void> {
-  const since = ctx.clock.now();
-  const at = (relative: string) => path.join(ctx.dir, relative);
-  let set = watchSet(ctx.file);
-  let baseline = snapshot(ctx.dir, set.files);
+  const since = ctx.world.clock.now();
+  const at = (relative: string) => path.join(ctx.board.dir, relative);
+  let set = watchSet(ctx.board.file);
+  let baseline = snapshot(ctx.board.dir, set.files);
   const waiting = {
     for: 'board_change' as const,
     reason: ended.reason,
@@ -110,13 +102,13 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
     const settings = currentSettings(ctx);
     const wake = await waitForChange(
       {
-        clock: ctx.clock,
-        stop: ctx.stop.interrupt,
+        clock: ctx.world.clock,
+        stop: ctx.world.stop.interrupt,
         watcher: deps.watcher,
         set,
         at,
-        snapshot: (files, previous) => snapshot(ctx.dir, files, previous),
-        debounceMs: deps.debounceMs ?? DEBOUNCE_MS,
+        snapshot: (files, previous) => snapshot(ctx.board.dir, files, previous),
+        debounceMs: deps.debounceMs,
         pollMs: settings.watchPollMs,
         ...(ended.until && { until: ended.until.getTime() }),
         onWatching,
@@ -137,11 +129,11 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
         problems: problem.count,
       });
       // The edit may list other tasks: watch what the board names now.
-      set = watchSet(ctx.file);
-      baseline = rebase(ctx.dir, set.files, baseline);
+      set = watchSet(ctx.board.file);
+      baseline = rebase(ctx.board.dir, set.files, baseline);
       continue;
     }
-    ctx.events.emit('woke', { by: wake.by, files, waitedMs: ctx.clock.now().getTime() - since.getTime() });
+    ctx.events.emit('woke', { by: wake.by, files, waitedMs: ctx.world.clock.now().getTime() - since.getTime() });
     return;
   }
 }
@@ -152,13 +144,13 @@ function stateTeller(ctx: RunContext): (waiting: Waiting) => void {
   let warned = false;
   return (waiting) => {
     try {
-      waitingFile.write(ctx.dir, waiting);
+      waitingFile.write(ctx.board.dir, waiting);
     } catch (error) {
       if (!(error instanceof SupervisorError) || warned) return;
       warned = true;
       ctx.events.emit('warning', {
         file: waitingFile.name,
-        message: `${inPlace(path.join(ctx.dir, waitingFile.name)) ?? error.message.replace(/\s*\n\s*/g, ' ')}: remove it, so that \`status\` can tell what this run waits for. Still waiting`,
+        message: `${inPlace(path.join(ctx.board.dir, waitingFile.name)) ?? error.message.replace(/\s*\n\s*/g, ' ')}: remove it, so that \`status\` can tell what this run waits for. Still waiting`,
       });
     }
   };
@@ -176,7 +168,7 @@ function inPlace(file: string): string | undefined {
   }
 }
 
-// What `validate` would say first, and how many problems it found; or the budget still reached.
+// What `validate` would say first, and how many problems it found; or a stop before the next step (the budget).
 // A board moved away (an editor's save, a `git checkout`) is such a problem: put back, it is read again.
 function firstProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
   try {
@@ -187,29 +179,21 @@ function firstProblem(ctx: RunContext): { problem: Problem; count: number } | un
       error.code === 'ENOENT'
         ? 'no such file: it was moved or deleted. Put it back; the run carries on once it validates.'
         : error.message.replace(`${error.file}: `, '');
-    return { problem: { file: path.basename(ctx.file), message: why }, count: 1 };
+    return { problem: { file: path.basename(ctx.board.file), message: why }, count: 1 };
   }
 }
 
 function boardProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
-  const { problems } = checkBoard({ file: ctx.file, env: ctx.env });
+  const { problems } = checkBoard({ file: ctx.board.file, env: ctx.world.env });
   if (problems.length) return { problem: problems[0] as Problem, count: problems.length };
-  const budget = ctx.spend.reached(resolveSettings(readBoard(ctx.file).settings, ctx.flags));
-  // Carrying on would stop again after the next attempt, having spent more.
-  if (budget)
-    return {
-      problem: {
-        file: path.basename(ctx.file),
-        message: `this run has already reached ${budget}; raise it to carry on (a --max-cost given on the command line cannot be raised by an edit: restart the run).`,
-      },
-      count: 1,
-    };
-  return undefined;
+  const board = ctx.board.read();
+  const stop = ctx.capabilities.beforeStep(board, resolveSettings(board.settings, ctx.flags));
+  return stop && { problem: { file: path.basename(ctx.board.file), message: stop.edit }, count: 1 };
 }
 
-function doneReason(file: string): string {
+function doneReason(ctx: RunContext): string {
   try {
-    const board = readBoard(file);
+    const board = ctx.board.read();
     return board.current === null
       ? 'the board has no next task'
       : `phase is complete, so ${board.current} (current) is not run`;
@@ -221,7 +205,7 @@ function doneReason(file: string): string {
 // The settings as far as the board can be read now (an edit may have broken it meanwhile).
 function currentSettings(ctx: RunContext): Settings {
   try {
-    return resolveSettings(readBoard(ctx.file).settings, ctx.flags);
+    return resolveSettings(ctx.board.read().settings, ctx.flags);
   } catch (error) {
     if (!(error instanceof SupervisorError)) throw error;
     return resolveSettings({}, ctx.flags);

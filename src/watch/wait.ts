@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Clock } from '../../loop/context.js';
+import type { Clock } from '../loop/world.js';
 import { changedFiles, type Snapshot, type WatchSet } from './files.js';
 import type { DirWatcher } from './watcher.js';
 

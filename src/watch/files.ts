@@ -10,8 +10,8 @@ import {
   type BigIntStats,
 } from 'node:fs';
 import path from 'node:path';
-import { resolveAllInBoard } from '../../board/paths.js';
-import { parseYaml } from '../../board/yaml.js';
+import { resolveAllInBoard } from '../board/paths.js';
+import { parseYaml } from '../board/yaml.js';
 
 /** What a resident supervisor watches: files and the folders that hold them, board-relative. */
 export interface WatchSet {

@@ -1,0 +1,22 @@
+import { InputError } from '../errors.js';
+import type { Capability, OpenCapability } from '../loop/context.js';
+
+/**
+ * A missing or rejected login (SPEC §4b): no retry can help, so the run stops for a person at
+ * once (exit 2), one Halt entry in the Supervisor Log saying what to do.
+ */
+export const login: OpenCapability = (): Capability => ({
+  async afterFailure({ ctx, failure, invocation, logTask }) {
+    if (failure.kind !== 'login') return undefined;
+    ctx.world.log({
+      kind: 'Halt',
+      agent: invocation.role,
+      task: logTask,
+      issue: `Login missing or rejected (${failure.cli}): ${failure.detail}`,
+      action: `Halting for a person: ${failure.hint}`,
+    });
+    throw new InputError(
+      `${invocation.roleFile}: ${invocation.role}'s ${failure.cli} cannot work until someone logs in or fixes its account: ${failure.detail}. ${failure.hint} Then run again to resume at this task.`,
+    );
+  },
+});
