@@ -149,7 +149,7 @@ describe('exhausted retries handed to the Manager (on_exhausted: manager)', () =
     expect(first?.result).toEqual({
       status: 'error',
       message:
-        'Implementor gave no valid reply for tasks/001.md in 2 attempts: printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block and the last JSON line)',
+        'Implementor gave no valid reply for tasks/001.md in 2 attempts: printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block, the last JSON line and every balanced object)',
     });
     expect(second).toMatchObject({ done_task: 'tasks/002.md', result: { status: 'ok', message: 'done' } });
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
@@ -194,7 +194,7 @@ describe("the Manager's history", () => {
       message: 'wrote the parser',
       attempts: 2,
       invalid: [
-        'printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block and the last JSON line)',
+        'printed no JSON reply object (tried the whole stdout, known agent wrappers, the last ```json block, the last JSON line and every balanced object)',
       ],
       limit_waits: 0,
     };

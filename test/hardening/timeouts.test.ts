@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { boardWithTasks, events, fixtureRole, read, runCli } from '../helpers.js';
@@ -123,9 +124,18 @@ describe('timeouts and process groups', () => {
     for (const { dir } of runs.slice(0, 3)) expect(finished(dir)[0]).toMatchObject({ end: 'timeout' });
   });
 
-  it('treats a timeout longer than a timer can hold (1000h) as very long, not as already over', async () => {
-    const { dir, result } = await runBoard('chatty-then-reply.mjs', ['400'], 'timeout: 1000h\n');
+  it('treats the longest timeout a timer can hold (24d) as very long, not as already over', async () => {
+    const { dir, result } = await runBoard('chatty-then-reply.mjs', ['400'], 'timeout: 24d\n');
     expect(result.exitCode).toBe(0);
     expect(finished(dir)[0]).toMatchObject({ end: 'exited', valid: true });
+  });
+
+  it('refuses a timeout longer than a timer can hold (1000h) with the range, before any agent runs', async () => {
+    const { dir, result } = await runBoard('chatty-then-reply.mjs', ['400'], 'timeout: 1000h\n');
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(
+      /roles\/implementor\.md:\d+: .*timeout must be a duration from 1ms to 24d \(got "1000h"\)/,
+    );
+    expect(existsSync(path.join(dir, '.kanban-supervisor'))).toBe(false); // nothing ran, nothing was written
   });
 });
