@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { realBoardPath } from '../board/locate.js';
 import { readBoard, type Board } from '../board/read.js';
 import { SupervisorError } from '../errors.js';
 import { ownerState, probePid, selfIdentity } from '../lock/identity.js';
-import { lockPath, readLockOwner } from '../lock/lock.js';
+import { lockPath, readLockOwner, STALE_MS, UNSEEN_STALE_MS } from '../lock/lock.js';
 import { isAlive } from '../util/process.js';
 import { readLatest, type HistoryWindow, type LatestRun } from '../events/latest.js';
 import type { AttemptRecord, RunEnd } from '../events/records.js';
@@ -36,8 +36,14 @@ export type LastRun = LatestRun & {
 export type LockStatus =
   | { state: 'free' }
   | { state: 'running'; pid: number; host: string; since: string }
-  | { state: 'stale'; pid: number; host: string; since: string }
-  | { state: 'unknown'; pid?: number; host?: string; since?: string };
+  /**
+   * Held by a supervisor whose process cannot be looked up from here (another container of this
+   * kernel, or another host) and refreshed `refreshedMs` ago: running there, as the next run judges it.
+   */
+  | { state: 'elsewhere'; pid: number; host: string; since: string; where: 'container' | 'host'; refreshedMs: number }
+  | { state: 'stale'; pid: number; host: string; since: string; silentMs?: number }
+  /** Locked, the owner not recorded (yet). */
+  | { state: 'unknown' };
 
 /** Everything `status` shows. */
 export interface StatusReport {
@@ -117,14 +123,27 @@ function taskFacts(board: Board, task: string, where?: BoardFile): Pick<TaskStat
 }
 
 /** Who holds the lock: the lock folder proper-lockfile made, and the owner record beside it. */
-export function lockStatus(file: string): LockStatus {
+export function lockStatus(file: string, now = Date.now()): LockStatus {
   const stateDir = path.join(path.dirname(file), '.kanban-supervisor');
   const owner = readLockOwner(stateDir);
-  if (!existsSync(lockPath(stateDir))) return { state: 'free' };
+  const refreshed = mtimeOf(lockPath(stateDir));
+  if (refreshed === undefined) return { state: 'free' };
   if (!owner) return { state: 'unknown' };
   const who = { pid: owner.pid, host: owner.host, since: owner.since };
   // Judged as the next run's lock would judge it: by process identity, not by pid alone (lock/identity.ts).
   const state = ownerState(owner, selfIdentity(), probePid);
   if (state === 'alive') return { state: 'running', ...who };
-  return state === 'dead' ? { state: 'stale', ...who } : { state: 'unknown', ...who };
+  if (state === 'dead') return { state: 'stale', ...who };
+  // Its pid means nothing here: the lock's refreshes (every 2 s while it runs) tell, as they tell the next run.
+  const silentMs = Math.max(0, now - refreshed);
+  if (silentMs > (state === 'unseen' ? UNSEEN_STALE_MS : STALE_MS)) return { state: 'stale', ...who, silentMs };
+  return { state: 'elsewhere', ...who, where: state === 'unseen' ? 'container' : 'host', refreshedMs: silentMs };
+}
+
+function mtimeOf(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
 }
