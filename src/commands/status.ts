@@ -13,6 +13,7 @@ import { waitingFile, type Waiting } from '../log/waiting.js';
 import { determineRole } from '../board/determine-role.js';
 import { readTaskMeta } from '../board/task.js';
 import { resolveAllInBoard, type BoardFile } from '../board/paths.js';
+import type { TaskFacts } from '../report/board-view.js';
 
 /** One task of the board at a glance. */
 export interface TaskStatus {
@@ -71,13 +72,10 @@ export interface StatusReport {
 export function status(options: { file: string; windowBytes?: number }): StatusReport {
   const file = realBoardPath(options.file);
   const board = readBoard(file);
-  const listed =
-    board.current !== null && !board.tasks.includes(board.current) ? [...board.tasks, board.current] : board.tasks;
+  const listed = boardTasks(board);
   // The task files before the history: reading them churns memory, and doing it before the
   // history's records are held keeps the peak lower (10,000 tasks: ~160 MB -> ~135 MB).
-  // Their paths checked at once: a folder of thousands of tasks is listed, not resolved a path at a time.
-  const paths = resolveAllInBoard(board.dir, listed);
-  const facts = listed.map((task, i) => ({ task, ...taskFacts(board, task, paths[i]) }));
+  const facts = readTaskFacts(board, listed).map(({ status: _status, ...rest }) => rest);
   const spend: LastRun['spend'] = { total: emptySpend(), byRole: {}, byTask: {} };
   const latest = readLatest(board.dir, listed, {
     windowBytes: options.windowBytes,
@@ -111,11 +109,29 @@ function addSpend(spend: LastRun['spend'], { role, task, finished }: AttemptReco
   addUsage((spend.byTask[task] ??= emptySpend()), finished.usage);
 }
 
-// What the task's file says: the role that runs it and its title, or why it cannot be read.
-function taskFacts(board: Board, task: string, where?: BoardFile): Pick<TaskStatus, 'role' | 'title' | 'problem'> {
+/** The board's tasks: its list, and `current` when the list lacks it. */
+export function boardTasks(board: Board): string[] {
+  return board.current !== null && !board.tasks.includes(board.current) ? [...board.tasks, board.current] : board.tasks;
+}
+
+/**
+ * What each task's file says: the role that runs it, its title and front-matter status, or why it
+ * cannot be read. Their paths checked at once: a folder of thousands of tasks is listed, not
+ * resolved a path at a time.
+ */
+export function readTaskFacts(board: Board, tasks: readonly string[]): TaskFacts[] {
+  const paths = resolveAllInBoard(board.dir, tasks);
+  return tasks.map((task, i) => ({ task, ...taskFacts(board, task, paths[i]) }));
+}
+
+function taskFacts(board: Board, task: string, where?: BoardFile): Omit<TaskFacts, 'task'> {
   try {
     const meta = readTaskMeta(board.dir, task, where);
-    return { role: determineRole(board, meta), ...(typeof meta.title === 'string' && { title: meta.title }) };
+    return {
+      role: determineRole(board, meta),
+      ...(typeof meta.title === 'string' && { title: meta.title }),
+      ...(typeof meta.status === 'string' && { status: meta.status }),
+    };
   } catch (error) {
     if (!(error instanceof SupervisorError)) throw error;
     return { role: null, problem: error.message };
