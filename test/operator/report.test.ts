@@ -3,7 +3,7 @@ import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { boardWithTasks, CLI, events, findChromium, fixtureRole, read, role, runCli, tempDir } from '../helpers.js';
@@ -41,6 +41,17 @@ async function withBrowser(use: (browser: BrowserContext) => Promise<void>): Pro
 function replyingWorker(replies: Record<string, { status: string; message: string }>, delayMs = 0): string {
   const code = `const r = ${JSON.stringify(replies)}[process.env.KANBAN_TASK_FILE] ?? { status: 'ok', message: 'done' }; setTimeout(() => console.log(JSON.stringify(r)), ${delayMs});`;
   return role(['node', '-e', code]);
+}
+
+/** The address `report --watch` prints; it fails if the command ends first. */
+function servedAt(server: ResultPromise): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    server.stdout?.on('data', (chunk: Buffer) => {
+      const found = /http:\/\/127\.0\.0\.1:\d+\/\S+\//.exec(chunk.toString())?.[0];
+      if (found) resolve(found);
+    });
+    void server.then((ended) => reject(new Error(`report --watch ended before serving: ${String(ended.stderr)}`)));
+  });
 }
 
 /** What a page shows in each column, by task. */
@@ -205,13 +216,7 @@ describe('report', () => {
     const dir = boardWithTasks(2, { 'roles/implementor.md': replyingWorker({}, 1500) });
     const server = execa('node', [CLI, 'report', '--watch'], { cwd: dir, reject: false, env: { NO_COLOR: '1' } });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        server.stdout?.on('data', (chunk: Buffer) => {
-          const found = /http:\/\/127\.0\.0\.1:\d+\/\S+\//.exec(chunk.toString())?.[0];
-          if (found) resolve(found);
-        });
-        void server.then(() => reject(new Error('report --watch ended before serving')));
-      });
+      const url = await servedAt(server);
       await withBrowser(async (browser) => {
         const tab = await browser.newPage();
         const problems: string[] = [];
@@ -271,12 +276,7 @@ describe('report', () => {
     symlinkSync('/etc/passwd', path.join(dir, path.dirname(output), 'planted.out'));
     const server = execa('node', [CLI, 'report', '--watch', '--port', '0'], { cwd: dir, reject: false });
     try {
-      const url = await new Promise<URL>((resolve) =>
-        server.stdout?.on('data', (chunk: Buffer) => {
-          const found = /http:\/\/127\.0\.0\.1:\d+\/\S+\//.exec(chunk.toString())?.[0];
-          if (found) resolve(new URL(found));
-        }),
-      );
+      const url = new URL(await servedAt(server));
       const get = (where: string, host = url.host) =>
         new Promise<{ status: number; type: string; body: string; policy: string }>((resolve, reject) => {
           const request = httpGet({ host: url.hostname, port: url.port, path: where, headers: { host } }, (answer) => {

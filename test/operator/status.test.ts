@@ -164,8 +164,9 @@ describe('status', () => {
     'from a second container, tells a run in another pid namespace as running there, not as killed; once killed, as left',
     async () => {
       const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', 'hang']) });
-      // The supervisor as pid 1 of a pid namespace of its own, as a container runs it.
-      const other = execa('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, CLI, 'kanban.yaml'], {
+      // The supervisor as pid 1 of a pid namespace of its own, as a container runs it (killed with unshare).
+      const args = ['--pid', '--fork', '--kill-child=SIGKILL', '--mount-proc', process.execPath, CLI, 'kanban.yaml'];
+      const other = execa('unshare', args, {
         cwd: dir,
         reject: false,
         env: { NO_COLOR: '1' },
