@@ -40,9 +40,11 @@ const TITLES = [
 const WORKER = `import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 const task = process.env.KANBAN_TASK_FILE;
 const n = Number(/(\\d+)/.exec(task)[1]);
-const seen = existsSync('tries.log') ? readFileSync('tries.log', 'utf8').split('\\n').filter((t) => t === task).length : 0;
+const tries = existsSync('tries.log') ? readFileSync('tries.log', 'utf8').split('\\n') : [];
+const seen = tries.filter((t) => t === task).length;
 appendFileSync('tries.log', task + '\\n');
-const reply = (status, message) => setTimeout(() => console.log(JSON.stringify({ status, message })), 150 + (n % 5) * 120);
+const reply = (status, message) =>
+  setTimeout(() => console.log(JSON.stringify({ status, message })), 150 + (n % 5) * 120);
 if (n === 4 && seen === 0) console.log('Sure! I validated the payloads.');
 else if (n === 7 && seen === 0) setInterval(() => {}, 1000);
 else if (n === 12) reply('blocked', 'Kafka or RabbitMQ? The task does not say; add a line DECISION: <name> to it.');
@@ -55,10 +57,13 @@ try {
   if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run npm run build first.');
   const tasks = TITLES.map((_, i) => `tasks/${String(i + 1).padStart(3, '0')}.md`);
   const files = {
-    'kanban.yaml': `phase: execute\ncurrent: ${tasks[0]}\ntasks:\n${tasks.map((t) => `  - ${t}`).join('\n')}\nsupervisor:\n  kill_grace: 1s\n`,
+    'kanban.yaml':
+      `phase: execute\ncurrent: ${tasks[0]}\ntasks:\n${tasks.map((t) => `  - ${t}\n`).join('')}` +
+      'supervisor:\n  kill_grace: 1s\n',
     'worker.mjs': WORKER,
     'roles/implementor.md': '---\ncommand: [node, worker.mjs]\nstdin: none\ntimeout: 2s\n---\nDo {{task_file}}.\n',
-    'roles/manager.md': "---\ncommand: [node, '{{agents}}/sequential-manager.js']\nstdin: json\n---\nPick the next task.\n",
+    'roles/manager.md':
+      "---\ncommand: [node, '{{agents}}/sequential-manager.js']\nstdin: json\n---\nPick the next task.\n",
     ...Object.fromEntries(tasks.map((t, i) => [t, `---\ntitle: ${TITLES[i]}\n---\n${TITLES[i]}.\n`])),
   };
   for (const [name, text] of Object.entries(files)) {
@@ -67,7 +72,8 @@ try {
   }
   const cli = (...args) => {
     try {
-      execFileSync(process.execPath, [CLI, ...args], { cwd: dir, stdio: 'ignore', env: { ...process.env, NO_COLOR: '1' } });
+      const env = { ...process.env, NO_COLOR: '1' };
+      execFileSync(process.execPath, [CLI, ...args], { cwd: dir, stdio: 'ignore', env });
     } catch (error) {
       if (error.status !== 4) throw error; // the Manager halts at task 12, as planned
     }
@@ -78,8 +84,8 @@ try {
   writeFileSync(path.join(dir, 'kanban.yaml'), board.replace(`current: ${tasks[11]}`, `current: ${tasks[12]}`));
   cli('report', 'kanban.yaml');
 
-  const executablePath =
-    process.env.CHROMIUM ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(existsSync);
+  const places = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  const executablePath = process.env.CHROMIUM ?? places.find((place) => existsSync(place));
   if (!executablePath) throw new Error('No Chromium found: set CHROMIUM=/path/to/chrome.');
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath,
@@ -91,7 +97,10 @@ try {
     const tab = await browser.newPage();
     await tab.goto(`file://${path.join(dir, '.kanban-supervisor', 'report.html')}`, { waitUntil: 'load' });
     // The board, the totals and the run's timeline: the morning read's first screen and a half.
-    const end = await tab.locator('section.run').first().evaluate((run) => run.getBoundingClientRect().bottom);
+    const end = await tab
+      .locator('section.run')
+      .first()
+      .evaluate((run) => run.getBoundingClientRect().bottom);
     mkdirSync(path.dirname(OUT), { recursive: true });
     await tab.screenshot({ path: OUT, clip: { x: 0, y: 0, width: 1440, height: Math.ceil(end) + 16 }, fullPage: true });
   } finally {

@@ -17,7 +17,7 @@ import { runnable } from '../util/self-command.js';
 import { parseDuration } from '../util/duration.js';
 import { missingRoleHint, roleLookalikes, sameRole } from './role-names.js';
 import { roleWarnings } from './role-warnings.js';
-import { toRunMore } from './hints.js';
+import { finishedNote } from './hints.js';
 import { unlistedTasksWarning } from './unlisted-tasks.js';
 import { fieldWords } from './words.js';
 import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
@@ -178,10 +178,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   }
   for (const variable of unsetNotifyVariables(state.settings.notify, env))
     warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
-  const unlisted = unlistedTasksWarning(
-    dir,
-    listed.map(({ task }) => task),
-  );
+  const unlisted = unlistedTasksWarning(dir, [...state.tasks, ...(state.current === null ? [] : [state.current])]);
   if (unlisted) warnings.push({ file: name, line: at('/tasks'), message: unlisted });
   if (state.phase === 'complete' && state.current !== null) {
     warnings.push({
@@ -196,9 +193,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     file,
     problems: ordered(dedupe(problems), [name, ...seen]),
     warnings,
-    ...(finished && {
-      note: `current is null${state.phase === 'complete' ? ' and phase is complete' : ''}, so a run stops at once. ${toRunMore({ current: null, phase: state.phase ?? null }, name)}`,
-    }),
+    ...(finished && { note: finishedNote(state.phase ?? null, name) }),
     tasks: seen.size,
     roles: [...needs.keys()],
   };

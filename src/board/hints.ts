@@ -9,9 +9,21 @@ export const RUN_A_TASK = 'To run a task, set `current:` in kanban.yaml to its p
 export function toRunMore(board: { current: string | null; phase?: string | null }, name = 'kanban.yaml'): string {
   const complete = board.phase === 'complete';
   if (board.current === null && complete)
-    return `To run more, change both in ${name}: set \`current:\` to the task to run (one of tasks), and \`phase: complete\` to another phase (e.g. \`phase: execute\`).`;
+    return (
+      `To run more, change both in ${name}: set \`current:\` to the task to run (one of tasks), ` +
+      'and `phase: complete` to another phase (e.g. `phase: execute`).'
+    );
   if (board.current === null) return RUN_A_TASK.replace('kanban.yaml', name);
   if (complete)
-    return `To run ${board.current}, set \`phase:\` in ${name} to another value (e.g. \`phase: execute\`); if the work is done, set \`current: null\`.`;
+    return (
+      `To run ${board.current}, set \`phase:\` in ${name} to another value (e.g. \`phase: execute\`); ` +
+      'if the work is done, set `current: null`.'
+    );
   return '';
+}
+
+/** What validate's OK line adds on a board whose current is null: what to change to run more. */
+export function finishedNote(phase: string | null, name: string): string {
+  const complete = phase === 'complete' ? ' and phase is complete' : '';
+  return `current is null${complete}, so a run stops at once. ${toRunMore({ current: null, phase }, name)}`;
 }

@@ -22,9 +22,16 @@ export function unlistedTasksWarning(boardDir: string, listed: readonly string[]
   const [first] = unlisted;
   if (first === undefined) return undefined;
   if (unlisted.length === 1)
-    return `${first} is a task file not listed in tasks:, so no run reaches it (the Manager picks only from tasks:). List it under tasks: ("  - ${first}"), or move it out of ${path.posix.dirname(first)}/ if it is no task.`;
+    return (
+      `${first} is a task file not listed in tasks:, so no run reaches it (the Manager picks only from tasks:). ` +
+      `List it under tasks: ("  - ${first}"), or move it out of ${path.posix.dirname(first)}/ if it is no task.`
+    );
   const more = unlisted.length > NAMED ? ` and ${unlisted.length - NAMED} more` : '';
-  return `${unlisted.length} task files are not listed in tasks:, so no run reaches them (the Manager picks only from tasks:): ${unlisted.slice(0, NAMED).join(', ')}${more}. List each under tasks: (e.g. "  - ${first}"), or move those that are no tasks out of their folder.`;
+  return (
+    `${unlisted.length} task files are not listed in tasks:, so no run reaches them (the Manager picks only ` +
+    `from tasks:): ${unlisted.slice(0, NAMED).join(', ')}${more}. List each under tasks: (e.g. "  - ${first}"), ` +
+    'or move those that are no tasks out of their folder.'
+  );
 }
 
 // The visible Markdown files of a board folder, in name order; none when it is missing or leads outside the board.

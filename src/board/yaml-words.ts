@@ -77,7 +77,8 @@ function misplacedItem(text: string, at: number): YamlProblem {
     message:
       want === undefined || want === here
         ? 'this list item is not indented under the key it belongs to, so YAML reads it as outside the list'
-        : `this list item is indented ${spaces(here)} and the item above it ${spaces(want)}, so YAML reads it as outside that list`,
+        : `this list item is indented ${spaces(here)} and the item above it ${spaces(want)}, ` +
+          'so YAML reads it as outside that list',
     fix:
       want === undefined || want === here
         ? 'Indent every item of a list alike, under its key.'

@@ -85,7 +85,8 @@ export async function dryRun(options: SettingsFlags & { file: string; env?: Node
       notify,
       nothing:
         board.current === null
-          ? `the board has no next task (current: null${board.phase === 'complete' ? ', phase: complete' : ''}). ${toRunMore(board, path.basename(file)).replace(/\.$/, '')}`
+          ? `the board has no next task (current: null${board.phase === 'complete' ? ', phase: complete' : ''}). ` +
+            toRunMore(board, path.basename(file)).replace(/\.$/, '')
           : `the board is complete (phase: complete), so ${board.current} (current) is not run; to run it, set phase to another value (e.g. execute)`,
     };
   }

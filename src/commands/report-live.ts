@@ -49,7 +49,8 @@ export async function serveReport(
   const stopped = new Promise<NodeJS.Signals>((resolve) => (stop = resolve));
   for (const signal of SIGNALS) io.signals.on(signal, stop);
   io.stdout.write(
-    `Serving the board and its runs live on ${server.url} (127.0.0.1 only). Open it in a browser: it follows the run as it goes. Ctrl-C stops serving, not the run.\n`,
+    `Serving the board and its runs live on ${server.url} (127.0.0.1 only). Open it in a browser: ` +
+      'it follows the run as it goes. Ctrl-C stops serving, not the run.\n',
   );
   const signal = await stopped;
   for (const s of SIGNALS) io.signals.off(s, stop);

@@ -109,15 +109,17 @@ export function defaultReportFile(boardFile: string): string {
 /**
  * `kanban-supervisor report`: write a self-contained HTML page of the board and its event log —
  * the board as a kanban view, then a timeline of every attempt per task, totals, and links to
- * each task's work log and each attempt's output files — for the last runs (REPORT_RUNS unless `runs` or `all` says otherwise). Streams the log in
- * and the page out. Writes only the page; takes no lock, so it can run while the supervisor does.
+ * each task's work log and each attempt's output files — for the last runs (REPORT_RUNS unless
+ * `runs` or `all` says otherwise). Streams the log in and the page out. Writes only the page;
+ * takes no lock, so it can run while the supervisor does.
  */
 export function report(options: ReportOptions): ReportResult {
   const file = path.resolve(options.file);
   const parts = readPageParts(file, options);
   if (parts.runs.length === 0) {
     throw new InputError(
-      `${path.relative(process.cwd(), path.join(parts.dir, EVENTS))}: no runs recorded yet, so there is nothing to report. Run the board first: ${runnable(options.file)}`,
+      `${path.relative(process.cwd(), path.join(parts.dir, EVENTS))}: no runs recorded yet, so there is nothing ` +
+        `to report. Run the board first: ${runnable(options.file)}`,
     );
   }
   const out = path.resolve(options.out ?? defaultReportFile(file));

@@ -15,8 +15,8 @@ import { LIVE_SCRIPT, STATIC_POLICY } from './live-page.js';
 
 // How the cards are placed, as the page says it under the board.
 const BOARD_NOTE =
-  "Columns from kanban.yaml (current, phase), each task file's front-matter status: and its last outcome in the runs below; " +
-  'attempts and spend are counted over those runs.';
+  "Columns from kanban.yaml (current, phase), each task file's front-matter status: and its last outcome " +
+  'in the runs below; attempts and spend are counted over those runs.';
 
 /** What the page needs besides the history: where it is written, to link the attempts' log files. */
 export interface PageContext {
@@ -80,7 +80,8 @@ export function* renderReport(runs: RunRecord[], context: PageContext): Generato
   if (context.board) yield* kanban(context.board, link, BOARD_NOTE);
   if (context.live) yield `<script>${LIVE_SCRIPT}</script>\n`;
   if (runs.length === 0) {
-    yield '<section id="runs"><h2>Runs</h2><p class="muted">No runs recorded yet: the page shows the first one as it starts.</p></section>\n</body>\n</html>\n';
+    const none = 'No runs recorded yet: the page shows the first one as it starts.';
+    yield `<section id="runs"><h2>Runs</h2><p class="muted">${none}</p></section>\n</body>\n</html>\n`;
     return;
   }
   yield `<section id="totals">

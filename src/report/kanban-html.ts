@@ -24,7 +24,8 @@ export function* kanban(cards: readonly BoardCard[], link: Linker, where: string
 `;
   for (const column of COLUMNS) {
     const inColumn = cards.filter((card) => card.column === column);
-    yield `<div class="column" data-column="${column}"><h3>${HEADINGS[column]} <span class="count">${inColumn.length}</span></h3><ol>\n`;
+    const heading = `${HEADINGS[column]} <span class="count">${inColumn.length}</span>`;
+    yield `<div class="column" data-column="${column}"><h3>${heading}</h3><ol>\n`;
     for (const card of inColumn) yield `${cardHtml(card, link)}\n`;
     yield '</ol></div>\n';
   }
@@ -33,7 +34,8 @@ export function* kanban(cards: readonly BoardCard[], link: Linker, where: string
 
 function cardHtml(card: BoardCard, link: Linker): string {
   const tags = [card.current && 'current', card.running && 'running'].filter(Boolean) as string[];
-  const head = `<div class="card-head"><span class="role">${esc(card.role ?? '?')}</span>${tags.map((t) => `<span class="tag ${t}">${t}</span>`).join('')}</div>`;
+  const tagged = tags.map((t) => `<span class="tag ${t}">${t}</span>`).join('');
+  const head = `<div class="card-head"><span class="role">${esc(card.role ?? '?')}</span>${tagged}</div>`;
   const title = card.title ? shorten(cleanLine(card.title), 120) : card.task;
   const said = (cls: string, text: string) => `<div class="outcome ${cls}" title="${esc(text)}">${esc(text)}</div>`;
   const outcome = card.problem
@@ -52,5 +54,7 @@ function cardHtml(card: BoardCard, link: Linker): string {
   ].filter(Boolean);
   // Why it is in its column, unless the outcome says it already (a task never run).
   const because = card.last || card.column !== 'todo' ? `<div class="because muted">${esc(card.because)}</div>` : '';
-  return `<li class="card ${card.column}" data-task="${esc(card.task)}">${head}<div class="card-title">${esc(title)}</div><div class="path muted">${esc(card.task)}</div>${outcome}${escalated}<div class="facts">${facts.join(' · ')}</div>${because}</li>`;
+  const named = `<div class="card-title">${esc(title)}</div><div class="path muted">${esc(card.task)}</div>`;
+  const body = `${head}${named}${outcome}${escalated}<div class="facts">${facts.join(' · ')}</div>${because}`;
+  return `<li class="card ${card.column}" data-task="${esc(card.task)}">${body}</li>`;
 }

@@ -101,7 +101,8 @@ export async function serveLive(source: LiveSource, port: number): Promise<LiveS
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new InputError(
-      `port ${port} cannot be used on 127.0.0.1 (${code ?? (error as Error).message}). Pick another with --port, or leave --port out to have a free one chosen.`,
+      `port ${port} cannot be used on 127.0.0.1 (${code ?? (error as Error).message}). Pick another with ` +
+        '--port, or leave --port out to have a free one chosen.',
     );
   }
   const bound = (server.address() as { port: number }).port;
@@ -126,7 +127,10 @@ function plain(response: ServerResponse, status: number, text: string): void {
 
 // The page while it cannot be made: why, and the script that reloads it when the board reads again.
 function errorPage(version: string, message: string): string {
-  return `<!doctype html><html lang="en" data-version="${esc(version)}"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>The board cannot be read</title></head><body><h1>The board cannot be read</h1><p>${esc(message)}</p><p>This page reloads once it can.</p><script>${LIVE_SCRIPT}</script></body></html>`;
+  const head = '<meta charset="utf-8"><link rel="icon" href="data:,"><title>The board cannot be read</title>';
+  const body = `<h1>The board cannot be read</h1><p>${esc(message)}</p><p>This page reloads once it can.</p>`;
+  const html = `<html lang="en" data-version="${esc(version)}">`;
+  return `<!doctype html>${html}<head>${head}</head><body>${body}<script>${LIVE_SCRIPT}</script></body></html>`;
 }
 
 async function closeServer(server: Server): Promise<void> {

@@ -41,14 +41,17 @@ tr.status-blocked td.result, tr.status-escalate td.result { color: #b08800; } tr
 .column { background: #f1f3f5; border-radius: 8px; padding: 10px; min-width: 0; }
 .column h3 { font-size: 14px; margin: 0 0 8px; } .column .count { color: var(--muted); font-weight: 400; }
 .column ol { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 8px; }
-.card { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--unfinished); border-radius: 6px; padding: 8px 10px; overflow-wrap: anywhere; }
+.card { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--unfinished); border-radius: 6px; }
+.card { padding: 8px 10px; overflow-wrap: anywhere; }
 .card.done { border-left-color: var(--ok); } .card.current { border-left-color: var(--manager); }
 .card.blocked { border-left-color: var(--attention); }
 .card-head { display: flex; gap: 6px; align-items: center; font-size: 12px; color: var(--muted); }
 .card-title { font-weight: 600; margin: 2px 0; } .card .path, .card .because { font-size: 12px; }
 .tag { border-radius: 8px; padding: 0 7px; font-size: 11px; color: #fff; background: var(--manager); }
 .tag.running { background: var(--ok); }
-.outcome { font-size: 13px; margin-top: 4px; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3; overflow: hidden; } .outcome.invalid { color: var(--bad); } .outcome.timeout { color: var(--timeout); }
+.outcome { font-size: 13px; margin-top: 4px; overflow: hidden; }
+.outcome { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3; }
+.outcome.invalid { color: var(--bad); } .outcome.timeout { color: var(--timeout); }
 .outcome.status-blocked, .outcome.status-escalate { color: #b08800; } .outcome.status-error { color: var(--error); }
 .facts { font-size: 12px; margin-top: 4px; }
 `;
