@@ -90,7 +90,9 @@ export async function serveLive(source: LiveSource, port: number): Promise<LiveS
     for (const piece of pieces) {
       batch += piece;
       if (batch.length < WRITE_BYTES) continue;
-      if (!response.write(batch)) await once(response, 'drain');
+      // A reader gone mid-page closes the response instead of draining it.
+      if (!response.write(batch)) await Promise.race([once(response, 'drain'), once(response, 'close')]);
+      if (response.destroyed) return;
       batch = '';
     }
     response.end(batch);
