@@ -27,7 +27,13 @@ const FLAGS: Record<string, Options> = {
   init: { agent: { type: 'string' }, force: { type: 'boolean' } },
   status: { json: { type: 'boolean' } },
   validate: {},
-  report: { out: { type: 'string', short: 'o' }, runs: { type: 'string' }, all: { type: 'boolean' } },
+  report: {
+    out: { type: 'string', short: 'o' },
+    runs: { type: 'string' },
+    all: { type: 'boolean' },
+    watch: { type: 'boolean' },
+    port: { type: 'string' },
+  },
   logs: {
     task: { type: 'string' },
     step: { type: 'string' },
@@ -118,6 +124,11 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
     }
     case 'report': {
       const { report, reportScope } = await import('./commands/report.js');
+      if (values.watch === true || values.port !== undefined) {
+        const { serveReport } = await import('./commands/report-live.js');
+        const { watch, out, port } = values;
+        return await serveReport({ file, watch, out, port, ...reportScope(values.runs, values.all) });
+      }
       const written = report({
         file,
         ...(typeof values.out === 'string' && { out: values.out }),

@@ -11,7 +11,7 @@ Usage:
   {ks} init [folder] [--agent NAME] [--force]
   {ks} validate [board]               check the board, its task files and role files
   {ks} status [board] [--json]        phase, tasks, last outcomes, whether a run is going on
-  {ks} report [board] [--out FILE]    write an HTML timeline of the last runs' attempts
+  {ks} report [board] [--watch]      the board as a kanban view and the runs' timeline (HTML)
   {ks} logs [board] [--task FILE | --step N] [--follow]
   {sp}                                an attempt's stdout and stderr (default: the last one)
   {ks} try <role> [board] (--instruction TEXT | --task FILE)
@@ -28,7 +28,8 @@ Quick start:
   {ks}                            run it until the Manager says it is done
   {ks} status                     where it stands, how the last run ended and why
   {ks} logs                       the last attempt's stdout and stderr
-  {ks} report                     write .kanban-supervisor/report.html, a timeline of the last runs
+  {ks} report                     write .kanban-supervisor/report.html: the board, then the runs
+  {ks} report --watch             serve that page live on 127.0.0.1 while a run goes on
 
 Exit codes: 0 done · 1 internal error · 2 bad board/role/CLI input or no login · 3 retries
 exhausted · 4 halted for a human (Manager status not ok) · 5 a loop guard or budget ·
@@ -163,23 +164,32 @@ Examples:
   {ks} status --json | jq '.tasks[] | select(.current)'
 `,
   report: `Usage: {ks} report [board] [--out FILE] [--runs N | --all]
+       {ks} report [board] --watch [--port N] [--runs N | --all]
 
-Writes one self-contained HTML page (no scripts, no external files) from the board's event
-log: a timeline per run, newest first, with every attempt of every task as a bar (retries and
-timeouts marked, replies coloured by status), each reply's message, totals and spend per role,
-and links to each attempt's stdout and stderr files. Covers the last 10 runs unless told
-otherwise. Takes no lock: it can run while the supervisor does.
+Writes one self-contained HTML page (no scripts, no external files) of the board and its event
+log. First the board as a kanban view: To do, Current, Blocked / escalated and Done, each task a
+card with its role, title, last outcome, attempts, spend and links to its work log (the task
+file) and its last output. Then the runs: totals and spend per role, a timeline per run, newest
+first, with every attempt as a bar (retries and timeouts marked, replies coloured by status),
+and every attempt with its message and links to its stdout and stderr files. Covers the last
+10 runs unless told otherwise. Takes no lock: it can run while the supervisor does.
+
+With --watch it writes nothing: it serves the page on 127.0.0.1 (at a secret address it prints)
+and the open page follows the run, reloading within a second or two of each event, until Ctrl-C.
 
 Options:
   --out FILE, -o FILE   where to write the page (default: .kanban-supervisor/report.html
                         beside kanban.yaml)
   --runs N              the last N runs (default 10)
   --all                 every run in the event log
+  --watch               serve the page live instead of writing it
+  --port N              the port to serve on with --watch (default: a free one)
 
 Examples:
   {ks} report
   {ks} report path/to/board --out /tmp/board-report.html && xdg-open /tmp/board-report.html
   {ks} report --all
+  {ks} report --watch --port 8080
 `,
   ...AGENT_HELP,
 };

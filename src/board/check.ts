@@ -18,7 +18,8 @@ import { runnable } from '../util/self-command.js';
 import { parseDuration } from '../util/duration.js';
 import { missingRoleHint, roleLookalikes, sameRole } from './role-names.js';
 import { roleWarnings } from './role-warnings.js';
-import { RUN_A_TASK } from './hints.js';
+import { finishedNote } from './hints.js';
+import { unlistedTasksWarning } from './unlisted-tasks.js';
 import { fieldWords } from './words.js';
 import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
 import { fenceProblem, ownerWarning } from '../sandbox/probe.js';
@@ -187,6 +188,8 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   problems.push(...unfencedRunProblems(dir, name, unfenced, env));
   for (const variable of unsetNotifyVariables(state.settings.notify, env))
     warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
+  const unlisted = unlistedTasksWarning(dir, [...state.tasks, ...(state.current === null ? [] : [state.current])]);
+  if (unlisted) warnings.push({ file: name, line: at('/tasks'), message: unlisted });
   if (state.phase === 'complete' && state.current !== null) {
     warnings.push({
       file: name,
@@ -200,7 +203,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     file,
     problems: ordered(dedupe(problems), [name, ...seen]),
     warnings,
-    ...(finished && { note: `current is null, so a run stops at once. ${RUN_A_TASK}` }),
+    ...(finished && { note: finishedNote(state.phase ?? null, name) }),
     tasks: seen.size,
     roles: [...needs.keys()],
   };

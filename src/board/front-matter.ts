@@ -86,6 +86,7 @@ export function parseFrontMatter(text: string): FrontMatter {
       bodyLine: head.split('\n').length,
     };
   } catch (error) {
+    if (error instanceof FrontMatterProblem && !closed(text)) return neverClosed(error.line);
     if (error instanceof FrontMatterProblem)
       return {
         ok: false,
@@ -95,6 +96,21 @@ export function parseFrontMatter(text: string): FrontMatter {
       };
     return { ok: false, line: 1, message: `front-matter cannot be read: ${(error as Error).message.split('\n')[0]}` };
   }
+}
+
+// Whether the opening --- has a closing one, as gray-matter looks for it: a later line starting with ---.
+function closed(text: string): boolean {
+  return text.replace(/^\uFEFF/, '').indexOf('\n---', 3) !== -1;
+}
+
+// Without its closing ---, front-matter runs to the end of the file: YAML fails on the Markdown, at `line`.
+function neverClosed(line: number): FrontMatter {
+  return {
+    ok: false,
+    line,
+    message: 'the front-matter opened by --- on line 1 is never closed, so the text below it is read as YAML',
+    fix: 'Close it: add a line --- after its last key, before this line.',
+  };
 }
 
 // The front-matter's YAML starts on line 2 of the file, after the opening `---`.

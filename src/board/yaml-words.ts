@@ -32,6 +32,8 @@ export function yamlProblem(error: YAMLError, text: string, lines: LineCounter):
       };
     }
     case 'BLOCK_AS_IMPLICIT_KEY':
+      // A `- item` where a key was expected: a list item out of line with the items above it.
+      if (/^\s*-(\s|$)/.test(lineText(text, at))) return misplacedItem(text, at);
       return {
         line: at,
         message: 'a value holds ": " (a colon and a space), which YAML reads as another key',
@@ -52,6 +54,36 @@ export function yamlProblem(error: YAMLError, text: string, lines: LineCounter):
   if (/call stack/i.test(libraryWords))
     return { line: at, message: 'nests too deeply to read (thousands of levels of [ or {)' };
   return { line: at, message: libraryWords.replace(/\.$/, '') };
+}
+
+function lineText(text: string, line: number): string {
+  return text.split('\n', line)[line - 1] ?? '';
+}
+
+const indentOf = (line: string) => /^ */.exec(line)?.[0].length ?? 0;
+
+// A list item indented otherwise than the item above it is read as a key outside that list.
+function misplacedItem(text: string, at: number): YamlProblem {
+  const lines = text.split('\n', at);
+  const here = indentOf(lines[at - 1] ?? '');
+  const above = lines
+    .slice(0, at - 1)
+    .reverse()
+    .find((line) => /^\s*-(\s|$)/.test(line));
+  const want = above === undefined ? undefined : indentOf(above);
+  const spaces = (n: number) => `${n} space${n === 1 ? '' : 's'}`;
+  return {
+    line: at,
+    message:
+      want === undefined || want === here
+        ? 'this list item is not indented under the key it belongs to, so YAML reads it as outside the list'
+        : `this list item is indented ${spaces(here)} and the item above it ${spaces(want)}, ` +
+          'so YAML reads it as outside that list',
+    fix:
+      want === undefined || want === here
+        ? 'Indent every item of a list alike, under its key.'
+        : `Indent it like the items above: ${spaces(want)} before the "-".`,
+  };
 }
 
 // Where the quoted value that is still open at `end` starts: the last quoted token that runs up to it.

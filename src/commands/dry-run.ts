@@ -8,7 +8,7 @@ import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { formatProblem, readBoard, type Board } from '../board/read.js';
 import { checkBoard } from '../board/check.js';
-import { RUN_A_TASK } from '../board/hints.js';
+import { toRunMore } from '../board/hints.js';
 import { InputError } from '../errors.js';
 import type { Role } from '../board/role.js';
 import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../board/settings.js';
@@ -89,7 +89,8 @@ export async function dryRun(
       notify,
       nothing:
         board.current === null
-          ? `the board has no next task (current: null). ${RUN_A_TASK.replace(/\.$/, '')}`
+          ? `the board has no next task (current: null${board.phase === 'complete' ? ', phase: complete' : ''}). ` +
+            toRunMore(board, path.basename(file)).replace(/\.$/, '')
           : `the board is complete (phase: complete), so ${board.current} (current) is not run; to run it, set phase to another value (e.g. execute)`,
     };
   }

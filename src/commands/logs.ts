@@ -104,7 +104,7 @@ function aliveCheck(file: string, found: AttemptRecord, tried: boolean): () => b
   if (tried) return () => isAlive(pid);
   return () => {
     const lock = lockStatus(file);
-    return (lock.state === 'running' || lock.state === 'unknown') && lock.pid === pid;
+    return (lock.state === 'running' || lock.state === 'elsewhere') && lock.pid === pid;
   };
 }
 

@@ -9,6 +9,8 @@ import { readRecentRuns, REPORT_RUNS } from '../events/recent-runs.js';
 import { EVENTS } from '../events/types.js';
 import { renderReport } from '../report/html.js';
 import { readTaskMeta } from '../board/task.js';
+import { boardCards, type BoardCard } from '../report/board-view.js';
+import { boardTasks, lockStatus, readTaskFacts } from './status.js';
 import type { RunRecord } from '../events/fold.js';
 import { writePageInBoard, writePageThrough } from '../report/write-page.js';
 
@@ -54,18 +56,56 @@ export function reportScope(runs: unknown, all: unknown): { runs?: number; all?:
   return { runs: n };
 }
 
-// The title of each task the page shows, from its file's front-matter (a task gone or broken has none).
-function titlesOf(boardDir: string, runs: RunRecord[]): Map<string, string> {
-  const titles = new Map<string, string>();
+/** What a page is made of: the runs, the board's cards and the tasks' titles. */
+export interface PageParts {
+  /** The board folder (its real path). */
+  dir: string;
+  runs: RunRecord[];
+  olderLeftOut: boolean;
+  board: BoardCard[];
+  titles: Map<string, string>;
+}
+
+/**
+ * Read what the page shows: the board and its task files (the cards), the last runs of the event
+ * log, and whether a run is going on (the lock is held). Reads only.
+ */
+export function readPageParts(
+  file: string,
+  scope: { runs?: number; all?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): PageParts {
+  const board = readBoard(file);
+  const facts = readTaskFacts(board, boardTasks(board));
+  const recent = readRecentRuns(board.dir, scope.all ? Infinity : (scope.runs ?? REPORT_RUNS));
+  // Events are masked as they are written; a secret added to a role or the environment since is masked here.
+  const secrets = boardSecrets(board.dir, env);
+  const runs = maskDeep(recent?.runs ?? [], secrets);
+  const last = runs.at(-1);
+  const lock = lockStatus(board.file).state;
+  const liveRun = last && !last.end && (lock === 'running' || lock === 'elsewhere') ? last.id : undefined;
+  const titles = new Map(facts.flatMap((f) => (f.title === undefined ? [] : [[f.task, f.title] as const])));
+  return {
+    dir: board.dir,
+    runs,
+    olderLeftOut: recent?.olderLeftOut ?? false,
+    board: maskDeep(boardCards(board, facts, runs, liveRun), secrets),
+    titles: titlesOf(board.dir, runs, titles),
+  };
+}
+
+// The title of each task in the runs, from its file's front-matter (a task gone or broken has none).
+function titlesOf(boardDir: string, runs: RunRecord[], known: Map<string, string>): Map<string, string> {
   for (const task of new Set(runs.flatMap((run) => run.attempts.map((a) => a.task)))) {
+    if (known.has(task)) continue;
     try {
       const title = readTaskMeta(boardDir, task).title;
-      if (typeof title === 'string') titles.set(task, title);
+      if (typeof title === 'string') known.set(task, title);
     } catch {
       // not a task file any more, or not readable: the lane shows its path alone
     }
   }
-  return titles;
+  return known;
 }
 
 // The default place of the page, board-relative: beside the event log it is made from.
@@ -77,18 +117,19 @@ export function defaultReportFile(boardFile: string): string {
 }
 
 /**
- * `kanban-supervisor report`: write a self-contained HTML page from the board's event log —
- * a timeline of every attempt per task, totals, and links to each attempt's output files —
- * for the last runs (REPORT_RUNS unless `runs` or `all` says otherwise). Streams the log in
- * and the page out. Writes only the page; takes no lock, so it can run while the supervisor does.
+ * `kanban-supervisor report`: write a self-contained HTML page of the board and its event log —
+ * the board as a kanban view, then a timeline of every attempt per task, totals, and links to
+ * each task's work log and each attempt's output files — for the last runs (REPORT_RUNS unless
+ * `runs` or `all` says otherwise). Streams the log in and the page out. Writes only the page;
+ * takes no lock, so it can run while the supervisor does.
  */
 export function report(options: ReportOptions): ReportResult {
   const file = path.resolve(options.file);
-  const board = readBoard(file);
-  const recent = readRecentRuns(board.dir, options.all ? Infinity : (options.runs ?? REPORT_RUNS));
-  if (!recent) {
+  const parts = readPageParts(file, options, options.env);
+  if (parts.runs.length === 0) {
     throw new InputError(
-      `${path.relative(process.cwd(), path.join(board.dir, EVENTS))}: no runs recorded yet, so there is nothing to report. Run the board first: ${runnable(options.file)}`,
+      `${path.relative(process.cwd(), path.join(parts.dir, EVENTS))}: no runs recorded yet, so there is nothing ` +
+        `to report. Run the board first: ${runnable(options.file)}`,
     );
   }
   const out = path.resolve(options.out ?? defaultReportFile(file));
@@ -96,14 +137,14 @@ export function report(options: ReportOptions): ReportResult {
     file,
     outDir: path.dirname(out),
     generated: options.now ?? new Date(),
-    olderLeftOut: recent.olderLeftOut,
-    titles: titlesOf(board.dir, recent.runs),
+    olderLeftOut: parts.olderLeftOut,
+    titles: parts.titles,
+    board: parts.board,
   };
   try {
-    // Events are masked as they are written; a secret added to a role or the environment since is masked here.
-    const page = renderReport(maskDeep(recent.runs, boardSecrets(board.dir, options.env ?? process.env)), context);
+    const page = renderReport(parts.runs, context);
     if (options.out === undefined) {
-      writePageInBoard(board.dir, REPORT_PAGE, page, out);
+      writePageInBoard(parts.dir, REPORT_PAGE, page, out);
     } else {
       mkdirSync(path.dirname(out), { recursive: true });
       writePageThrough(out, page);
@@ -115,6 +156,6 @@ export function report(options: ReportOptions): ReportResult {
       `${path.relative(process.cwd(), out) || out}: the report cannot be written (${code}). ${WRITE_FIXES[code] ?? 'Write it elsewhere with --out FILE.'}`,
     );
   }
-  const attempts = recent.runs.reduce((n, run) => n + run.attempts.length, 0);
-  return { out, runs: recent.runs.length, attempts, olderLeftOut: recent.olderLeftOut };
+  const attempts = parts.runs.reduce((n, run) => n + run.attempts.length, 0);
+  return { out, runs: parts.runs.length, attempts, olderLeftOut: parts.olderLeftOut };
 }

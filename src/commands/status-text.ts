@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { RUN_A_TASK } from '../board/hints.js';
+import { toRunMore } from '../board/hints.js';
 import type { LastRun, LockStatus, StatusReport } from './status.js';
 import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
 import type { HistoryWindow } from '../events/latest.js';
@@ -17,9 +17,9 @@ export function formatStatus(report: StatusReport, now: Date = new Date()): stri
     report.phase === null
       ? 'no phase'
       : `phase ${clean(report.phase)}${report.subPhase ? `/${clean(report.subPhase)}` : ''}`;
-  const lines = [
-    `${name} · ${phase} · current ${report.current === null ? `(none: nothing left to run. ${RUN_A_TASK})` : clean(report.current)}`,
-  ];
+  const current =
+    report.current === null ? `(none: nothing left to run. ${toRunMore(report, name)})` : clean(report.current);
+  const lines = [`${name} · ${phase} · current ${current}`];
   if (report.completeWithCurrent)
     lines.push(
       `Note: phase is complete, so a run stops at once and ${clean(report.current ?? '')} is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`,
@@ -58,10 +58,12 @@ function lastRunLines(report: StatusReport, now: Date): string[] {
   const start = run.startNotRead
     ? `started before ${localStamp(run.start)} (${beyond(report.history)})`
     : `started ${localStamp(run.start)}`;
+  const lock = report.lock;
   const ended = run.end
     ? endText(run.end)
-    : report.lock.state === 'running'
-      ? `still running (${formatDuration(now.getTime() - Date.parse(run.start))} so far)`
+    : lock.state === 'running' || lock.state === 'elsewhere'
+      ? `still running${lock.state === 'elsewhere' ? ` ${placeOf(lock)}` : ''} ` +
+        `(${formatDuration(now.getTime() - Date.parse(run.start))} so far)`
       : 'no end recorded: the supervisor was killed or crashed. Run again to resume; it stops what that run left first.';
   const lines = [`Last run: ${start}, ${run.steps} step(s): ${ended}`];
   if (run.commits) lines.push(`  committed: ${run.commits.count} step(s), ${reviewCommits(run.commits)}`);
@@ -131,13 +133,26 @@ function lockText(lock: LockStatus, now: Date): string {
       return 'none running (the board is not locked)';
     case 'running':
       return `running: pid ${lock.pid} since ${localStamp(lock.since)} (${formatDuration(now.getTime() - Date.parse(lock.since))})`;
+    case 'elsewhere':
+      return (
+        `running ${placeOf(lock)}: pid ${lock.pid} there, on ${clean(lock.host)}, since ${localStamp(lock.since)} ` +
+        `(${formatDuration(now.getTime() - Date.parse(lock.since))}); its process cannot be seen from here, ` +
+        `but it refreshed its lock ${formatDuration(lock.refreshedMs)} ago`
+      );
     case 'stale':
-      return `none running: pid ${lock.pid} (since ${localStamp(lock.since)}) is gone and left its lock; the next run takes it over`;
+      return lock.silentMs === undefined
+        ? `none running: pid ${lock.pid} (since ${localStamp(lock.since)}) is gone and left its lock; ` +
+            'the next run takes it over'
+        : `none running: pid ${lock.pid} on ${clean(lock.host)} (another container or host, since ` +
+            `${localStamp(lock.since)}) has not refreshed its lock for ${formatDuration(lock.silentMs)}, ` +
+            'so it is gone; the next run takes it over';
     default:
-      return lock.pid === undefined
-        ? 'the board is locked but the owner is not recorded'
-        : `locked by pid ${lock.pid} on ${String(lock.host)} since ${localStamp(String(lock.since))} (another host or container: cannot check that it still runs; its lock is taken over once it is no longer refreshed)`;
+      return 'the board is locked but the owner is not recorded';
   }
+}
+
+function placeOf(lock: { where: 'container' | 'host' }): string {
+  return lock.where === 'container' ? 'in another container' : 'on another host';
 }
 
 // Steps are numbered per run: an attempt says which run it was in.

@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { realBoardPath } from '../board/locate.js';
 import { readBoard, type Board } from '../board/read.js';
 import { SupervisorError } from '../errors.js';
 import { ownerState, probePid, selfIdentity } from '../lock/identity.js';
-import { lockPath, readLockOwner } from '../lock/lock.js';
+import { lockPath, readLockOwner, STALE_MS, UNSEEN_STALE_MS } from '../lock/lock.js';
 import { isAlive } from '../util/process.js';
 import { readLatest, type HistoryWindow, type LatestRun } from '../events/latest.js';
 import type { AttemptRecord, RunEnd } from '../events/records.js';
@@ -13,6 +13,7 @@ import { waitingFile, type Waiting } from '../log/waiting.js';
 import { determineRole } from '../board/determine-role.js';
 import { readTaskMeta } from '../board/task.js';
 import { resolveAllInBoard, type BoardFile } from '../board/paths.js';
+import type { TaskFacts } from '../report/board-view.js';
 
 /** One task of the board at a glance. */
 export interface TaskStatus {
@@ -36,8 +37,14 @@ export type LastRun = LatestRun & {
 export type LockStatus =
   | { state: 'free' }
   | { state: 'running'; pid: number; host: string; since: string }
-  | { state: 'stale'; pid: number; host: string; since: string }
-  | { state: 'unknown'; pid?: number; host?: string; since?: string };
+  /**
+   * Held by a supervisor whose process cannot be looked up from here (another container of this
+   * kernel, or another host) and refreshed `refreshedMs` ago: running there, as the next run judges it.
+   */
+  | { state: 'elsewhere'; pid: number; host: string; since: string; where: 'container' | 'host'; refreshedMs: number }
+  | { state: 'stale'; pid: number; host: string; since: string; silentMs?: number }
+  /** Locked, the owner not recorded (yet). */
+  | { state: 'unknown' };
 
 /** Everything `status` shows. */
 export interface StatusReport {
@@ -65,13 +72,10 @@ export interface StatusReport {
 export function status(options: { file: string; windowBytes?: number }): StatusReport {
   const file = realBoardPath(options.file);
   const board = readBoard(file);
-  const listed =
-    board.current !== null && !board.tasks.includes(board.current) ? [...board.tasks, board.current] : board.tasks;
+  const listed = boardTasks(board);
   // The task files before the history: reading them churns memory, and doing it before the
   // history's records are held keeps the peak lower (10,000 tasks: ~160 MB -> ~135 MB).
-  // Their paths checked at once: a folder of thousands of tasks is listed, not resolved a path at a time.
-  const paths = resolveAllInBoard(board.dir, listed);
-  const facts = listed.map((task, i) => ({ task, ...taskFacts(board, task, paths[i]) }));
+  const facts = readTaskFacts(board, listed).map(({ status: _status, ...rest }) => rest);
   const spend: LastRun['spend'] = { total: emptySpend(), byRole: {}, byTask: {} };
   const latest = readLatest(board.dir, listed, {
     windowBytes: options.windowBytes,
@@ -105,11 +109,29 @@ function addSpend(spend: LastRun['spend'], { role, task, finished }: AttemptReco
   addUsage((spend.byTask[task] ??= emptySpend()), finished.usage);
 }
 
-// What the task's file says: the role that runs it and its title, or why it cannot be read.
-function taskFacts(board: Board, task: string, where?: BoardFile): Pick<TaskStatus, 'role' | 'title' | 'problem'> {
+/** The board's tasks: its list, and `current` when the list lacks it. */
+export function boardTasks(board: Board): string[] {
+  return board.current !== null && !board.tasks.includes(board.current) ? [...board.tasks, board.current] : board.tasks;
+}
+
+/**
+ * What each task's file says: the role that runs it, its title and front-matter status, or why it
+ * cannot be read. Their paths checked at once: a folder of thousands of tasks is listed, not
+ * resolved a path at a time.
+ */
+export function readTaskFacts(board: Board, tasks: readonly string[]): TaskFacts[] {
+  const paths = resolveAllInBoard(board.dir, tasks);
+  return tasks.map((task, i) => ({ task, ...taskFacts(board, task, paths[i]) }));
+}
+
+function taskFacts(board: Board, task: string, where?: BoardFile): Omit<TaskFacts, 'task'> {
   try {
     const meta = readTaskMeta(board.dir, task, where);
-    return { role: determineRole(board, meta), ...(typeof meta.title === 'string' && { title: meta.title }) };
+    return {
+      role: determineRole(board, meta),
+      ...(typeof meta.title === 'string' && { title: meta.title }),
+      ...(typeof meta.status === 'string' && { status: meta.status }),
+    };
   } catch (error) {
     if (!(error instanceof SupervisorError)) throw error;
     return { role: null, problem: error.message };
@@ -117,14 +139,27 @@ function taskFacts(board: Board, task: string, where?: BoardFile): Pick<TaskStat
 }
 
 /** Who holds the lock: the lock folder proper-lockfile made, and the owner record beside it. */
-export function lockStatus(file: string): LockStatus {
+export function lockStatus(file: string, now = Date.now()): LockStatus {
   const stateDir = path.join(path.dirname(file), '.kanban-supervisor');
   const owner = readLockOwner(stateDir);
-  if (!existsSync(lockPath(stateDir))) return { state: 'free' };
+  const refreshed = mtimeOf(lockPath(stateDir));
+  if (refreshed === undefined) return { state: 'free' };
   if (!owner) return { state: 'unknown' };
   const who = { pid: owner.pid, host: owner.host, since: owner.since };
   // Judged as the next run's lock would judge it: by process identity, not by pid alone (lock/identity.ts).
   const state = ownerState(owner, selfIdentity(), probePid);
   if (state === 'alive') return { state: 'running', ...who };
-  return state === 'dead' ? { state: 'stale', ...who } : { state: 'unknown', ...who };
+  if (state === 'dead') return { state: 'stale', ...who };
+  // Its pid means nothing here: the lock's refreshes (every 2 s while it runs) tell, as they tell the next run.
+  const silentMs = Math.max(0, now - refreshed);
+  if (silentMs > (state === 'unseen' ? UNSEEN_STALE_MS : STALE_MS)) return { state: 'stale', ...who, silentMs };
+  return { state: 'elsewhere', ...who, where: state === 'unseen' ? 'container' : 'host', refreshedMs: silentMs };
+}
+
+function mtimeOf(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
 }

@@ -17,8 +17,8 @@ export interface LockOwner extends ProcessIdentity {
 // once not refreshed for UNSEEN_STALE_MS, which is waited for (one kernel, one clock: no skew to
 // allow for); one without an owner record, NO_OWNER_MS after it was made (its maker died in between).
 const UPDATE_MS = 2_000;
-const STALE_MS = 20_000;
-const UNSEEN_STALE_MS = 10_000;
+export const STALE_MS = 20_000;
+export const UNSEEN_STALE_MS = 10_000;
 const NO_OWNER_MS = 3_000;
 
 /** The lock folder of a board folder's state folder: one supervisor per board folder. */

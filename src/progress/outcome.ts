@@ -5,7 +5,7 @@ import { cleanLine } from '../util/text.js';
 import { writeIfOpen } from '../util/write.js';
 import type { ReporterMode, Style } from './style.js';
 import { ExitCode, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
-import { RUN_A_TASK } from '../board/hints.js';
+import { toRunMore } from '../board/hints.js';
 
 /** The end of a run: its kind, exit code and the one line a person reads, with what to do next. */
 export interface Outcome {
@@ -38,11 +38,16 @@ export function finishedOutcome(run: FinishedRun, file: string, spent = ''): Out
   // `phase: complete` ends the run whatever `current` says: a task left there will not run.
   const why =
     run.current === null
-      ? 'the board has no next task'
-      : `phase is complete, so ${run.current} (current) is not run; to run it, set phase in ${path.basename(file)} to another value (e.g. execute)`;
-  // Nothing ran: a task added to a finished board waits for `current` to name it (the supervisor never reads task files to guess).
-  const next =
-    run.current === null && run.steps === 0 ? RUN_A_TASK : `See what happened: ${runnable(`report ${file}`)}`;
+      ? `the board has no next task${run.steps === 0 && run.phase === 'complete' ? ' and phase is complete' : ''}`
+      : `phase is complete, so ${run.current} (current) is not run`;
+  // Found finished (nothing ran), or finished with a task left current: what to change to run more,
+  // every field at once (the supervisor never reads task files to guess which task that is).
+  const next = [
+    run.steps === 0 || run.current !== null ? toRunMore(run, path.basename(file)) : '',
+    run.steps > 0 ? `See what happened: ${runnable(`report ${file}`)}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return { kind: 'done', exitCode: 0, message: `Done: ${why} (${run.steps} step(s), ${took}). ${next}` };
 }
 

@@ -9,6 +9,14 @@ import type { RunRecord } from '../events/fold.js';
 import { PAGE_STYLE } from './page-style.js';
 import { reviewCommits } from './commits.js';
 import { runSpanMs, totals, type Tally } from './totals.js';
+import type { BoardCard } from './board-view.js';
+import { kanban } from './kanban-html.js';
+import { LIVE_SCRIPT, STATIC_POLICY } from './live-page.js';
+
+// How the cards are placed, as the page says it under the board.
+const BOARD_NOTE =
+  "Columns from kanban.yaml (current, phase), each task file's front-matter status: and its last outcome " +
+  'in the runs below; attempts and spend are counted over those runs.';
 
 /** What the page needs besides the history: where it is written, to link the attempts' log files. */
 export interface PageContext {
@@ -21,16 +29,23 @@ export interface PageContext {
   olderLeftOut?: boolean;
   /** Task titles from the task files, where they have one. */
   titles?: ReadonlyMap<string, string>;
+  /** The board's tasks as cards: the kanban view the page opens with. */
+  board?: readonly BoardCard[];
+  /** Where the page links a board file (default: a path relative to `outDir`). */
+  link?: Linker;
+  /** A page served live (report --watch): its version, which the page's script compares with the server's. */
+  live?: { version: string };
 }
 
 /**
- * The run report: one self-contained HTML page (inline style, no script, no external asset),
- * in pieces to write one after the other, so a page of any size is never one string (pure).
+ * The report: one self-contained HTML page (inline style, no external asset, no script but the
+ * live page's constant one) — the board as a kanban view, then the run log — in pieces to write
+ * one after the other, so a page of any size is never one string (pure).
  */
 export function* renderReport(runs: RunRecord[], context: PageContext): Generator<string> {
   const name = path.basename(context.file);
   const sum = totals(runs);
-  const link = linker(context);
+  const link = context.link ?? linker(context);
   const cards: Array<[string, string]> = [
     ['runs', String(sum.runs)],
     ['steps', String(sum.steps)],
@@ -45,21 +60,31 @@ export function* renderReport(runs: RunRecord[], context: PageContext): Generato
   const scope = context.olderLeftOut
     ? ` · the last ${runs.length} runs; older runs are left out (kanban-supervisor report --all shows every run)`
     : '';
+  const version = context.live ? ` data-version="${esc(context.live.version)}"` : '';
+  const policy = context.live ? '' : `\n<meta http-equiv="Content-Security-Policy" content="${STATIC_POLICY}">`;
   yield `<!doctype html>
-<html lang="en">
+<html lang="en"${version}>
 <head>
-<meta charset="utf-8">
+<meta charset="utf-8">${policy}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
-<title>Run report · ${esc(name)}</title>
+<title>Board and runs · ${esc(name)}</title>
 <style>${PAGE_STYLE}</style>
 </head>
 <body>
 <header>
-<h1>Run report · ${esc(name)}</h1>
+<h1>Board and runs · ${esc(name)}${context.live ? ' <span class="badge live">live</span>' : ''}</h1>
 <div class="muted">${esc(context.file)} · generated ${esc(localStamp(context.generated))} (local time) from .kanban-supervisor/events.jsonl, newest run first${esc(scope)}</div>
 </header>
-<section id="totals">
+`;
+  if (context.board) yield* kanban(context.board, link, BOARD_NOTE);
+  if (context.live) yield `<script>${LIVE_SCRIPT}</script>\n`;
+  if (runs.length === 0) {
+    const none = 'No runs recorded yet: the page shows the first one as it starts.';
+    yield `<section id="runs"><h2>Runs</h2><p class="muted">${none}</p></section>\n</body>\n</html>\n`;
+    return;
+  }
+  yield `<section id="totals">
 <h2>Totals</h2>
 <ul class="cards">${cards.map(([label, value]) => `<li><b>${esc(value)}</b>${esc(label)}</li>`).join('')}</ul>
 <table id="roles"><thead><tr><th>role</th><th class="num">attempts</th><th class="num">valid</th><th class="num">retries</th><th class="num">timeouts</th><th class="num">agent time</th><th class="num">spent</th></tr></thead><tbody>

@@ -36,4 +36,22 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 #roles { margin-top: 16px; }
 tr.invalid td.result { color: var(--bad); } tr.timeout td.result { color: var(--timeout); } tr.valid td.result { color: var(--ok); }
 tr.status-blocked td.result, tr.status-escalate td.result { color: #b08800; } tr.status-error td.result { color: var(--error); }
+.badge.live { background: var(--ok); }
+.columns { display: grid; grid-template-columns: repeat(4, minmax(0, 1fr)); gap: 14px; margin-top: 12px; }
+.column { background: #f1f3f5; border-radius: 8px; padding: 10px; min-width: 0; }
+.column h3 { font-size: 14px; margin: 0 0 8px; } .column .count { color: var(--muted); font-weight: 400; }
+.column ol { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 8px; }
+.card { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--unfinished); border-radius: 6px; }
+.card { padding: 8px 10px; overflow-wrap: anywhere; }
+.card.done { border-left-color: var(--ok); } .card.current { border-left-color: var(--manager); }
+.card.blocked { border-left-color: var(--attention); }
+.card-head { display: flex; gap: 6px; align-items: center; font-size: 12px; color: var(--muted); }
+.card-title { font-weight: 600; margin: 2px 0; } .card .path, .card .because { font-size: 12px; }
+.tag { border-radius: 8px; padding: 0 7px; font-size: 11px; color: #fff; background: var(--manager); }
+.tag.running { background: var(--ok); }
+.outcome { font-size: 13px; margin-top: 4px; overflow: hidden; }
+.outcome { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3; }
+.outcome.invalid { color: var(--bad); } .outcome.timeout { color: var(--timeout); }
+.outcome.status-blocked, .outcome.status-escalate { color: #b08800; } .outcome.status-error { color: var(--error); }
+.facts { font-size: 12px; margin-top: 4px; }
 `;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -141,4 +141,71 @@ describe('status', () => {
       ),
     );
   });
+
+  it('tells a lock held on another host and refreshed as running there, and one no longer refreshed as left', async () => {
+    const dir = boardWithTasks(1, {});
+    const lock = path.join(dir, '.kanban-supervisor', 'run.lock');
+    mkdirSync(lock, { recursive: true });
+    const owner = { pid: 7, host: 'other-host', since: '2026-01-02T03:04:05.000Z', board: 'kanban.yaml' };
+    writeFileSync(path.join(lock, 'owner.json'), JSON.stringify(owner));
+    const fresh = await runCli(['status', path.join(dir, 'kanban.yaml')]);
+    expect(fresh.stdout).toMatch(
+      /^Supervisor: running on another host: pid 7 there, on other-host, since 2026-01-02 \d\d:\d\d:05 \(\S+\); its process cannot be seen from here, but it refreshed its lock \d+(ms|s) ago$/m,
+    );
+    const old = new Date(Date.now() - 25_000);
+    utimesSync(lock, old, old);
+    const silent = await runCli(['status', path.join(dir, 'kanban.yaml')]);
+    expect(silent.stdout).toMatch(
+      /^Supervisor: none running: pid 7 on other-host \(another container or host, since 2026-01-02 \d\d:\d\d:05\) has not refreshed its lock for 25(\.\d)?s, so it is gone; the next run takes it over$/m,
+    );
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'from a second container, tells a run in another pid namespace as running there, not as killed; once killed, as left',
+    async () => {
+      const dir = boardWithTasks(1, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', 'hang']) });
+      // The supervisor as pid 1 of a pid namespace of its own, as a container runs it (killed with unshare).
+      const args = ['--pid', '--fork', '--kill-child=SIGKILL', '--mount-proc', process.execPath, CLI, 'kanban.yaml'];
+      const other = execa('unshare', args, {
+        cwd: dir,
+        reject: false,
+        env: { NO_COLOR: '1' },
+        stdin: 'ignore',
+        timeout: 60_000,
+      });
+      try {
+        const lock = path.join(dir, '.kanban-supervisor', 'run.lock');
+        await waitFor(
+          () => existsSync(path.join(lock, 'owner.json')) && existsSync(path.join(dir, '.kanban-supervisor', 'runs')),
+          'the run to start',
+        );
+        const running = await runCli(['status', path.join(dir, 'kanban.yaml')]);
+        expect(running.stdout).toMatch(
+          new RegExp(
+            `^Supervisor: running in another container: pid 1 there, on ${hostname()}, since .*, but it refreshed its lock \\d+(ms|s) ago$`,
+            'm',
+          ),
+        );
+        expect(running.stdout).toMatch(
+          /^Last run: started .*, 1 step\(s\): still running in another container \(\S+ so far\)$/m,
+        );
+        expect(running.stdout).not.toMatch(/killed or crashed/);
+
+        // pid 1 of the namespace: the kernel then kills the rest of it; its lock is left behind.
+        const supervisor = Number(readFileSync(`/proc/${other.pid}/task/${other.pid}/children`, 'utf8').trim());
+        process.kill(supervisor, 'SIGKILL');
+        await other;
+        const old = new Date(Date.now() - 11_000);
+        utimesSync(lock, old, old);
+        const left = await runCli(['status', path.join(dir, 'kanban.yaml')]);
+        expect(left.stdout).toMatch(
+          /^Supervisor: none running: pid 1 on .* has not refreshed its lock for 11(\.\d)?s, so it is gone; the next run takes it over$/m,
+        );
+        expect(left.stdout).toMatch(/^Last run: .*: no end recorded: the supervisor was killed or crashed\./m);
+      } finally {
+        other.kill('SIGKILL');
+        await other;
+      }
+    },
+  );
 });

@@ -70,4 +70,47 @@ describe('validate', () => {
     );
     expect(snapshot(dir)).toEqual(before);
   });
+
+  it('names a list item indented one space off, at its line, with the indent to use', async () => {
+    const dir = makeBoard({
+      'kanban.yaml': 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n - tasks/002.md\n',
+      'roles/manager.md': SEQUENTIAL_MANAGER,
+    });
+    const result = await runCli(['validate', 'kanban.yaml'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout.split('\n')[0]).toBe(
+      'kanban.yaml:5: this list item is indented 1 space and the item above it 2 spaces, so YAML reads it as outside that list. Indent it like the items above: 2 spaces before the "-".',
+    );
+  });
+
+  it('names a task file whose front-matter is never closed, at the line where YAML gave up, with the closing line to add', async () => {
+    const dir = makeBoard({
+      'kanban.yaml': 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n',
+      'tasks/001.md':
+        '---\nrole: Implementor\ntitle: Add the endpoint\n\nAdd GET /health. It returns 200.\nNote: keep it fast.\n',
+      'roles/manager.md': SEQUENTIAL_MANAGER,
+      'roles/implementor.md': role(['node', '-e', '0']),
+    });
+    const result = await runCli(['validate', 'kanban.yaml'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout.split('\n')[0]).toBe(
+      'tasks/001.md:5: the front-matter opened by --- on line 1 is never closed, so the text below it is read as YAML. Close it: add a line --- after its last key, before this line. Fix the front-matter between the --- lines.',
+    );
+  });
+
+  it('warns of a task file in tasks/ that tasks: does not list, naming it and the line to add', async () => {
+    const dir = makeBoard({
+      'kanban.yaml': 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n',
+      'tasks/001.md': '---\ntitle: one\n---\nx\n',
+      'tasks/002.md': '---\ntitle: two, added by hand\n---\nx\n',
+      'roles/manager.md': SEQUENTIAL_MANAGER,
+      'roles/implementor.md': role(['node', '-e', '0']),
+    });
+    const result = await runCli(['validate', 'kanban.yaml'], { cwd: dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.split('\n')).toEqual([
+      'kanban.yaml:4: tasks/002.md is a task file not listed in tasks:, so no run reaches it (the Manager picks only from tasks:). List it under tasks: ("  - tasks/002.md"), or move it out of tasks/ if it is no task. (warning)',
+      'kanban.yaml: OK — 1 task file(s) and 2 role file(s) (Implementor, Manager) checked.',
+    ]);
+  });
 });

@@ -17,7 +17,7 @@ const PAGES = [
 
 // Pages linked already that other branches are writing. Links to them are not checked while they
 // are missing; once one is here, this test fails until it is taken off the list.
-const PENDING = ['docs/report.md'];
+const PENDING: string[] = [];
 
 // Each heading of the README as it was at ec17b5d (1,310 lines), and where it went: a page, and
 // the heading (any level) on that page that holds it now.
