@@ -1,6 +1,6 @@
 import { attemptEnd, attemptFrom, attemptKey, isRunEnd, runEnd, type AttemptRecord } from '../src/events/records.js';
 import type { RunRecord } from '../src/events/fold.js';
-import type { SupervisorEvent } from '../src/events/types.js';
+import type { SupervisorEvent } from '../src/events/event-types.js';
 
 /** A run without its steps: what the plain forward fold below builds. */
 export type PlainRun = Omit<RunRecord, 'stepRecords'>;

@@ -1,7 +1,7 @@
 import { closeSync, ftruncateSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { openExclusive } from '../fs/open.js';
+import { openExclusive } from '../fs/safe-open.js';
 import { readProcInfo } from '../util/proc-stat.js';
 import { isAlive } from '../util/process.js';
 import { stopLeftovers } from './leftovers.js';

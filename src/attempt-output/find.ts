@@ -2,7 +2,7 @@ import path from 'node:path';
 import { RunFold } from '../events/fold.js';
 import { parseEvent } from '../events/parse.js';
 import type { AttemptRecord } from '../events/records.js';
-import { NewestFirst, withStore } from '../events/store.js';
+import { NewestFirst, withStore } from '../events/event-files.js';
 
 /** Which attempt to find: the newest one that matches every field given. */
 export interface AttemptFilter {

@@ -1,12 +1,12 @@
 import { closeSync, fstatSync, readSync } from 'node:fs';
-import { openRegular } from '../fs/read.js';
+import { openRegular } from '../fs/safe-read.js';
 import path from 'node:path';
 import { attemptFileBase } from '../log/output-store.js';
 import { formatDuration } from '../util/duration.js';
-import { cleanLine } from '../util/text.js';
+import { cleanLine } from '../util/clean-text.js';
 import { localStamp } from '../util/time.js';
 import type { AttemptRecord } from '../events/records.js';
-import { AgentText, type Output, type TextSink } from './output.js';
+import { AgentText, type Output, type TextSink } from './copy-stream.js';
 import { stdoutSink, transcriptCli } from './transcript.js';
 import type { OutputPlace } from './places.js';
 

@@ -3,7 +3,7 @@ import type { AgentCli, Shown } from '../agents/adapter.js';
 import { AGENTS } from '../agents/index.js';
 import type { AttemptRecord } from '../events/records.js';
 import { isObject, parse } from '../reply/json.js';
-import { AgentText, type Output, type TextSink } from './output.js';
+import { AgentText, type Output, type TextSink } from './copy-stream.js';
 
 // A longer line is not parsed (a tool result or a whole file): it is dropped when its type is one
 // the CLI never shows, else passed on as written, without holding more than this much of it.

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import { NotReadableError, readRegular } from '../fs/read.js';
+import { NotReadableError, readRegular } from '../fs/safe-read.js';
 import { runnable } from '../util/self-command.js';
 
 /** kanban.yaml could not be read (gone, a folder, no permission): exit 2, with the system's code, so a caller can tell a board moved away. */

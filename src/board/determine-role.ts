@@ -1,4 +1,4 @@
-import type { BoardState } from './read.js';
+import type { BoardState } from './read-board.js';
 import type { TaskMeta } from './task.js';
 
 /**

@@ -10,7 +10,7 @@ import {
   type Pair,
   type YAMLSeq,
 } from 'yaml';
-import type { BoardState } from './read.js';
+import type { BoardState } from './read-board.js';
 import { parseYaml, type ParsedYaml } from './yaml.js';
 
 /** The fields a Manager answer may change. */

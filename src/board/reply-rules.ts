@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { readRegular } from '../fs/read.js';
+import { readRegular } from '../fs/safe-read.js';
 import { isObject } from '../reply/json.js';
-import type { ManagerAnswer, ReplyRules } from '../reply/validate.js';
+import type { ManagerAnswer, ReplyRules } from '../reply/check-reply.js';
 import type { SchemaCompiler } from '../schemas.js';
 import { normalPath, resolveAllInBoard, resolveInBoard } from './paths.js';
-import { notATaskFile } from './read.js';
+import { notATaskFile } from './read-board.js';
 import type { Role } from './role.js';
 
 /** The checks a role's replies must pass, including the extra schema its role file names. */

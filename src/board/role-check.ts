@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Problem } from './read.js';
+import type { Problem } from './read-board.js';
 import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from './inputs.js';
 import { SupervisorError } from '../errors.js';
 import { loadReplyRules } from './reply-rules.js';

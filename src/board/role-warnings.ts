@@ -1,7 +1,7 @@
 import { AGENTS, agentFor } from '../agents/index.js';
 import { formatDuration } from '../util/duration.js';
 import { runnable } from '../util/self-command.js';
-import type { Problem } from './read.js';
+import type { Problem } from './read-board.js';
 import type { Role } from './role.js';
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { formatProblem, type Problem } from './read.js';
+import { formatProblem, type Problem } from './read-board.js';
 import { InputError } from '../errors.js';
-import { readRegular } from '../fs/read.js';
+import { readRegular } from '../fs/safe-read.js';
 import type { OutputStrategy } from '../reply/extract.js';
 import { patternProblems, type FailurePatterns } from '../reply/failure-patterns.js';
 import { describeErrors, pointerOf, validator } from '../schemas.js';
@@ -11,7 +11,7 @@ import { runnable } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
 import { sandboxSpec, type SandboxSpec } from '../sandbox/spec.js';
 import { missingRoleHint, roleFilePath } from './role-names.js';
-import { plainSchemaMessage } from './words.js';
+import { plainSchemaMessage } from './pointer-words.js';
 
 /** How to run a role's agent: the front-matter of `roles/<name>.md` plus its body as the prompt. */
 export interface Role {

@@ -1,4 +1,4 @@
-import type { BoardSettings } from './read.js';
+import type { BoardSettings } from './read-board.js';
 import { InputError } from '../errors.js';
 import type { Retention } from '../log/output-store.js';
 import { requireDuration } from '../util/duration.js';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { findProgram } from '../util/process.js';
 import { fencedWrites, writablePathEntry, writablePlace, writtenPart, type FencedWrites } from './fenced-writes.js';
 import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from './inputs.js';
-import type { Problem } from './read.js';
+import type { Problem } from './read-board.js';
 import type { Role } from './role.js';
 
 /** kanban-supervisor's own folder (src/ or dist/ is one below it). */

@@ -1,5 +1,5 @@
 import { isCollection, LineCounter, parseDocument, visit, type Document } from 'yaml';
-import { yamlProblem } from './yaml-words.js';
+import { yamlProblem } from './yaml-problems.js';
 
 /** A parsed YAML text, or the first syntax problem with its line and what to do about it. */
 export type ParsedYaml =

@@ -1,5 +1,5 @@
 import type { Settings } from '../board/settings.js';
-import type { EventUsage } from '../events/types.js';
+import type { EventUsage } from '../events/event-types.js';
 import { GuardError } from '../errors.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 import { addUsage, emptySpend, formatSpend, type SpendTotal } from '../spend.js';

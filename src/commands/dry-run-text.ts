@@ -1,7 +1,7 @@
 import { formatDuration } from '../util/duration.js';
 import { shellWord } from '../util/self-command.js';
 import type { DryRunPlan, TimeoutChoice } from './dry-run.js';
-import { fenceLines } from '../sandbox/text.js';
+import { fenceLines } from '../sandbox/describe-fence.js';
 
 // An argv element longer than this, or of several lines, is shown below the argv line.
 const INLINE_MAX = 100;

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { checkCommand } from '../agent/command.js';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
-import { findRepo } from '../git/open.js';
+import { findRepo } from '../git/find-repo.js';
 import { describeCommand } from '../agent/invocation.js';
 import type { AgentInputs } from '../board/inputs.js';
 import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
-import { formatProblem, readBoard, type Board } from '../board/read.js';
+import { formatProblem, readBoard, type Board } from '../board/read-board.js';
 import { checkBoard } from '../board/check.js';
 import { toRunMore } from '../board/hints.js';
 import { InputError } from '../errors.js';
@@ -148,7 +148,7 @@ export function timeoutChoice(
   return { ms: winner.ms, from: winner.from, asked };
 }
 
-// As a run's start finds the repository (git/open.ts); a missing identity is a warning here, as a missing command is.
+// As a run's start finds the repository (git/find-repo.ts); a missing identity is a warning here, as a missing command is.
 async function gitPlan(
   file: string,
   env: NodeJS.ProcessEnv,

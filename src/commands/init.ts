@@ -2,8 +2,8 @@ import { closeSync, fstatSync, lstatSync, mkdirSync, readFileSync } from 'node:f
 import path from 'node:path';
 import { AGENTS } from '../agents/index.js';
 import { InputError } from '../errors.js';
-import { openAppend, openExclusive } from '../fs/open.js';
-import { readFromStart } from '../fs/read.js';
+import { openAppend, openExclusive } from '../fs/safe-open.js';
+import { readFromStart } from '../fs/safe-read.js';
 import { ensureRealDir, isSymlink } from '../fs/real-dir.js';
 import { plantedSymlink } from '../fs/refuse.js';
 import { replaceFileAtomic, writeWhole } from '../fs/replace.js';
@@ -127,7 +127,7 @@ function appendMissing(fd: number, shown: string, header: string): GitignoreChan
 // Folders init makes are the person's board (0o777 less the umask), not the state's 0o700.
 const WALK = { dirMode: 0o777 };
 
-// A new file created O_EXCL|O_NOFOLLOW in real folders (fs/open.ts), mode 0o666 less the umask.
+// A new file created O_EXCL|O_NOFOLLOW in real folders (fs/safe-open.ts), mode 0o666 less the umask.
 function writeNew(dir: string, name: string, content: string): void {
   const fd = openExclusive(dir, name, { ...WALK, mode: 0o666 });
   try {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findAttempt, type AttemptFilter, type Search } from '../attempt-output/find.js';
 import { followAttempt } from '../attempt-output/follow.js';
-import { Output } from '../attempt-output/output.js';
+import { Output } from '../attempt-output/copy-stream.js';
 import { RUN_PLACE, TRY_PLACE, type OutputPlace } from '../attempt-output/places.js';
 import { describeAttempt, describeEnd, printAttempt, shownAs, type Streams } from '../attempt-output/print.js';
 import { realBoardPath } from '../board/locate.js';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { closeSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { readBoard } from '../board/read.js';
+import { readBoard } from '../board/read-board.js';
 import { isInside, normalPath, resolveInBoard } from '../board/paths.js';
 import { InputError } from '../errors.js';
-import { EVENTS, rotatedFile } from '../events/types.js';
-import { openRegular } from '../fs/read.js';
+import { EVENTS, rotatedFile } from '../events/event-types.js';
+import { openRegular } from '../fs/safe-read.js';
 import { procTarget } from '../fs/real-dir.js';
 import { renderReport } from '../report/html.js';
 import { serveLive, type LiveSource } from '../report/live-server.js';

@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { readBoard } from '../board/read.js';
+import { readBoard } from '../board/read-board.js';
 import { boardSecrets } from '../board/secret-values.js';
 import { maskDeep } from '../util/secrets.js';
 import { runnable } from '../util/self-command.js';
 import { InputError, SupervisorError, UnwritableError } from '../errors.js';
 import { readRecentRuns, REPORT_RUNS } from '../events/recent-runs.js';
-import { EVENTS } from '../events/types.js';
+import { EVENTS } from '../events/event-types.js';
 import { renderReport } from '../report/html.js';
 import { readTaskMeta } from '../board/task.js';
 import { boardCards, type BoardCard } from '../report/board-view.js';

@@ -3,7 +3,7 @@ import { SupervisorError } from '../errors.js';
 import { failedOutcome, finishedOutcome, outcomeLine, printOutcome, type Outcome } from '../progress/outcome.js';
 import { createStyle, showOn } from '../progress/style.js';
 import type { RunIO } from '../loop/context.js';
-import { openCapabilities } from '../run/capabilities.js';
+import { openCapabilities } from '../run/capability-list.js';
 import { supervise } from '../run/supervise.js';
 import { settingsFlags } from './flags.js';
 

@@ -7,7 +7,7 @@ import type { AttemptRecord, RunEnd } from '../events/records.js';
 import { formatSpend } from '../spend.js';
 import { reviewCommits } from '../report/commits.js';
 import { formatDuration } from '../util/duration.js';
-import { cleanLine, shorten } from '../util/text.js';
+import { cleanLine, shorten } from '../util/clean-text.js';
 import { localStamp } from '../util/time.js';
 
 /** `status` as a person reads it, local times, every text from the board or an agent cleaned for a terminal (pure but for `now`). */

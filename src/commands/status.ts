@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { realBoardPath } from '../board/locate.js';
-import { readBoard, type Board } from '../board/read.js';
+import { readBoard, type Board } from '../board/read-board.js';
 import { SupervisorError } from '../errors.js';
-import { ownerState, probePid, selfIdentity } from '../lock/identity.js';
+import { ownerState, probePid, selfIdentity } from '../lock/process-identity.js';
 import { lockPath, readLockOwner, STALE_MS, UNSEEN_STALE_MS } from '../lock/lock.js';
 import { isAlive } from '../util/process.js';
 import { readLatest, type HistoryWindow, type LatestRun } from '../events/latest.js';
@@ -146,7 +146,7 @@ export function lockStatus(file: string, now = Date.now()): LockStatus {
   if (refreshed === undefined) return { state: 'free' };
   if (!owner) return { state: 'unknown' };
   const who = { pid: owner.pid, host: owner.host, since: owner.since };
-  // Judged as the next run's lock would judge it: by process identity, not by pid alone (lock/identity.ts).
+  // Judged as the next run's lock would judge it: by process identity, not by pid alone (lock/process-identity.ts).
   const state = ownerState(owner, selfIdentity(), probePid);
   if (state === 'alive') return { state: 'running', ...who };
   if (state === 'dead') return { state: 'stale', ...who };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { checkBoard, type Validation } from '../board/check.js';
-import { formatProblem, type Problem } from '../board/read.js';
+import { formatProblem, type Problem } from '../board/read-board.js';
 
 /** `kanban-supervisor validate`: the board's pre-flight check (board/check.ts), which `run` makes too. Reads only. */
 export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Validation {

@@ -9,7 +9,7 @@ import {
   type AttemptRecord,
   type RunEnd,
 } from './records.js';
-import type { SupervisorEvent } from './types.js';
+import type { SupervisorEvent } from './event-types.js';
 
 /** One step of a run: who ran what, and what happened around its attempts. */
 export interface StepRecord {

@@ -1,7 +1,7 @@
 import { RunFold, type RunRecord } from './fold.js';
 import { fieldPeeker, parseEvent } from './parse.js';
 import { isManagerTurn, isRunEnd, RUN_END_TYPES, type AttemptRecord, type RunEnd } from './records.js';
-import { NewestFirst, withStore } from './store.js';
+import { NewestFirst, withStore } from './event-files.js';
 
 /**
  * How far back `status` reads the history at most: ~50,000 events, some 8,000 steps (weeks of

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { LineLog } from '../fs/line-log.js';
 import { openRealDir } from '../fs/real-dir.js';
 import { maskDeep, maskText } from '../util/secrets.js';
-import { EVENTS, rotatedFile, type EventListener, type EventType, type SupervisorEvent } from './types.js';
+import { EVENTS, rotatedFile, type EventListener, type EventType, type SupervisorEvent } from './event-types.js';
 
 // events.jsonl is moved to events.1.jsonl (replacing the one before) past this size, so a
 // month-long run keeps at most twice this much history on disk.

@@ -1,4 +1,4 @@
-import type { SupervisorEvent } from './types.js';
+import type { SupervisorEvent } from './event-types.js';
 
 /**
  * The event on one line of events.jsonl, or undefined for a line that holds none (pure).

@@ -1,6 +1,6 @@
 import { RunFold, type RunRecord } from './fold.js';
 import { parseEvent } from './parse.js';
-import { NewestFirst, withStore } from './store.js';
+import { NewestFirst, withStore } from './event-files.js';
 
 /**
  * How many runs `report` shows unless told otherwise: enough to compare today's runs with the

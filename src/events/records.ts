@@ -1,4 +1,4 @@
-import type { EventUsage, SupervisorEvent } from './types.js';
+import type { EventUsage, SupervisorEvent } from './event-types.js';
 
 /** One attempt of an agent, put together from its attempt_started and attempt_finished events. */
 export interface AttemptRecord {

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { InternalError, UnwritableError } from '../errors.js';
-import { openAppend, type OpenOptions } from './open.js';
+import { openAppend, type OpenOptions } from './safe-open.js';
 import { unwritableFrom } from './refuse.js';
 
 /**

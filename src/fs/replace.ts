@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, lstatSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { openFileIn, type OpenOptions } from './open.js';
+import { openFileIn, type OpenOptions } from './safe-open.js';
 import { openRealDir } from './real-dir.js';
 import { movedWhileOpening, notARegularFile, plantedSymlink, unwritableFrom } from './refuse.js';
 

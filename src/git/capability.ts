@@ -17,7 +17,10 @@ export const gitCommits: OpenCapability = (kind): Capability | undefined => {
   return {
     async runStarted({ ctx, settings }) {
       if (!settings.gitCommit) return;
-      const [{ findRepo }, { StepCommits }] = await Promise.all([import('./open.js'), import('./step-commits.js')]);
+      const [{ findRepo }, { StepCommits }] = await Promise.all([
+        import('./find-repo.js'),
+        import('./step-commits.js'),
+      ]);
       const { board, world, events } = ctx;
       runId = ctx.runId;
       const run = {

@@ -1,5 +1,5 @@
 import { maskText } from '../util/secrets.js';
-import { cleanBlock, cleanLine, shorten } from '../util/text.js';
+import { cleanBlock, cleanLine, shorten } from '../util/clean-text.js';
 import { shownPath } from './porcelain.js';
 
 /** What a step's commit is about: the step's task and role, the reply, and the Manager's answer. */

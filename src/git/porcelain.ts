@@ -1,6 +1,6 @@
 import { isRunOutputPath } from '../board/run-output.js';
 import { maskText } from '../util/secrets.js';
-import { cleanLine } from '../util/text.js';
+import { cleanLine } from '../util/clean-text.js';
 
 /**
  * The pure parts of talking to git: which paths `git status --porcelain=v1 -z` lists, which of

@@ -10,7 +10,7 @@ import { appendEntry } from '../log/supervisor-log.js';
 import { maskText } from '../util/secrets.js';
 import { formatDuration } from '../util/duration.js';
 import { commitMessage, commitWarnings, type CommitAbout } from './message.js';
-import type { GitRepo } from './open.js';
+import type { GitRepo } from './find-repo.js';
 import { inertCall } from './inert.js';
 import { gitSaid, pathList, shownPath } from './porcelain.js';
 import { runGit, type GitCall, type GitResult } from './run-git.js';

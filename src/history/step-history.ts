@@ -1,8 +1,8 @@
-import { shorten } from '../util/text.js';
+import { shorten } from '../util/clean-text.js';
 import { foldRuns } from '../events/fold.js';
 import { parseEvents } from '../events/parse.js';
-import { NewestFirst, withStore } from '../events/store.js';
-import type { SupervisorEvent } from '../events/types.js';
+import { NewestFirst, withStore } from '../events/event-files.js';
+import type { SupervisorEvent } from '../events/event-types.js';
 
 /**
  * One step as the Manager's `history` input shows it (snake_case, like the other inputs). The

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Capability, OpenCapability } from '../loop/context.js';
-import { writeIfOpen } from '../util/write.js';
+import { writeIfOpen } from '../util/write-if-open.js';
 import { parseHook, type Hook, type HookContext } from './hook.js';
 
 /**

@@ -3,7 +3,7 @@ import { fencedWrites, writtenPart } from '../board/fenced-writes.js';
 import { InputError } from '../errors.js';
 import { findProgram } from '../util/process.js';
 import type { Outcome } from '../progress/outcome.js';
-import { splitWords } from './words.js';
+import { splitWords } from './split-words.js';
 
 /** A command to run when a run ends (`--on-complete` / `--on-halt`), already split into argv. */
 export interface Hook {

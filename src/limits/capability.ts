@@ -1,7 +1,7 @@
 import type { Invocation } from '../agent/invocation.js';
 import type { AttemptPlace, Capability, OpenCapability } from '../loop/context.js';
 import type { SharedAccount } from './shared.js';
-import type { LimitWaits } from './wait.js';
+import type { LimitWaits } from './limit-wait.js';
 
 /**
  * Usage limits (SPEC §4b): a limit the CLI reports is waited out until its reset and the same
@@ -15,7 +15,10 @@ export const limits: OpenCapability = (kind): Capability => {
   return {
     async runStarted({ ctx, settings }) {
       // Loaded as a run starts: a board with nothing to run starts without the CLIs' adapters.
-      const [{ sharedAccountOf }, { LimitWaits }] = await Promise.all([import('./shared.js'), import('./wait.js')]);
+      const [{ sharedAccountOf }, { LimitWaits }] = await Promise.all([
+        import('./shared.js'),
+        import('./limit-wait.js'),
+      ]);
       // The account of an agent run (one invocation, repeated), found once for all its attempts.
       let last: { invocation?: Invocation; shared?: SharedAccount | undefined } = {};
       const accountOf = ({ invocation, settings: its }: AttemptPlace) => {

@@ -11,7 +11,7 @@ import {
   removeEntry,
   writeEntry,
   type LimitsFolder,
-} from './store.js';
+} from './shared-folder.js';
 
 /**
  * A usage limit belongs to the account, not the board (SPEC §4b): a supervisor that learns one

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, wr
 import path from 'node:path';
 import { BoardLockedError } from '../errors.js';
 import { isAlive } from '../util/process.js';
-import { ownerState, probePid, selfIdentity, type ProcessIdentity } from './identity.js';
+import { ownerState, probePid, selfIdentity, type ProcessIdentity } from './process-identity.js';
 
 /** Who holds a board's run lock, recorded inside the lock folder: its process identity, and what it runs. */
 export interface LockOwner extends ProcessIdentity {

@@ -1,7 +1,7 @@
 import { closeSync } from 'node:fs';
 import path from 'node:path';
 import { UnsafePathError, UnwritableError } from '../errors.js';
-import { openFileIn } from '../fs/open.js';
+import { openFileIn } from '../fs/safe-open.js';
 import type { RealDir } from '../fs/real-dir.js';
 import { writeWhole } from '../fs/replace.js';
 

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync } from 'node:fs';
-import { openAppend } from '../fs/open.js';
+import { openAppend } from '../fs/safe-open.js';
 import { writeWhole } from '../fs/replace.js';
 import path from 'node:path';
 import { maskText } from '../util/secrets.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { realBoardPath } from '../board/locate.js';
-import { boardOf, readBoard, readBoardSeen, type Board, type WrittenText } from '../board/read.js';
+import { boardOf, readBoard, readBoardSeen, type Board, type WrittenText } from '../board/read-board.js';
 
 /**
  * kanban.yaml as a run reads it: afresh at every step (SPEC §2), but a text the run itself read

@@ -2,11 +2,11 @@ import type { RunAttempt } from '../agent/attempt.js';
 import type { Invocation } from '../agent/invocation.js';
 import type { Failure } from '../agents/adapter.js';
 import type { AgentInputs } from '../board/inputs.js';
-import type { Board } from '../board/read.js';
+import type { Board } from '../board/read-board.js';
 import type { Settings, SettingsFlags } from '../board/settings.js';
 import type { SupervisorError } from '../errors.js';
 import type { EventLog } from '../events/log.js';
-import type { SupervisorEvent } from '../events/types.js';
+import type { SupervisorEvent } from '../events/event-types.js';
 import type { OutputStore } from '../log/output-store.js';
 import type { Outcome } from '../progress/outcome.js';
 import type { ReporterMode } from '../progress/style.js';
@@ -31,7 +31,7 @@ export interface RunContext {
 }
 
 /**
- * What a run tells each of its capabilities (the list: run/capabilities.ts), one optional method
+ * What a run tells each of its capabilities (the list: run/capability-list.ts), one optional method
  * per event, in the order they happen. Some answer with a decision the core acts on: stop before
  * a step, run the same attempt again, run more steps, run the loop again.
  */

@@ -1,8 +1,8 @@
 import { formatDuration } from '../util/duration.js';
-import { cleanBlock, cleanLine, shorten } from '../util/text.js';
+import { cleanBlock, cleanLine, shorten } from '../util/clean-text.js';
 import type { AttemptResult } from '../agent/attempt.js';
 import { extractReply, type Envelope, type OutputStrategy } from '../reply/extract.js';
-import { checkReply, type ReplyRules } from '../reply/validate.js';
+import { checkReply, type ReplyRules } from '../reply/check-reply.js';
 
 /** An attempt's reply if it is valid, else why not and what was received (bounded, for the log). */
 export type Judgement =

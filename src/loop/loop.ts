@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isFinished, type Board } from '../board/read.js';
+import { isFinished, type Board } from '../board/read-board.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
 import { GuardError, HaltedForHumanError, outcomeKind, RetriesExhaustedError, SupervisorError } from '../errors.js';
 import type { ExtraStep, LoopResult, RunContext } from './context.js';

@@ -1,5 +1,5 @@
 import { prepareAgent } from '../agent/prepare.js';
-import type { Board } from '../board/read.js';
+import type { Board } from '../board/read-board.js';
 import type { Settings } from '../board/settings.js';
 import { RetriesExhaustedError } from '../errors.js';
 import type { LogEntry } from '../log/supervisor-log.js';

@@ -9,7 +9,7 @@ import { InterruptedError } from '../errors.js';
 import { stdoutEvents } from '../reply/json.js';
 import { expectedReply } from '../schemas.js';
 import { checkUsage } from '../spend.js';
-import { shorten } from '../util/text.js';
+import { shorten } from '../util/clean-text.js';
 import type { RunContext } from './context.js';
 import { judgeAttempt } from './judge.js';
 import { throwIfStopped } from './world.js';

@@ -3,7 +3,7 @@ import { notifySettings } from '../board/settings.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 import type { Notifier } from '../notify/notifier.js';
 import { resolveTargets, unsetWarning } from '../notify/target.js';
-import { writeIfOpen } from '../util/write.js';
+import { writeIfOpen } from '../util/write-if-open.js';
 
 /**
  * Notifications (SPEC §5c, "Heard"; delivery is src/notify/): a long usage-limit wait, a

@@ -1,11 +1,11 @@
-import type { SupervisorEvent } from '../events/types.js';
+import type { SupervisorEvent } from '../events/event-types.js';
 import { formatDuration } from '../util/duration.js';
-import { cleanLine } from '../util/text.js';
+import { cleanLine } from '../util/clean-text.js';
 import { localClock } from '../util/time.js';
-import { eventLine, statusMark } from './lines.js';
+import { eventLine, statusMark } from './event-lines.js';
 import { columnsOf, fitColumns, fitColumnsEnd } from './columns.js';
 import { createStyle, type Style } from './style.js';
-import type { Reporter } from './types.js';
+import type { Reporter } from './reporter-type.js';
 
 /** What the live reporter needs from the terminal and the clock. */
 export interface LiveTerminal {

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
 import { runnable } from '../util/self-command.js';
-import { cleanLine } from '../util/text.js';
-import { writeIfOpen } from '../util/write.js';
+import { cleanLine } from '../util/clean-text.js';
+import { writeIfOpen } from '../util/write-if-open.js';
 import type { ReporterMode, Style } from './style.js';
 import { ExitCode, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
 import { toRunMore } from '../board/hints.js';

@@ -1,9 +1,9 @@
-import type { SupervisorEvent } from '../events/types.js';
+import type { SupervisorEvent } from '../events/event-types.js';
 import { formatDuration } from '../util/duration.js';
 import { localStamp } from '../util/time.js';
-import { eventLine } from './lines.js';
+import { eventLine } from './event-lines.js';
 import { createStyle } from './style.js';
-import type { Reporter } from './types.js';
+import type { Reporter } from './reporter-type.js';
 
 /** Where plain lines go, and the clock. */
 export interface PlainOutput {

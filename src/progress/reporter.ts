@@ -1,8 +1,8 @@
-import { writeIfOpen } from '../util/write.js';
+import { writeIfOpen } from '../util/write-if-open.js';
 import { liveReporter } from './live.js';
 import { plainReporter } from './plain.js';
 import { createStyle, type ReporterMode } from './style.js';
-import type { Reporter } from './types.js';
+import type { Reporter } from './reporter-type.js';
 
 // Plain output says every five minutes that a long attempt is still running.
 const HEARTBEAT_MS = 5 * 60_000;

@@ -1,7 +1,7 @@
 import { timedOut, type AttemptRecord } from '../events/records.js';
 import { addUsage, emptySpend, formatSpend } from '../spend.js';
 import { formatDuration } from '../util/duration.js';
-import { cleanLine, shorten } from '../util/text.js';
+import { cleanLine, shorten } from '../util/clean-text.js';
 import { localStamp } from '../util/time.js';
 
 /** Turns a board-relative log path into a link from the page. */

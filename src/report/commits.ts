@@ -1,5 +1,5 @@
 import type { RunRecord } from '../events/fold.js';
-import { cleanLine } from '../util/text.js';
+import { cleanLine } from '../util/clean-text.js';
 
 /**
  * What to type to review a run's commits (supervisor.git_commit), as `status` and the report

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
 import { timedOut, type AttemptRecord } from '../events/records.js';
 import { formatSpend } from '../spend.js';
-import { cleanLine } from '../util/text.js';
+import { cleanLine } from '../util/clean-text.js';
 import { localStamp } from '../util/time.js';
 import { attemptId, attemptRow, esc, kind, laneOf, result, type Linker } from './attempt-row.js';
 import type { RunRecord } from '../events/fold.js';

@@ -1,5 +1,5 @@
 import { formatSpend } from '../spend.js';
-import { cleanLine, shorten } from '../util/text.js';
+import { cleanLine, shorten } from '../util/clean-text.js';
 import { localStamp } from '../util/time.js';
 import { esc, kind, result, type Linker } from './attempt-row.js';
 import { COLUMNS, type BoardCard, type Column } from './board-view.js';

@@ -1,8 +1,8 @@
-import { isFinished, type Board } from '../board/read.js';
+import { isFinished, type Board } from '../board/read-board.js';
 import { BoardSource } from '../loop/board-source.js';
-import type { Capabilities } from '../loop/capabilities.js';
+import type { Capabilities } from '../loop/capability-fanout.js';
 import type { LoopResult, RunOptions } from '../loop/context.js';
-import { openCapabilities } from './capabilities.js';
+import { openCapabilities } from './capability-list.js';
 
 /** How a run ended normally, and where; `runId` null when the board had nothing to run. */
 export type SuperviseResult = LoopResult & {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import path from 'node:path';
-import { readRegular } from '../fs/read.js';
+import { readRegular } from '../fs/safe-read.js';
 import { findProgram } from '../util/process.js';
 import type { FencePlace } from './fence.js';
 import { expandPath, type SandboxSpec } from './spec.js';

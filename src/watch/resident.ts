@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { BoardReadError } from '../board/board-file.js';
 import { checkBoard } from '../board/check.js';
-import { formatProblem, type Problem } from '../board/read.js';
+import { formatProblem, type Problem } from '../board/read-board.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
 import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
@@ -10,7 +10,7 @@ import type { LoopEnd, RunContext } from '../loop/context.js';
 import { recordStop } from '../loop/loop.js';
 import { idleStop } from '../loop/stopper.js';
 import { rebase, snapshot, watchSet } from './files.js';
-import { waitForChange, type WatchVia } from './wait.js';
+import { waitForChange, type WatchVia } from './wait-for-edit.js';
 import type { DirWatcher } from './watcher.js';
 
 /** What a resident run needs besides its context: the folder watcher (fs.watch, or a test's). */

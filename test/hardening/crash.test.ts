@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument, type YAMLSeq } from 'yaml';
-import { parseBoard } from '../../src/board/read.js';
+import { parseBoard } from '../../src/board/read-board.js';
 import { parseFrontMatter } from '../../src/board/front-matter.js';
 import { boardWithTasks, read, role, runCli } from '../helpers.js';
 import { descendants, fixture, processesIn, startCli, waitFor } from './procs.js';

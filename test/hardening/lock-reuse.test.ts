@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { ownerState, type ProcessIdentity } from '../../src/lock/identity.js';
+import { ownerState, type ProcessIdentity } from '../../src/lock/process-identity.js';
 import { CLI, boardWithTasks, events, fixtureRole, read, role } from '../helpers.js';
 import { recordedPids, waitFor } from './procs.js';
 

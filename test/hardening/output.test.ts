@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Tail } from '../../src/agent/tail.js';
+import { Tail } from '../../src/agent/bounded-tail.js';
 import { boardWithTasks, events, fixtureRole, read, runCli } from '../helpers.js';
 
 /** Run a one-task board whose Implementor is `agent`; `extra` is role front-matter, `body` the prompt. */

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, InternalError, UnwritableError } from '../../src/errors.js';
-import { openAppend, openExclusive, openFileIn } from '../../src/fs/open.js';
+import { openAppend, openExclusive, openFileIn } from '../../src/fs/safe-open.js';
 import { ensureRealDir, openRealDir } from '../../src/fs/real-dir.js';
 import { replaceFileAtomic, tempName } from '../../src/fs/replace.js';
 import { tempDir } from '../helpers.js';

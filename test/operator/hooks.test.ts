@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { splitWords } from '../../src/hooks/words.js';
+import { splitWords } from '../../src/hooks/split-words.js';
 import { boardWithTasks, fixtureRole, read, runCli } from '../helpers.js';
 import { jsonLines } from './snapshot.js';
 

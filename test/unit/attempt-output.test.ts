@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findAttempt } from '../../src/attempt-output/find.js';
-import { AgentText, Output } from '../../src/attempt-output/output.js';
+import { AgentText, Output } from '../../src/attempt-output/copy-stream.js';
 import { RUN_PLACE } from '../../src/attempt-output/places.js';
 import { attemptFiles } from '../../src/attempt-output/print.js';
 import { tempDir } from '../helpers.js';

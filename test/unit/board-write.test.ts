@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readBoard } from '../../src/board/read.js';
-import { writeManagerAnswer } from '../../src/board/write.js';
+import { readBoard } from '../../src/board/read-board.js';
+import { writeManagerAnswer } from '../../src/board/write-answer.js';
 import { makeBoard, read } from '../helpers.js';
 
 const TEXT =

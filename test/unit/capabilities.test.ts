@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Capabilities } from '../../src/loop/capabilities.js';
+import { Capabilities } from '../../src/loop/capability-fanout.js';
 import type { Capability, FailedAttempt, LoopEnd, RunEnding } from '../../src/loop/context.js';
 
 describe("a run's capabilities as one", () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AGENTS } from '../../src/agents/index.js';
 import { extractReply } from '../../src/reply/extract.js';
 import { lastObject } from '../../src/reply/last-object.js';
-import { checkReply } from '../../src/reply/validate.js';
+import { checkReply } from '../../src/reply/check-reply.js';
 
 // As a run extracts: every known envelope, and the role's reply schema deciding what is a reply.
 const isReply = (value: Record<string, unknown>) => checkReply(value, { manager: false }).valid;

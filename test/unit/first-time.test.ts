@@ -118,7 +118,7 @@ describe('the error line of a crash', () => {
 
 describe('fields in plain words', () => {
   it('names a field as the file writes it, counting list items from 1', async () => {
-    const { fieldWords, plainSchemaMessage } = await import('../../src/board/words.js');
+    const { fieldWords, plainSchemaMessage } = await import('../../src/board/pointer-words.js');
     expect(
       ['/current', '/supervisor/timeout', '/tasks/1', '/supervisor/periodic/0/role', '', '/'].map(fieldWords),
     ).toEqual(['current', 'supervisor.timeout', 'tasks item 2', 'supervisor.periodic item 1, role', '', '']);

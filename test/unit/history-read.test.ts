@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Line } from '../../src/events/line.js';
 import { fieldPeeker, parseEvent, parseEvents } from '../../src/events/parse.js';
 import { BackwardLines } from '../../src/events/read-backwards.js';
-import { NewestFirst, withStore } from '../../src/events/store.js';
+import { NewestFirst, withStore } from '../../src/events/event-files.js';
 import { tempDir } from '../helpers.js';
 
 /** What the reader must give: the file split on LF, a CR before it dropped, empty and over-long lines left out. */

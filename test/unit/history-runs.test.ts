@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { foldRuns } from '../../src/events/fold.js';
 import { readLatest } from '../../src/events/latest.js';
 import { readRecentRuns } from '../../src/events/recent-runs.js';
-import type { SupervisorEvent } from '../../src/events/types.js';
+import type { SupervisorEvent } from '../../src/events/event-types.js';
 import { status } from '../../src/commands/status.js';
 import { StepHistory } from '../../src/history/step-history.js';
 import { boardWithTasks, tempDir } from '../helpers.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { status } from '../../src/commands/status.js';
 import { InputError } from '../../src/errors.js';
 import { readRecentRuns } from '../../src/events/recent-runs.js';
-import { unreadable, withStore } from '../../src/events/store.js';
+import { unreadable, withStore } from '../../src/events/event-files.js';
 import { formatStatus } from '../../src/commands/status-text.js';
 import { boardWithTasks } from '../helpers.js';
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { limitWaitUntil } from '../../src/limits/wait.js';
+import { limitWaitUntil } from '../../src/limits/limit-wait.js';
 import { parseResetText } from '../../src/reply/reset-time.js';
 import { supervise } from '../../src/run/supervise.js';
 import { boardWithTasks, events, read, role } from '../helpers.js';

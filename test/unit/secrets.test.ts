@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { boardSecrets } from '../../src/board/secret-values.js';
 import { EventLog } from '../../src/events/log.js';
-import { EVENTS } from '../../src/events/types.js';
+import { EVENTS } from '../../src/events/event-types.js';
 import { describeCommand } from '../../src/agent/invocation.js';
 import { formatEntry } from '../../src/log/supervisor-log.js';
 import { waitingFile } from '../../src/log/waiting.js';

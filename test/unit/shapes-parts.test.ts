@@ -3,11 +3,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildInvocation } from '../../src/agent/invocation.js';
 import { tailEvents } from '../../src/history/step-history.js';
-import { eventLine } from '../../src/progress/lines.js';
+import { eventLine } from '../../src/progress/event-lines.js';
 import { liveReporter } from '../../src/progress/live.js';
 import { createStyle } from '../../src/progress/style.js';
 import { parseRole, type Role } from '../../src/board/role.js';
-import type { SupervisorEvent } from '../../src/events/types.js';
+import type { SupervisorEvent } from '../../src/events/event-types.js';
 import { tempDir } from '../helpers.js';
 
 const manager = parseRole(

@@ -17,7 +17,7 @@ import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
 import { accountOf } from '../../src/limits/account.js';
 import { parseSharedLimit, sharedDecision, sharedLimitText } from '../../src/limits/entry.js';
 import { lookForSharedLimit, recordSharedLimit } from '../../src/limits/shared.js';
-import { limitsFolder } from '../../src/limits/store.js';
+import { limitsFolder } from '../../src/limits/shared-folder.js';
 import type { Clock } from '../../src/loop/world.js';
 import { status } from '../../src/commands/status.js';
 import { formatStatus } from '../../src/commands/status-text.js';

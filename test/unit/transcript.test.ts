@@ -7,7 +7,7 @@ import type { AgentCli } from '../../src/agents/adapter.js';
 import { claude } from '../../src/agents/claude.js';
 import { codex } from '../../src/agents/codex.js';
 import { gemini } from '../../src/agents/gemini.js';
-import { AgentText, Output } from '../../src/attempt-output/output.js';
+import { AgentText, Output } from '../../src/attempt-output/copy-stream.js';
 import { Transcript, transcriptCli } from '../../src/attempt-output/transcript.js';
 import { ROOT } from '../helpers.js';
 

@@ -2,7 +2,7 @@ import { appendFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { changedFiles, snapshot, type Snapshot } from '../../src/watch/files.js';
-import { waitForChange, type WaitDeps, type WatchVia } from '../../src/watch/wait.js';
+import { waitForChange, type WaitDeps, type WatchVia } from '../../src/watch/wait-for-edit.js';
 import type { DirWatcher } from '../../src/watch/watcher.js';
 import { fakeWatcher, fakeWorld, START } from './fake-world.js';
 import { makeBoard } from '../helpers.js';

@@ -1,7 +1,7 @@
 import type { AgentInputs } from '../board/inputs.js';
-import type { Board } from '../board/read.js';
+import type { Board } from '../board/read-board.js';
 import type { Settings } from '../board/settings.js';
-import type { SupervisorEvent } from '../events/types.js';
+import type { SupervisorEvent } from '../events/event-types.js';
 import type { SpendTotal } from '../spend.js';
 import type {
   AppliedStep,

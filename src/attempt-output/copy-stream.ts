@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
-import { cleanBlock } from '../util/text.js';
+import { cleanBlock } from '../util/clean-text.js';
 import { maskText } from '../util/secrets.js';
 
 /** One of our output streams, written with back-pressure; a reader that went away (`logs | head`) ends the writing quietly. */
@@ -47,7 +47,7 @@ export interface TextSink {
 
 /**
  * An agent's output stream as it goes to one of our outputs: the bytes as they are for a pipe
- * or a file; for a terminal, whole lines decoded and cleaned (util/text.ts), so an escape
+ * or a file; for a terminal, whole lines decoded and cleaned (util/clean-text.ts), so an escape
  * sequence split between two reads is still removed; with secrets to mask, whole lines masked.
  */
 export class AgentText implements TextSink {

@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import { isInside } from './paths.js';
-import { notATaskFile } from './read.js';
+import { notATaskFile } from './read-board.js';
 
 /**
  * A task is known by what it is, not by how its path is spelt: a symlink or a hard link to

@@ -5,7 +5,7 @@ import { history } from '../history/capability.js';
 import { hooks } from '../hooks/capability.js';
 import { limits } from '../limits/capability.js';
 import { login } from '../login/capability.js';
-import { Capabilities } from '../loop/capabilities.js';
+import { Capabilities } from '../loop/capability-fanout.js';
 import type { OpenCapability, RunKind, RunOptions } from '../loop/context.js';
 import { notifications } from '../notifications/capability.js';
 import { periodic } from '../periodic/capability.js';

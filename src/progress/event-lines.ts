@@ -1,7 +1,7 @@
 import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
-import type { SupervisorEvent } from '../events/types.js';
+import type { SupervisorEvent } from '../events/event-types.js';
 import { formatDuration } from '../util/duration.js';
-import { cleanLine, shorten } from '../util/text.js';
+import { cleanLine, shorten } from '../util/clean-text.js';
 import { localClock } from '../util/time.js';
 import type { Style } from './style.js';
 

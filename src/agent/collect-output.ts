@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { Stream } from '../agents/adapter.js';
 import type { AttemptOutput } from '../log/output-store.js';
-import { LineSplitter } from './lines.js';
-import { Tail } from './tail.js';
+import { LineSplitter } from './output-lines.js';
+import { Tail } from './bounded-tail.js';
 
 // Enough to hold any sensible reply (and a CLI's result envelope) after megabytes of chatter.
 const STDOUT_TAIL_BYTES = 4 * 1024 * 1024;

@@ -1,10 +1,10 @@
 import { closeSync } from 'node:fs';
 import path from 'node:path';
 import { InputError, SupervisorError } from '../errors.js';
-import { NotReadableError, openRegular } from '../fs/read.js';
+import { NotReadableError, openRegular } from '../fs/safe-read.js';
 import { BackwardLines } from './read-backwards.js';
 import type { Line } from './line.js';
-import { EVENTS, rotatedFile } from './types.js';
+import { EVENTS, rotatedFile } from './event-types.js';
 
 /** One file of the store, open for reading; `size` is taken at opening, so a run appending meanwhile changes nothing read. */
 export interface StoreFile {

@@ -5,7 +5,7 @@ import { normalPath } from './paths.js';
 import path from 'node:path';
 import { editYamlDocument, type BoardChange } from './edit.js';
 import { readBoardText } from './board-file.js';
-import { parseBoard, type Board, type BoardState, type WrittenText } from './read.js';
+import { parseBoard, type Board, type BoardState, type WrittenText } from './read-board.js';
 
 /** The Manager's answer as a change to the board, its paths in normal form (`tasks/./a.md` is written `tasks/a.md`). */
 export function managerChange(reply: Record<string, unknown>): BoardChange {

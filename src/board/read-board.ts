@@ -7,7 +7,7 @@ import { runnable, shellWord } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
 import { normalPath, resolveAllInBoard, resolveInBoard } from './paths.js';
 import { lineOf, parseYaml, type ParsedYaml } from './yaml.js';
-import { fieldWords, plainSchemaMessage } from './words.js';
+import { fieldWords, plainSchemaMessage } from './pointer-words.js';
 
 /** Optional `supervisor:` settings in kanban.yaml (command-line flags override them). */
 export type BoardSettings = Record<string, unknown>;

@@ -1,8 +1,8 @@
 import { closeSync, fstatSync, readSync, statSync } from 'node:fs';
-import { openRegular } from '../fs/read.js';
+import { openRegular } from '../fs/safe-read.js';
 import { StringDecoder } from 'node:string_decoder';
 import { parseEvent } from './parse.js';
-import type { SupervisorEvent } from './types.js';
+import type { SupervisorEvent } from './event-types.js';
 
 /**
  * The events appended to an events file from an offset on, read forward as they come, whole
@@ -62,7 +62,7 @@ export class EventTail {
   }
 }
 
-// Without blocking and never through a symlink (fs/read.ts): a FIFO in its place is not there.
+// Without blocking and never through a symlink (fs/safe-read.ts): a FIFO in its place is not there.
 function openIfThere(file: string): number | undefined {
   try {
     return openRegular(file, file, { follow: false })?.fd;
