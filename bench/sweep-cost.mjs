@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startTicks } from '../dist/agent/group.js';
+import { readProcInfo } from '../dist/util/proc-stat.js';
 import { sweepTagged } from '../dist/agent/sweep.js';
 
 const { values } = parseArgs({ options: { total: { type: 'string', default: '1000' }, reps: { type: 'string', default: '200' } } });
@@ -32,7 +32,7 @@ async function measure(label) {
   // The agent starts after every process already there, as a new attempt does.
   await sleep(30);
   const agent = spawn('sleep', ['0.2']);
-  const since = startTicks(agent.pid);
+  const since = readProcInfo(agent.pid)?.startTicks ?? 0;
   await new Promise((resolve) => agent.once('exit', resolve));
   const tag = `ks1-bench${process.pid}-1-implementor`;
   const check = await sweepTagged(tag, { since });
