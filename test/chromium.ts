@@ -35,7 +35,9 @@ export function findChromium(places = PLACES): Chromium {
   if (found) return { executablePath: found, env: {} };
   if (process.platform === 'linux' && process.arch === 'x64' && existsSync(PACKAGE)) return packaged();
   throw new Error(
-    `The report test needs Chromium and found none (looked at ${places.join(', ')}; the @sparticuz/chromium devDependency is for Linux x64). Install it (Debian/Ubuntu: sudo apt-get install chromium), or set CHROMIUM=/path/to/chrome.`,
+    `The report test needs Chromium and found none (looked at ${places.join(', ')}; ` +
+      `the @sparticuz/chromium devDependency is for Linux x64). Install it (Debian/Ubuntu: ` +
+      `sudo apt-get install chromium), or set CHROMIUM=/path/to/chrome.`,
   );
 }
 
@@ -63,7 +65,8 @@ function packaged(): Chromium {
       });
       writeFileSync(
         path.join(staging, 'fonts.conf'),
-        `<?xml version="1.0"?>\n<fontconfig><dir>${dir}/fonts/fonts</dir><dir>/usr/share/fonts</dir><cachedir>${dir}/fontconfig-cache</cachedir></fontconfig>\n`,
+        `<?xml version="1.0"?>\n<fontconfig><dir>${dir}/fonts/fonts</dir><dir>/usr/share/fonts</dir><cachedir>` +
+          `${dir}/fontconfig-cache</cachedir></fontconfig>\n`,
       );
       renameSync(staging, dir);
     } catch (error) {

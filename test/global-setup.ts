@@ -23,7 +23,9 @@ function checkNode(): void {
   const version = execFileSync('node', ['-p', 'process.version'], { encoding: 'utf8' }).trim();
   if (Number(/^v(\d+)/.exec(version)?.[1]) < 22) {
     throw new Error(
-      `The tests run kanban-supervisor with the node on PATH, which is ${version}; it needs Node 22 or later. Run them through npm (npm test, npm run test:fast) or npx vitest: they put the project's own Node 22 (node_modules/.bin) first on PATH.`,
+      `The tests run kanban-supervisor with the node on PATH, which is ${version}; it needs Node 22 or later. ` +
+        `Run them through npm (npm test, npm run test:fast) or npx vitest: ` +
+        `they put the project's own Node 22 (node_modules/.bin) first on PATH.`,
     );
   }
   process.stderr.write(`Testing on Node ${version}\n`);

@@ -107,7 +107,10 @@ export function read(dir: string, name: string): string {
   return readFileSync(path.join(dir, name), 'utf8');
 }
 
-/** Every complete event of the board's events.jsonl (tests poll it while a run appends, so a line not yet ended is not an event yet). */
+/**
+ * Every complete event of the board's events.jsonl (tests poll it while a run appends,
+ * so a line not yet ended is not an event yet).
+ */
 export function events(dir: string): Array<Record<string, unknown>> {
   const lines = read(dir, '.kanban-supervisor/events.jsonl').split('\n');
   lines.pop(); // '' after the last newline, or the part of a line still being written

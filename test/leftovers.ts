@@ -42,7 +42,8 @@ async function checkNothingLeft(folder: string): Promise<void> {
   if (problems.length === 0) return;
   process.exitCode = 1;
   process.stderr.write(
-    `\nThe tests left things behind (each test must remove what it makes and stop what it starts):\n  ${problems.join('\n  ')}\n`,
+    `\nThe tests left things behind (each test must remove what it makes and stop what it starts):\n` +
+      `  ${problems.join('\n  ')}\n`,
   );
 }
 

@@ -62,7 +62,8 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))(
         const where: { dir?: string } = {};
         server = await startFakeModelServer({ mode: 'reply', text: scriptedModel(seen, where) });
         const env = agentEnv(agent, server.url);
-        // A home outside /tmp (the fence's /tmp is a fresh one, which would hide a home inside it), with the CLI's offline config.
+        // A home outside /tmp (the fence's /tmp is a fresh one, which would hide a home inside it),
+        // with the CLI's offline config.
         const home = mkdtempSync('/var/tmp/ks-cli-home-');
         homes.push(home);
         cpSync(env.HOME as string, home, { recursive: true });

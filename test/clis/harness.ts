@@ -233,7 +233,10 @@ export function scriptedModel(
       return { write: { file: path.join(board.dir, HELLO.file), content: HELLO.content } };
     if (role !== 'Manager') {
       const task = /described in (\S+?)[.:]?\s/.exec(prompt)?.[1] ?? '?';
-      return `I read ${task} and did the work.\n\n\`\`\`json\n${JSON.stringify(workerReply(role, task), null, 2)}\n\`\`\`\n`;
+      return (
+        `I read ${task} and did the work.\n\n\`\`\`json\n${JSON.stringify(workerReply(role, task), null, 2)}\n` +
+        `\`\`\`\n`
+      );
     }
     const tasks = JSON.parse(/^Task list, in order: (.*)$/m.exec(prompt)?.[1] ?? '[]') as string[];
     const done = /^Task just worked on: (.*)$/m.exec(prompt)?.[1] ?? '';

@@ -52,70 +52,74 @@ export function agentCliSuite(agent: AgentCli): void {
       installedVersion(agent);
     });
 
-    it(`runs a board made by init --agent ${agent} to completion, each role a real ${agent} run, the Implementor writing a file without being asked for permission`, async () => {
-      const seen: SeenPrompt[] = [];
-      const where: { dir?: string } = {};
-      const { url } = await serve({ mode: 'reply', text: scriptedModel(seen, where) });
-      const env = agentEnv(agent, url);
-      const dir = await initBoard(agent, env);
-      where.dir = dir;
+    it(
+      `runs a board made by init --agent ${agent} to completion, each role a real ${agent} run, ` +
+        `the Implementor writing a file without being asked for permission`,
+      async () => {
+        const seen: SeenPrompt[] = [];
+        const where: { dir?: string } = {};
+        const { url } = await serve({ mode: 'reply', text: scriptedModel(seen, where) });
+        const env = agentEnv(agent, url);
+        const dir = await initBoard(agent, env);
+        where.dir = dir;
 
-      const validate = await startSupervisor(['validate', 'kanban.yaml'], env, dir);
-      expect(validate.stdout).toMatch(
-        /kanban\.yaml: OK — 2 task file\(s\) and 3 role file\(s\) \(Implementor, Architect, Manager\) checked\./,
-      );
-      expect(validate.exitCode).toBe(0);
+        const validate = await startSupervisor(['validate', 'kanban.yaml'], env, dir);
+        expect(validate.stdout).toMatch(
+          /kanban\.yaml: OK — 2 task file\(s\) and 3 role file\(s\) \(Implementor, Architect, Manager\) checked\./,
+        );
+        expect(validate.exitCode).toBe(0);
 
-      const run = await startSupervisor(['kanban.yaml', '--timeout', '90s'], env, dir);
-      expect(run.exitCode, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0);
-      expect(run.stdout).toMatch(/Done: the board has no next task \(2 step\(s\)/);
-      const board = read(dir, 'kanban.yaml');
-      expect(board).toMatch(/^current: null$/m);
-      expect(board).toMatch(/^phase: complete$/m);
+        const run = await startSupervisor(['kanban.yaml', '--timeout', '90s'], env, dir);
+        expect(run.exitCode, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0);
+        expect(run.stdout).toMatch(/Done: the board has no next task \(2 step\(s\)/);
+        const board = read(dir, 'kanban.yaml');
+        expect(board).toMatch(/^current: null$/m);
+        expect(board).toMatch(/^phase: complete$/m);
 
-      // Four real runs of the CLI, each given exactly the filled-in role prompt...
-      expect(seen.map((s) => s.role)).toEqual(['Implementor', 'Manager', 'Architect', 'Manager']);
-      const tasks = ['tasks/001-example.md', 'tasks/002-review.md'];
-      const [implementor, manager1, architect, manager2] = seen.map((s) => s.prompt);
-      expect(implementor).toBe(
-        expectedPrompt(dir, 'implementor', { kanban_file: 'kanban.yaml', task_file: tasks[0] as string }),
-      );
-      expect(architect).toBe(
-        expectedPrompt(dir, 'architect', { kanban_file: 'kanban.yaml', task_file: tasks[1] as string }),
-      );
-      // ...and the Manager each worker's reply, passed through byte for byte.
-      // The board's recent steps (history) come last but one line: the newest is the step just run.
-      for (const [prompt, role, task] of [
-        [manager1, 'Implementor', tasks[0]],
-        [manager2, 'Architect', tasks[1]],
-      ] as const) {
-        const [before, after] = expectedPrompt(dir, 'manager', {
-          kanban_file: 'kanban.yaml',
-          done_task: task as string,
-          trigger: '',
-          tasks: JSON.stringify(tasks),
-          result: JSON.stringify(workerReply(role, task as string)),
-          history: '\0',
-        }).split('\0') as [string, string];
-        expect(prompt?.startsWith(before) && prompt.endsWith(after)).toBe(true);
-        const history = JSON.parse(
-          (prompt as string).slice(before.length, (prompt as string).length - after.length),
-        ) as Array<Record<string, unknown>>;
-        expect(history[0]).toMatchObject({ task, role, status: 'ok', attempts: 1 });
-      }
-      // The preset's permission flags let the CLI's own file tool write in the board folder.
-      expect(read(dir, HELLO.file)).toBe(HELLO.content);
-      expect(seen[0]?.toolResult).toBeDefined();
-      const accepted = events(dir).filter((e) => e.type === 'attempt_finished');
-      expect(accepted.map((e) => [e.role, e.attempt, e.valid, e.via])).toEqual([
-        ['Implementor', 1, true, VIA[agent]],
-        ['Manager', 1, true, VIA[agent]],
-        ['Architect', 1, true, VIA[agent]],
-        ['Manager', 1, true, VIA[agent]],
-      ]);
-    });
+        // Four real runs of the CLI, each given exactly the filled-in role prompt...
+        expect(seen.map((s) => s.role)).toEqual(['Implementor', 'Manager', 'Architect', 'Manager']);
+        const tasks = ['tasks/001-example.md', 'tasks/002-review.md'];
+        const [implementor, manager1, architect, manager2] = seen.map((s) => s.prompt);
+        expect(implementor).toBe(
+          expectedPrompt(dir, 'implementor', { kanban_file: 'kanban.yaml', task_file: tasks[0] as string }),
+        );
+        expect(architect).toBe(
+          expectedPrompt(dir, 'architect', { kanban_file: 'kanban.yaml', task_file: tasks[1] as string }),
+        );
+        // ...and the Manager each worker's reply, passed through byte for byte.
+        // The board's recent steps (history) come last but one line: the newest is the step just run.
+        for (const [prompt, role, task] of [
+          [manager1, 'Implementor', tasks[0]],
+          [manager2, 'Architect', tasks[1]],
+        ] as const) {
+          const [before, after] = expectedPrompt(dir, 'manager', {
+            kanban_file: 'kanban.yaml',
+            done_task: task as string,
+            trigger: '',
+            tasks: JSON.stringify(tasks),
+            result: JSON.stringify(workerReply(role, task as string)),
+            history: '\0',
+          }).split('\0') as [string, string];
+          expect(prompt?.startsWith(before) && prompt.endsWith(after)).toBe(true);
+          const history = JSON.parse(
+            (prompt as string).slice(before.length, (prompt as string).length - after.length),
+          ) as Array<Record<string, unknown>>;
+          expect(history[0]).toMatchObject({ task, role, status: 'ok', attempts: 1 });
+        }
+        // The preset's permission flags let the CLI's own file tool write in the board folder.
+        expect(read(dir, HELLO.file)).toBe(HELLO.content);
+        expect(seen[0]?.toolResult).toBeDefined();
+        const accepted = events(dir).filter((e) => e.type === 'attempt_finished');
+        expect(accepted.map((e) => [e.role, e.attempt, e.valid, e.via])).toEqual([
+          ['Implementor', 1, true, VIA[agent]],
+          ['Manager', 1, true, VIA[agent]],
+          ['Architect', 1, true, VIA[agent]],
+          ['Manager', 1, true, VIA[agent]],
+        ]);
+      },
+    );
 
-    it('retries a model that answers in prose with the same invocation, logs each retry, and stops with exit 3', async () => {
+    it('retries a model answering in prose with the same invocation, logs each retry, stops with exit 3', async () => {
       await serve({ mode: 'prose' });
       const env = agentEnv(agent, url());
       const dir = await initBoard(agent, env);
@@ -139,75 +143,86 @@ export function agentCliSuite(agent: AgentCli): void {
       expect(generationRequests()).toBe(prose.requests);
     });
 
-    it('kills the CLI and every process it started when the model never answers, at the board timeout, on each attempt, and never gives it the terminal', async () => {
-      await serve({ mode: 'hang' });
-      const env = agentEnv(agent, url());
-      const dir = await initBoard(agent, env);
-      editBoard(dir, (text) =>
-        text.replace('  max_retries: 3\n  timeout: 30m\n', '  max_retries: 1\n  timeout: 10s\n  kill_grace: 2s\n'),
-      );
+    it(
+      'kills the CLI and every process it started when the model never answers, at the board timeout, ' +
+        'on each attempt, and never gives it the terminal',
+      async () => {
+        await serve({ mode: 'hang' });
+        const env = agentEnv(agent, url());
+        const dir = await initBoard(agent, env);
+        editBoard(dir, (text) =>
+          text.replace('  max_retries: 3\n  timeout: 30m\n', '  max_retries: 1\n  timeout: 10s\n  kill_grace: 2s\n'),
+        );
 
-      const started = Date.now();
-      const terminal = startSupervisorOnTerminal(['kanban.yaml'], env, dir);
-      const processes = await watchProcesses(terminal.pid as number, dir, terminal);
-      const run = await terminal;
-      const seconds = (Date.now() - started) / 1000;
+        const started = Date.now();
+        const terminal = startSupervisorOnTerminal(['kanban.yaml'], env, dir);
+        const processes = await watchProcesses(terminal.pid as number, dir, terminal);
+        const run = await terminal;
+        const seconds = (Date.now() - started) / 1000;
 
-      expect(run.exitCode, run.stdout).toBe(3);
-      expect(run.stdout).toMatch(
-        /Implementor gave no valid reply for tasks\/001-example\.md in 2 attempt\(s\); the last one timed out after 10\.0s and was killed with SIG(TERM|KILL)/,
-      );
-      // The CLI got as far as asking the model both times: the wait was on the model, not on start-up.
-      expect(generationRequests()).toBe(2);
-      expect(
-        events(dir)
-          .filter((e) => e.type === 'attempt_finished')
-          .map((e) => e.end),
-      ).toEqual(['timeout', 'timeout']);
-      expect(read(dir, 'supervisor.log.md')).toMatch(
-        /\*\*Issue:\*\* Invalid output format: Implementor \(.*\) timed out after 10\.0s/,
-      );
-      expect(seconds).toBeLessThan(2 * (10 + 2) + 15);
-
-      // Every process of both attempts (the CLI, the children named in PROCESSES, whatever they
-      // started) is gone, by pid. At least one of each shape per attempt: a child caught between
-      // fork and exec still shows its parent's command line.
-      const supervisor = processes.filter((p) => p.cmdline.endsWith(`${CLI} kanban.yaml`));
-      expect(supervisor).toHaveLength(1);
-      const agents = processes.filter((p) => p.pid !== terminal.pid && p.pid !== supervisor[0]?.pid);
-      for (const shape of PROCESSES[agent]) {
+        expect(run.exitCode, run.stdout).toBe(3);
+        expect(run.stdout).toMatch(
+          new RegExp(
+            String.raw`Implementor gave no valid reply for tasks\/001-example\.md in 2 attempt\(s\); ` +
+              String.raw`the last one timed out after 10\.0s and was killed with SIG(TERM|KILL)`,
+          ),
+        );
+        // The CLI got as far as asking the model both times: the wait was on the model, not on start-up.
+        expect(generationRequests()).toBe(2);
         expect(
-          agents.filter((p) => shape.test(p.cmdline)).length,
-          `${shape} in ${JSON.stringify(agents.map((p) => p.cmdline.slice(0, 120)))}`,
-        ).toBeGreaterThanOrEqual(2);
-      }
-      expect(await survivors(agents.map((p) => p.pid))).toEqual([]);
-      expect(processesIn(dir)).toEqual([]);
-      // The supervisor ran on the terminal; no agent process had it (a login or permission
-      // prompt could not reach the person, so it could only wait, until the timeout).
-      expect(supervisor[0]?.tty).toBeGreaterThan(0);
-      expect(agents.filter((p) => p.tty !== 0)).toEqual([]);
-    });
+          events(dir)
+            .filter((e) => e.type === 'attempt_finished')
+            .map((e) => e.end),
+        ).toEqual(['timeout', 'timeout']);
+        expect(read(dir, 'supervisor.log.md')).toMatch(
+          /\*\*Issue:\*\* Invalid output format: Implementor \(.*\) timed out after 10\.0s/,
+        );
+        expect(seconds).toBeLessThan(2 * (10 + 2) + 15);
 
-    it('stops at the first attempt with exit 2 and how to log in when nobody is logged in to the CLI, and the --on-halt hook runs', async () => {
-      await serve({ mode: 'reply' });
-      const env = agentEnv(agent, url(), { key: false });
-      const dir = await initBoard(agent, env);
-      const before = read(dir, 'kanban.yaml');
+        // Every process of both attempts (the CLI, the children named in PROCESSES, whatever they
+        // started) is gone, by pid. At least one of each shape per attempt: a child caught between
+        // fork and exec still shows its parent's command line.
+        const supervisor = processes.filter((p) => p.cmdline.endsWith(`${CLI} kanban.yaml`));
+        expect(supervisor).toHaveLength(1);
+        const agents = processes.filter((p) => p.pid !== terminal.pid && p.pid !== supervisor[0]?.pid);
+        for (const shape of PROCESSES[agent]) {
+          expect(
+            agents.filter((p) => shape.test(p.cmdline)).length,
+            `${shape} in ${JSON.stringify(agents.map((p) => p.cmdline.slice(0, 120)))}`,
+          ).toBeGreaterThanOrEqual(2);
+        }
+        expect(await survivors(agents.map((p) => p.pid))).toEqual([]);
+        expect(processesIn(dir)).toEqual([]);
+        // The supervisor ran on the terminal; no agent process had it (a login or permission
+        // prompt could not reach the person, so it could only wait, until the timeout).
+        expect(supervisor[0]?.tty).toBeGreaterThan(0);
+        expect(agents.filter((p) => p.tty !== 0)).toEqual([]);
+      },
+    );
 
-      const run = await startSupervisor(['kanban.yaml', '--timeout', '60s', '--on-halt', 'touch halted'], env, dir);
-      expect(run.exitCode, run.stderr).toBe(2);
-      expect(run.stderr).toContain(agentFor([agent]).loginHint);
-      const finished = events(dir).filter((e) => e.type === 'attempt_finished');
-      expect(finished).toHaveLength(1);
-      expect(finished[0]).toMatchObject({ failure: 'login', issue: expect.stringMatching(LOGIN_ISSUE[agent]) });
-      expect(read(dir, 'supervisor.log.md')).toMatch(/Halt[\s\S]*Login missing or rejected/);
-      expect(read(dir, 'halted')).toBe('');
-      expect(read(dir, 'kanban.yaml')).toBe(before);
-      expect(generationRequests()).toBe(0);
-    });
+    it(
+      'stops at the first attempt with exit 2 and how to log in when nobody is logged in to the CLI, ' +
+        'and the --on-halt hook runs',
+      async () => {
+        await serve({ mode: 'reply' });
+        const env = agentEnv(agent, url(), { key: false });
+        const dir = await initBoard(agent, env);
+        const before = read(dir, 'kanban.yaml');
 
-    it('waits out a usage limit that resets in a few seconds and completes the board, with no retry spent', async () => {
+        const run = await startSupervisor(['kanban.yaml', '--timeout', '60s', '--on-halt', 'touch halted'], env, dir);
+        expect(run.exitCode, run.stderr).toBe(2);
+        expect(run.stderr).toContain(agentFor([agent]).loginHint);
+        const finished = events(dir).filter((e) => e.type === 'attempt_finished');
+        expect(finished).toHaveLength(1);
+        expect(finished[0]).toMatchObject({ failure: 'login', issue: expect.stringMatching(LOGIN_ISSUE[agent]) });
+        expect(read(dir, 'supervisor.log.md')).toMatch(/Halt[\s\S]*Login missing or rejected/);
+        expect(read(dir, 'halted')).toBe('');
+        expect(read(dir, 'kanban.yaml')).toBe(before);
+        expect(generationRequests()).toBe(0);
+      },
+    );
+
+    it('waits out a usage limit that resets in seconds and completes the board, with no retry spent', async () => {
       const seen: SeenPrompt[] = [];
       const where: { dir?: string } = {};
       await serve({ mode: 'limit', failures: 1, resetSeconds: 3, text: scriptedModel(seen, where) });
@@ -291,8 +306,10 @@ const VIA: Record<AgentCli, string> = { claude: 'claude', codex: 'codex > whole'
 const PROSE: Record<AgentCli, { stderr: RegExp; received: [string, string]; roles: string[]; requests: number }> = {
   claude: inProse('claude', 8),
   codex: {
-    stderr:
-      /Manager gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); the last one replied in the wrong format: \/next_task "fake" is not in \/tasks/,
+    stderr: new RegExp(
+      String.raw`Manager gave no valid reply for tasks\/001-example\.md in 4 attempt\(s\); ` +
+        String.raw`the last one replied in the wrong format: \/next_task "fake" is not in \/tasks`,
+    ),
     received: ['"next_task": "fake"', '"message": "fake"'],
     roles: Array(4).fill('Manager') as string[],
     requests: 5,
@@ -305,7 +322,8 @@ const PROSE: Record<AgentCli, { stderr: RegExp; received: [string, string]; role
 function inProse(agent: AgentCli, requests: number): (typeof PROSE)[AgentCli] {
   return {
     stderr: new RegExp(
-      `Implementor gave no valid reply for tasks/001-example\\.md in 4 attempt\\(s\\); the last one printed no JSON reply object .*\\(in the ${agent} result text\\)`,
+      `Implementor gave no valid reply for tasks/001-example\\.md in 4 attempt\\(s\\); ` +
+        `the last one printed no JSON reply object .*\\(in the ${agent} result text\\)`,
     ),
     received: [PROSE_TEXT.slice(0, 24), PROSE_TEXT.slice(-24)],
     roles: Array(4).fill('Implementor') as string[],
@@ -317,6 +335,8 @@ function inProse(agent: AgentCli, requests: number): (typeof PROSE)[AgentCli] {
 const LOGIN_ISSUE: Record<AgentCli, RegExp> = {
   claude: /reported an error as Claude Code: Not logged in/,
   codex: /reported an error as codex: Missing environment variable: `OPENAI_API_KEY`/,
-  gemini:
-    /printed nothing on stdout \(exit code 41\); stderr: When using Gemini API, you must specify the GEMINI_API_KEY environment variable/,
+  gemini: new RegExp(
+    String.raw`printed nothing on stdout \(exit code 41\); stderr: When using Gemini API, ` +
+      String.raw`you must specify the GEMINI_API_KEY environment variable`,
+  ),
 };

@@ -69,29 +69,34 @@ describe('the container image', () => {
     expect(status.stdout).toMatch(/tasks\/003-review\.md +Architect +✓ replied ok/);
   });
 
-  it('takes docker stop mid-step as an interrupt: exit 143 well inside the stop timeout, board unchanged, nothing left', async () => {
-    const dir = sleepingBoard();
-    const before = read(dir, 'kanban.yaml');
-    const { name, child } = run(dir);
-    await waitFor(() => existsSync(path.join(dir, 'markers.txt')), 'the agent to start', 60_000);
-    const inside = await top(name);
-    expect(inside.map((p) => p.command)).toEqual([
-      expect.stringMatching(/^\/usr\/bin\/tini -- kanban-supervisor$/),
-      expect.stringMatching(/kanban-supervisor$/),
-      'sh writes-marker.sh markers.txt 300',
-      'sleep 300',
-    ]);
-    const stopped = Date.now();
-    await execa('docker', ['stop', '-t', '30', name]);
-    const result = await child;
-    expect(result.exitCode).toBe(143);
-    expect(Date.now() - stopped).toBeLessThan(15_000); // not the SIGKILL at the end of the 30 s
-    expect(read(dir, 'kanban.yaml')).toBe(before);
-    expect(events(dir).at(-1)).toMatchObject({ type: 'interrupted', exitCode: 143 });
-    expect(existsSync(path.join(dir, '.kanban-supervisor/agent.json'))).toBe(false); // the agent was stopped, not left
-    expect(existsSync(path.join(dir, '.kanban-supervisor/run.lock'))).toBe(false);
-    expect(await survivors(inside.map((p) => p.pid))).toEqual([]);
-  });
+  it(
+    'takes docker stop mid-step as an interrupt: exit 143 well inside the stop timeout, board unchanged, ' +
+      'nothing left',
+    async () => {
+      const dir = sleepingBoard();
+      const before = read(dir, 'kanban.yaml');
+      const { name, child } = run(dir);
+      await waitFor(() => existsSync(path.join(dir, 'markers.txt')), 'the agent to start', 60_000);
+      const inside = await top(name);
+      expect(inside.map((p) => p.command)).toEqual([
+        expect.stringMatching(/^\/usr\/bin\/tini -- kanban-supervisor$/),
+        expect.stringMatching(/kanban-supervisor$/),
+        'sh writes-marker.sh markers.txt 300',
+        'sleep 300',
+      ]);
+      const stopped = Date.now();
+      await execa('docker', ['stop', '-t', '30', name]);
+      const result = await child;
+      expect(result.exitCode).toBe(143);
+      expect(Date.now() - stopped).toBeLessThan(15_000); // not the SIGKILL at the end of the 30 s
+      expect(read(dir, 'kanban.yaml')).toBe(before);
+      expect(events(dir).at(-1)).toMatchObject({ type: 'interrupted', exitCode: 143 });
+      // The agent was stopped, not left.
+      expect(existsSync(path.join(dir, '.kanban-supervisor/agent.json'))).toBe(false);
+      expect(existsSync(path.join(dir, '.kanban-supervisor/run.lock'))).toBe(false);
+      expect(await survivors(inside.map((p) => p.pid))).toEqual([]);
+    },
+  );
 
   it('lets a new container finish the board right after docker kill, without being locked out', async () => {
     const dir = sleepingBoard();
@@ -131,7 +136,7 @@ describe('the container image', () => {
     expect((await first.child).exitCode).toBe(143);
   });
 
-  it('leaves no zombie under pid 1 while its agents leave orphans behind (and the check sees them without tini)', async () => {
+  it('leaves no zombie under pid 1 while its agents leave orphans (and the check sees them without tini)', async () => {
     const zombies = async (flags: string[]) => {
       const dir = boardWithTasks(4, {
         'roles/implementor.md': role(['sh', 'leaves-orphans.sh', 'tasks/004.md', '4'], 'stdin: none\n'),
@@ -147,7 +152,8 @@ describe('the container image', () => {
     };
     // Twelve short jobs were orphaned by then (three a step); each ended and had to be reaped by pid 1.
     expect(await zombies([])).toBe(0);
-    expect(await zombies(['--entrypoint', 'kanban-supervisor'])).toBeGreaterThanOrEqual(9); // the supervisor as pid 1 reaps none
+    // The supervisor as pid 1 reaps none.
+    expect(await zombies(['--entrypoint', 'kanban-supervisor'])).toBeGreaterThanOrEqual(9);
   });
 
   it('says how to mount the board when run without -v', async () => {

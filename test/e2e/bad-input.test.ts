@@ -105,7 +105,10 @@ const cases: Array<[string, (dir: string) => void, RegExp]> = [
   [
     'a command not on PATH',
     (d) => edit(d, 'roles/implementor.md', () => role(['no-such-agent-cli', '-p'])),
-    /roles\/implementor\.md:2: the Implementor command "no-such-agent-cli" was not found on PATH\. Install it, or fix `command:`/,
+    new RegExp(
+      String.raw`roles\/implementor\.md:2: the Implementor command "no-such-agent-cli" was not found on PATH\. ` +
+        'Install it, or fix `command:`',
+    ),
   ],
   [
     'a command that is not executable',
@@ -154,13 +157,17 @@ describe('bad board, task and role input', () => {
     const folder = await runCli([path.join(dir, 'folder.yaml')]);
     expect(folder.exitCode).toBe(2);
     expect(folder.stderr).toBe(
-      `kanban-supervisor: ${path.join(dir, 'folder.yaml')} is a folder without a kanban.yaml. Pass the path of a board (its kanban.yaml or its folder), or create one there: npx kanban-supervisor init ${path.join(dir, 'folder.yaml')}`,
+      `kanban-supervisor: ${path.join(dir, 'folder.yaml')} is a folder without a kanban.yaml. ` +
+        `Pass the path of a board (its kanban.yaml or its folder), or create one there: ` +
+        `npx kanban-supervisor init ${path.join(dir, 'folder.yaml')}`,
     );
     for (const command of [[], ['status'], ['validate'], ['report'], ['logs']]) {
       const none = await runCli(command, { cwd: path.join(dir, 'folder.yaml') });
       expect(none.exitCode).toBe(2);
       expect(none.stderr).toBe(
-        `kanban-supervisor: there is no kanban.yaml in this folder (${path.join(dir, 'folder.yaml')}). Pass the path of a board (its kanban.yaml or its folder), or create one here: npx kanban-supervisor init`,
+        `kanban-supervisor: there is no kanban.yaml in this folder (${path.join(dir, 'folder.yaml')}). ` +
+          `Pass the path of a board (its kanban.yaml or its folder), or create one here: ` +
+          `npx kanban-supervisor init`,
       );
     }
   });

@@ -19,7 +19,8 @@ function install(uid: number): string {
 
 describe("Node's compile cache", () => {
   it.skipIf(process.getuid?.() !== 0)(
-    'is kept beside the program, in dist/.compile-cache, and only by the user who owns it: root running a user’s install writes none',
+    'is kept beside the program, in dist/.compile-cache, and only by the user who owns it: ' +
+      'root running a user’s install writes none',
     () => {
       const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, ...env } = process.env;
       const own = install(0);

@@ -57,15 +57,17 @@ describe('kanban-supervisor init', () => {
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: tasks\/001-example\.md$/m);
   });
 
-  it('writes a .gitignore for the run output, and the run output it ignores is all a run leaves untracked', async () => {
+  it('writes a .gitignore for the run output, and what it ignores is all a run leaves untracked', async () => {
     const dir = path.join(tempDir(), 'board');
     const init = await runCli(['init', dir]);
     expect(init.exitCode).toBe(0);
     expect(read(dir, '.gitignore')).toBe(
-      '# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\n.kanban-supervisor/\nsupervisor.log.md\n',
+      '# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\n.kanban-supervisor/\n' +
+        'supervisor.log.md\n',
     );
     expect(init.stdout).toContain(
-      'Run output goes to .kanban-supervisor/ and supervisor.log.md beside kanban.yaml; a new .gitignore keeps it out of git.',
+      'Run output goes to .kanban-supervisor/ and supervisor.log.md beside kanban.yaml; ' +
+        'a new .gitignore keeps it out of git.',
     );
     const git = (...args: string[]) =>
       execa('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args]);
@@ -81,17 +83,20 @@ describe('kanban-supervisor init', () => {
 
   it('never replaces an existing .gitignore: it appends only the lines it lacks, or leaves it as it is', async () => {
     const dir = tempDir();
-    writeFileSync(path.join(dir, '.gitignore'), 'node_modules/\n/.kanban-supervisor'); // no final newline; the folder already ignored
+    // No final newline; the folder already ignored.
+    writeFileSync(path.join(dir, '.gitignore'), 'node_modules/\n/.kanban-supervisor');
     const first = await runCli(['init', dir]);
     expect(first.exitCode).toBe(0);
     expect(read(dir, '.gitignore')).toBe(
-      'node_modules/\n/.kanban-supervisor\n# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\nsupervisor.log.md\n',
+      'node_modules/\n/.kanban-supervisor\n# kanban-supervisor run output (attempt logs, events, lock, ' +
+        'Supervisor Log)\nsupervisor.log.md\n',
     );
     expect(first.stdout).toContain('; the lines .gitignore lacked for it were appended to it.');
     const again = await runCli(['init', dir, '--force']);
     expect(again.exitCode).toBe(0);
     expect(read(dir, '.gitignore')).toBe(
-      'node_modules/\n/.kanban-supervisor\n# kanban-supervisor run output (attempt logs, events, lock, Supervisor Log)\nsupervisor.log.md\n',
+      'node_modules/\n/.kanban-supervisor\n# kanban-supervisor run output (attempt logs, events, lock, ' +
+        'Supervisor Log)\nsupervisor.log.md\n',
     );
     expect(again.stdout).toContain('; .gitignore already keeps it out of git.');
     // A refused init writes nothing, .gitignore included.
@@ -111,7 +116,8 @@ describe('kanban-supervisor init', () => {
   });
 
   it.each(AGENT_CLIS)(
-    'scaffolds a %s board whose roles all run that CLI headless, says how to set it up, and which validate finds complete but for the program',
+    'scaffolds a %s board whose roles all run that CLI headless, says how to set it up, ' +
+      'and which validate finds complete but for the program',
     async (agent) => {
       const dir = path.join(tempDir(), 'board');
       const init = await runCli(['init', dir, '--agent', agent]);
@@ -149,7 +155,8 @@ describe('kanban-supervisor init', () => {
   );
 
   it.each(['opencode', 'copilot', 'kilo'])(
-    'scaffolds a %s board from its preset: every role runs that CLI with the prompt on stdin, and says how to set it up',
+    'scaffolds a %s board from its preset: every role runs that CLI with the prompt on stdin, ' +
+      'and says how to set it up',
     async (agent) => {
       const dir = path.join(tempDir(), 'board');
       const init = await runCli(['init', dir, '--agent', agent]);

@@ -38,50 +38,54 @@ describe('the supervisor loop', () => {
     }
   });
 
-  it('retries a worker that prints garbage twice with byte-identical argv, stdin, env and cwd, logging exactly 2 retries', async () => {
-    const dir = boardWithTasks(1, {});
-    const record = path.join(dir, 'record.jsonl');
-    writeFileSync(path.join(dir, 'roles/implementor.md'), scripted(record, 'garbage', 'bad-status', 'valid'));
-    const result = await runCli([path.join(dir, 'kanban.yaml')]);
-    expect(result.exitCode).toBe(0);
-    const attempts = readFileSync(record, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(attempts).toHaveLength(3);
-    for (const attempt of attempts.slice(1)) {
-      expect(attempt.argv).toEqual(attempts[0]?.argv);
-      expect(attempt.stdin).toBe(attempts[0]?.stdin);
-      expect(attempt.env).toEqual(attempts[0]?.env);
-      expect(attempt.cwd).toBe(attempts[0]?.cwd);
-    }
-    expect(attempts[0]?.cwd).toBe(dir);
-    expect(JSON.parse(String(attempts[0]?.stdin))).toEqual({
-      role: 'Implementor',
-      kanban_file: 'kanban.yaml',
-      task_file: 'tasks/001.md',
-    });
-    const env = attempts[0]?.env as Record<string, string>;
-    expect(env).toMatchObject({
-      KANBAN_ROLE: 'Implementor',
-      KANBAN_FILE: 'kanban.yaml',
-      KANBAN_TASK_FILE: 'tasks/001.md',
-      KANBAN_DONE_TASK: '',
-    });
-    expect(JSON.parse(env.KANBAN_INPUT as string)).toEqual(JSON.parse(String(attempts[0]?.stdin)));
+  it(
+    'retries a worker that prints garbage twice with byte-identical argv, stdin, env and cwd, ' +
+      'logging exactly 2 retries',
+    async () => {
+      const dir = boardWithTasks(1, {});
+      const record = path.join(dir, 'record.jsonl');
+      writeFileSync(path.join(dir, 'roles/implementor.md'), scripted(record, 'garbage', 'bad-status', 'valid'));
+      const result = await runCli([path.join(dir, 'kanban.yaml')]);
+      expect(result.exitCode).toBe(0);
+      const attempts = readFileSync(record, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(attempts).toHaveLength(3);
+      for (const attempt of attempts.slice(1)) {
+        expect(attempt.argv).toEqual(attempts[0]?.argv);
+        expect(attempt.stdin).toBe(attempts[0]?.stdin);
+        expect(attempt.env).toEqual(attempts[0]?.env);
+        expect(attempt.cwd).toBe(attempts[0]?.cwd);
+      }
+      expect(attempts[0]?.cwd).toBe(dir);
+      expect(JSON.parse(String(attempts[0]?.stdin))).toEqual({
+        role: 'Implementor',
+        kanban_file: 'kanban.yaml',
+        task_file: 'tasks/001.md',
+      });
+      const env = attempts[0]?.env as Record<string, string>;
+      expect(env).toMatchObject({
+        KANBAN_ROLE: 'Implementor',
+        KANBAN_FILE: 'kanban.yaml',
+        KANBAN_TASK_FILE: 'tasks/001.md',
+        KANBAN_DONE_TASK: '',
+      });
+      expect(JSON.parse(env.KANBAN_INPUT as string)).toEqual(JSON.parse(String(attempts[0]?.stdin)));
 
-    const log = read(dir, 'supervisor.log.md');
-    expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(2);
-    expect(log).toContain('**Attempt:** 1/3 (retry 1 of 3 follows: attempt 2/4)');
-    expect(log).toContain('**Attempt:** 2/3 (retry 2 of 3 follows: attempt 3/4)');
-    expect(log).toContain('**Issue:** Invalid output format: Implementor');
-    expect(log).toContain('/status must be one of ok, blocked, error, escalate');
-    expect(log).toContain('I did the thing, trust me');
-    expect(log).toContain('**Action:** Rescheduling with exact same parameters');
-    expect(events(dir).filter((e) => e.type === 'retry')).toHaveLength(2);
-  });
+      const log = read(dir, 'supervisor.log.md');
+      expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(2);
+      expect(log).toContain('**Attempt:** 1/3 (retry 1 of 3 follows: attempt 2/4)');
+      expect(log).toContain('**Attempt:** 2/3 (retry 2 of 3 follows: attempt 3/4)');
+      expect(log).toContain('**Issue:** Invalid output format: Implementor');
+      expect(log).toContain('/status must be one of ok, blocked, error, escalate');
+      expect(log).toContain('I did the thing, trust me');
+      expect(log).toContain('**Action:** Rescheduling with exact same parameters');
+      expect(events(dir).filter((e) => e.type === 'retry')).toHaveLength(2);
+    },
+  );
 
-  it('stops with exit 3 after 4 attempts of an always-invalid worker and leaves kanban.yaml byte-identical', async () => {
+  it('stops with exit 3 after 4 attempts of an always-invalid worker, leaving kanban.yaml byte-identical', async () => {
     const dir = boardWithTasks(2, {});
     const record = path.join(dir, 'record.jsonl');
     writeFileSync(path.join(dir, 'roles/implementor.md'), scripted(record, 'garbage'));
@@ -92,7 +96,10 @@ describe('the supervisor loop', () => {
     expect(read(dir, 'kanban.yaml')).toBe(before);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(
-      /Implementor gave no valid reply for tasks\/001\.md in 4 attempt\(s\).*supervisor\.log\.md.*roles\/implementor\.md/,
+      new RegExp(
+        String.raw`Implementor gave no valid reply for tasks\/001\.md in 4 ` +
+          String.raw`attempt\(s\).*supervisor\.log\.md.*roles\/implementor\.md`,
+      ),
     );
     const log = read(dir, 'supervisor.log.md');
     expect(log.match(/Retry Event/g)).toHaveLength(3);
@@ -157,30 +164,38 @@ describe('the supervisor loop', () => {
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
   });
 
-  it('hands a worker reply that is not ok to the Manager untouched, applies its answer and exits 4 with its message when it escalates', async () => {
-    const reply = { status: 'blocked', message: 'need a database password', extra: { kept: [1, 2], 'odd key': null } };
-    const dir = boardWithTasks(2, {
-      'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', `json:${JSON.stringify(reply)}`]),
-    });
-    const record = path.join(dir, 'manager.jsonl');
-    const answer = {
-      status: 'escalate',
-      message: 'a person must give the password',
-      next_task: 'tasks/002.md',
-      tasks: ['tasks/002.md', 'tasks/001.md'],
-    };
-    writeFileSync(path.join(dir, 'roles/manager.md'), scripted(record, `json:${JSON.stringify(answer)}`));
-    const result = await runCli([path.join(dir, 'kanban.yaml')]);
-    expect(result.exitCode).toBe(4);
-    expect(result.stderr).toMatch(
-      /The Manager halted for a person \(status escalate\).*a person must give the password/,
-    );
-    const received = JSON.parse(JSON.parse(readFileSync(record, 'utf8')).stdin as string) as { result: unknown };
-    expect(received.result).toEqual(reply);
-    const board = read(dir, 'kanban.yaml');
-    expect(board).toMatch(/^current: tasks\/002.md$/m);
-    expect(board).toMatch(/tasks:\n {2}- tasks\/002.md\n {2}- tasks\/001.md\n/);
-  });
+  it(
+    'hands a worker reply that is not ok to the Manager untouched, applies its answer and exits 4 with its ' +
+      'message when it escalates',
+    async () => {
+      const reply = {
+        status: 'blocked',
+        message: 'need a database password',
+        extra: { kept: [1, 2], 'odd key': null },
+      };
+      const dir = boardWithTasks(2, {
+        'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null', `json:${JSON.stringify(reply)}`]),
+      });
+      const record = path.join(dir, 'manager.jsonl');
+      const answer = {
+        status: 'escalate',
+        message: 'a person must give the password',
+        next_task: 'tasks/002.md',
+        tasks: ['tasks/002.md', 'tasks/001.md'],
+      };
+      writeFileSync(path.join(dir, 'roles/manager.md'), scripted(record, `json:${JSON.stringify(answer)}`));
+      const result = await runCli([path.join(dir, 'kanban.yaml')]);
+      expect(result.exitCode).toBe(4);
+      expect(result.stderr).toMatch(
+        /The Manager halted for a person \(status escalate\).*a person must give the password/,
+      );
+      const received = JSON.parse(JSON.parse(readFileSync(record, 'utf8')).stdin as string) as { result: unknown };
+      expect(received.result).toEqual(reply);
+      const board = read(dir, 'kanban.yaml');
+      expect(board).toMatch(/^current: tasks\/002.md$/m);
+      expect(board).toMatch(/tasks:\n {2}- tasks\/002.md\n {2}- tasks\/001.md\n/);
+    },
+  );
 
   it('keeps comments, key order, unknown keys and formatting of kanban.yaml through a run', async () => {
     const dir = boardWithTasks(3, { 'roles/implementor.md': fixtureRole('scripted.mjs', ['/dev/null']) });
@@ -217,7 +232,7 @@ describe('the supervisor loop', () => {
     expect(final).toMatch(/^phase: complete$/m);
   });
 
-  it("keeps a person's edit of current made while the step ran, logs a warning and continues from the file", async () => {
+  it("keeps a person's edit of current made during the step, logs a warning and continues from the file", async () => {
     const dir = boardWithTasks(3, {});
     // The worker plays the person: it moves current to task 3 while it runs.
     const editor = path.join(AGENTS, 'edits-board.mjs');

@@ -16,40 +16,52 @@ function expectNoSecret(where: string, text: string): void {
 }
 
 describe('delivering notifications', () => {
-  it('a receiver answering 500: three tries, one warning with the URL masked, the exit code unchanged, no secret anywhere', async () => {
-    const got = await receiver('fail');
-    const dir = boardWithTasks(1, DONE);
-    const url = `json+${secretUrl(got.base)}`;
-    const result = await runCli(['kanban.yaml', '--notify', url], { cwd: dir });
-    expect(result.exitCode).toBe(0);
-    expect(got.got).toHaveLength(3);
-    // The user name went as basic authentication, not in the URL.
-    expect(got.got[0]?.headers.authorization).toBe(`Basic ${Buffer.from('hookuser:hookpassw0rd').toString('base64')}`);
-    expect(got.got[0]?.url).toBe('/hook/T0SECRETPATH?token=QSECRETQUERY42');
-    const warnings = result.stderr.split('\n').filter((line) => line.includes('warning'));
-    expect(warnings).toEqual([
-      `kanban-supervisor: warning: the run's end could not be told to json+http://127.0.0.1:${got.port}/… (json, --notify): HTTP 500. The run's exit code is unchanged.`,
-    ]);
-    expect(read(dir, 'supervisor.log.md')).toMatch(
-      /### \S+ Warning\n\n\*\*Agent:\*\* kanban-supervisor {2}\n\*\*Task:\*\* \(notifications\) {2}\n\*\*Issue:\*\* Notification not delivered: the run's end could not be told to json\+http:\/\/127\.0\.0\.1:\d+\/… \(json, --notify\): HTTP 500/,
-    );
+  it(
+    'a receiver answering 500: three tries, one warning with the URL masked, the exit code unchanged, ' +
+      'no secret anywhere',
+    async () => {
+      const got = await receiver('fail');
+      const dir = boardWithTasks(1, DONE);
+      const url = `json+${secretUrl(got.base)}`;
+      const result = await runCli(['kanban.yaml', '--notify', url], { cwd: dir });
+      expect(result.exitCode).toBe(0);
+      expect(got.got).toHaveLength(3);
+      // The user name went as basic authentication, not in the URL.
+      expect(got.got[0]?.headers.authorization).toBe(
+        `Basic ${Buffer.from('hookuser:hookpassw0rd').toString('base64')}`,
+      );
+      expect(got.got[0]?.url).toBe('/hook/T0SECRETPATH?token=QSECRETQUERY42');
+      const warnings = result.stderr.split('\n').filter((line) => line.includes('warning'));
+      expect(warnings).toEqual([
+        `kanban-supervisor: warning: the run's end could not be told to json+http://127.0.0.1:${got.port}/… ` +
+          `(json, --notify): HTTP 500. The run's exit code is unchanged.`,
+      ]);
+      expect(read(dir, 'supervisor.log.md')).toMatch(
+        new RegExp(
+          String.raw`### \S+ Warning\n\n\*\*Agent:\*\* kanban-supervisor {2}\n` +
+            String.raw`\*\*Task:\*\* \(notifications\) {2}\n\*\*Issue:\*\* Notification not delivered: ` +
+            String.raw`the run's end could not be told to json\+http:\/\/127\.0\.0\.1:\d+\/… \(json, --notify\): ` +
+            String.raw`HTTP 500`,
+        ),
+      );
 
-    const json = await runCli(['kanban.yaml', '--json', '--notify', url], { cwd: boardWithTasks(1, DONE) });
-    const dry = await runCli(['kanban.yaml', '--dry-run', '--notify', url], { cwd: boardWithTasks(1, DONE) });
-    expect(dry.stdout).toContain(`Notify: json+http://127.0.0.1:${got.port}/… (json)`);
-    const dryJson = await runCli(['kanban.yaml', '--dry-run', '--json', '--notify', url], {
-      cwd: boardWithTasks(1, DONE),
-    });
-    const report = await runCli(['report', 'kanban.yaml', '--out', 'page.html'], { cwd: dir });
-    expect(report.exitCode).toBe(0);
-    expectNoSecret('events.jsonl', read(dir, '.kanban-supervisor/events.jsonl'));
-    expectNoSecret('supervisor.log.md', read(dir, 'supervisor.log.md'));
-    expectNoSecret('the report', read(dir, 'page.html'));
-    for (const [where, run] of Object.entries({ result, json, dry, dryJson }))
-      expectNoSecret(where, `${String(run.stdout)}\n${String(run.stderr)}`);
-  });
+      const json = await runCli(['kanban.yaml', '--json', '--notify', url], { cwd: boardWithTasks(1, DONE) });
+      const dry = await runCli(['kanban.yaml', '--dry-run', '--notify', url], { cwd: boardWithTasks(1, DONE) });
+      expect(dry.stdout).toContain(`Notify: json+http://127.0.0.1:${got.port}/… (json)`);
+      const dryJson = await runCli(['kanban.yaml', '--dry-run', '--json', '--notify', url], {
+        cwd: boardWithTasks(1, DONE),
+      });
+      const report = await runCli(['report', 'kanban.yaml', '--out', 'page.html'], { cwd: dir });
+      expect(report.exitCode).toBe(0);
+      expectNoSecret('events.jsonl', read(dir, '.kanban-supervisor/events.jsonl'));
+      expectNoSecret('supervisor.log.md', read(dir, 'supervisor.log.md'));
+      expectNoSecret('the report', read(dir, 'page.html'));
+      for (const [where, run] of Object.entries({ result, json, dry, dryJson }))
+        expectNoSecret(where, `${String(run.stdout)}\n${String(run.stderr)}`);
+    },
+  );
 
-  it("a receiver that never answers holds the run's end no longer than the cap (10 s), and the exit code stays", async () => {
+  it("a receiver never answering holds the run's end no longer than the cap (10 s); the exit code stays", async () => {
     const got = await receiver('never');
     const dir = boardWithTasks(
       1,
@@ -65,7 +77,8 @@ describe('delivering notifications', () => {
     expect(got.got.length).toBeGreaterThanOrEqual(1);
     expect(result.stderr).toMatch(
       new RegExp(
-        `warning: the run's end could not be told to http://127\\.0\\.0\\.1:${got.port}/… \\(json, --notify\\): no answer before the run's end stopped waiting`,
+        `warning: the run's end could not be told to http://127\\.0\\.0\\.1:${got.port}/… \\(json, --notify\\): ` +
+          `no answer before the run's end stopped waiting`,
       ),
     );
   });
@@ -81,7 +94,11 @@ describe('delivering notifications', () => {
     const unset = await runCli(['validate', 'kanban.yaml'], { cwd: dir });
     expect(unset.exitCode).toBe(0);
     expect(unset.stdout).toMatch(
-      /kanban\.yaml:3: supervisor\.notify: env:BOARD_HOOK is not set, so no notification goes there\. Set BOARD_HOOK in the run's environment, or remove the entry\./,
+      new RegExp(
+        String.raw`kanban\.yaml:3: supervisor\.notify: env:BOARD_HOOK is not set, ` +
+          String.raw`so no notification goes there\. Set BOARD_HOOK in the run's environment, ` +
+          String.raw`or remove the entry\.`,
+      ),
     );
     const result = await runCli(['kanban.yaml', '--quiet'], {
       cwd: dir,
@@ -97,15 +114,18 @@ describe('delivering notifications', () => {
     const bad = boardWithTasks(
       1,
       DONE,
-      'phase: execute\nsupervisor:\n  notify:\n    - "htps://hooks.example.com/T0SECRETPATH"\n    - "teams+https://example.com/hook/T0SECRETPATH"\n',
+      'phase: execute\nsupervisor:\n  notify:\n    - "htps://hooks.example.com/T0SECRETPATH"\n' +
+        '    - "teams+https://example.com/hook/T0SECRETPATH"\n',
     );
     const validate = await runCli(['validate', 'kanban.yaml'], { cwd: bad });
     expect(validate.exitCode).toBe(2);
     expect(validate.stdout).toContain(
-      'kanban.yaml:4: supervisor.notify[0]: htps://hooks.example.com/… is not an http or https URL. Write an http(s) URL',
+      'kanban.yaml:4: supervisor.notify[0]: htps://hooks.example.com/… is not an http or https URL. ' +
+        'Write an http(s) URL',
     );
     expect(validate.stdout).toContain(
-      'kanban.yaml:5: supervisor.notify[1]: teams+https://example.com/… has an unknown prefix teams+ (known: slack+, ntfy+, json+). Write ',
+      'kanban.yaml:5: supervisor.notify[1]: teams+https://example.com/… has an unknown prefix teams+ ' +
+        '(known: slack+, ntfy+, json+). Write ',
     );
     const prefix = boardWithTasks(
       1,
@@ -115,7 +135,11 @@ describe('delivering notifications', () => {
     const run = await runCli(['kanban.yaml'], { cwd: prefix });
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(
-      /^kanban-supervisor: kanban\.yaml: supervisor\.notify\[0\]: teams\+https:\/\/example\.com\/… has an unknown prefix teams\+ \(known: slack\+, ntfy\+, json\+\)\. Write /,
+      new RegExp(
+        String.raw`^kanban-supervisor: kanban\.yaml: supervisor\.notify\[0\]: ` +
+          String.raw`teams\+https:\/\/example\.com\/… has an unknown prefix teams\+ \(known: slack\+, ntfy\+, ` +
+          String.raw`json\+\)\. Write `,
+      ),
     );
     const flag = await runCli(['kanban.yaml', '--notify', 'not a url T0SECRETPATH'], { cwd: boardWithTasks(1, DONE) });
     expect(flag.exitCode).toBe(2);
@@ -157,7 +181,7 @@ describe('delivering notifications', () => {
     expect(missing.stderr.match(/desktop notifications need notify-send/g)).toHaveLength(1);
   });
 
-  it('--watch: one notification for each wait for a person, not one per poll, and the end when it is stopped', async () => {
+  it('--watch: one notification per wait for a person, not one per poll, and the end when it is stopped', async () => {
     const got = await receiver();
     const worker = fixtureRole(
       'scripted.mjs',

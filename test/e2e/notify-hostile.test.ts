@@ -26,12 +26,13 @@ describe('notifications are text, whatever an agent says', () => {
     expect(got.got).toHaveLength(1);
     const { text } = got.json()[0] as { text: string };
     expect(text).toContain(
-      '&lt;!channel&gt; your login expired: &lt;https://evil.example/login|Click to re-authenticate&gt; &amp; @\u2060here',
+      '&lt;!channel&gt; your login expired: &lt;https://evil.example/login|Click to re-authenticate&gt; &amp; ' +
+        '@\u2060here',
     );
     expect(text).not.toMatch(/[<>]|@here/);
   });
 
-  it('ntfy headers carry no control character or line break, even from a board folder named to inject one', async () => {
+  it('ntfy headers hold no control character or line break, even from a board folder named to inject one', async () => {
     const got = await receiver();
     const dir = path.join(tempDir(), 'night\r\nX-Injected: 1\u001b[31m');
     renameSync(boardWithTasks(1, BLOCKED), dir);
@@ -80,8 +81,10 @@ describe('notifications against receivers that misbehave', () => {
     });
     expect(result.exitCode).toBe(0);
     expect(result.stderr.split('\n').filter((line) => line.includes('warning'))).toEqual([
-      `kanban-supervisor: warning: the run's end could not be told to json+http://127.0.0.1:${got.port}/… (json, supervisor.notify[1]): HTTP 500. The run's exit code is unchanged.`,
-      `kanban-supervisor: warning: the run's end could not be told to http://127.0.0.1:${got.port}/… (json, supervisor.notify[2], env:BOARD_HOOK): HTTP 500. The run's exit code is unchanged.`,
+      `kanban-supervisor: warning: the run's end could not be told to json+http://127.0.0.1:${got.port}/… ` +
+        `(json, supervisor.notify[1]): HTTP 500. The run's exit code is unchanged.`,
+      `kanban-supervisor: warning: the run's end could not be told to http://127.0.0.1:${got.port}/… ` +
+        `(json, supervisor.notify[2], env:BOARD_HOOK): HTTP 500. The run's exit code is unchanged.`,
     ]);
   });
 });

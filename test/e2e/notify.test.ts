@@ -6,7 +6,8 @@ import { receiver } from './receiver.js';
 // The secret parts of a webhook: its path and its query.
 const HOOK = '/hook/T0SECRETPATH/B1SECRETPATH?token=QSECRETQUERY42';
 const FAILURES =
-  'failures:\n  usage_limit: ["limit reached, resets in (?<reset>\\\\d+s)", "^limit reached$"]\n  login: ["not logged in"]\n  login_hint: "Run my-cli login."\n';
+  'failures:\n  usage_limit: ["limit reached, resets in (?<reset>\\\\d+s)", "^limit reached$"]\n' +
+  '  login: ["not logged in"]\n  login_hint: "Run my-cli login."\n';
 const scripted = (...steps: string[]) =>
   fixtureRole('scripted.mjs', ['record.jsonl', ...steps], `stdin: none\n${FAILURES}`);
 
@@ -82,7 +83,7 @@ const CASES: Case[] = [
 ];
 
 describe('notifications of how a run ended, received by a real HTTP server on 127.0.0.1', () => {
-  it.each(CASES)('the end of a run: $name — board, task, message as printed, exit code, what to do next', async (c) => {
+  it.each(CASES)('end of a run: $name — board, task, message as printed, exit code, what to do next', async (c) => {
     const got = await receiver();
     const dir = boardWithTasks(c.tasks ?? 1, c.files, c.header);
     const result = await runCli(['kanban.yaml', '--quiet', '--notify', `json+${got.base}${HOOK}`, ...(c.flags ?? [])], {

@@ -14,7 +14,8 @@ const SECRETS = [ARGV_KEY, ARGV_BEARER, ENV_TOKEN, ROLE_ONLY];
 
 // An agent that prints no reply, only a line with its credentials in it: every attempt is invalid.
 const PRINTS =
-  "console.log('calling with Authorization: Bearer ' + process.env.MY_SERVICE_TOKEN + ' and ' + process.argv.slice(1).join(' '))";
+  "console.log('calling with Authorization: Bearer ' + process.env.MY_SERVICE_TOKEN + ' and ' + " +
+  "process.argv.slice(1).join(' '))";
 const ROLE = role(
   [
     'node',
@@ -136,7 +137,7 @@ describe("the values of secret-named variables (the supervisor's environment, a 
     expectMasked('logs', `${logs.stdout}\n${logs.stderr}`);
   });
 
-  it('are masked in the outcome and the notification when the Manager halts on the words, and in what try prints', async () => {
+  it('are masked in the outcome and notification when the Manager halts on them, and in what try prints', async () => {
     const got = await receiver();
     const reply = `JSON.stringify({ status: 'blocked', message: ${SAYS} })`;
     const dir = boardWithTasks(1, { 'roles/implementor.md': saying(reply) });

@@ -29,7 +29,10 @@ describe('agent commands that cannot run', () => {
   it('names the Manager role file when its command is not on PATH, before any agent runs', async () => {
     const { all } = await expectConfigError(
       { 'roles/manager.md': role(['no-such-manager-cli']) },
-      /^kanban-supervisor: roles\/manager\.md:2: the Manager command "no-such-manager-cli" was not found on PATH\. Install it, or fix `command:` in roles\/manager\.md\.$/,
+      new RegExp(
+        String.raw`^kanban-supervisor: roles\/manager\.md:2: the Manager command "no-such-manager-cli" was not ` +
+          'found on PATH\\. Install it, or fix `command:` in roles\\/manager\\.md\\.$',
+      ),
     );
     expect(all.filter((e) => e.type === 'attempt_started').map((e) => e.role)).toEqual([]);
   });
@@ -69,7 +72,10 @@ describe('agent commands that cannot run', () => {
   it('stops with exit 2, not a retry loop, when the #! interpreter of the command is missing', async () => {
     const { all } = await expectConfigError(
       { 'roles/implementor.md': role(['./agent.sh']) },
-      /^kanban-supervisor: roles\/implementor\.md: the Implementor command "\.\/agent\.sh" could not be started: the program, or the interpreter on its #! line, does not exist\./,
+      new RegExp(
+        String.raw`^kanban-supervisor: roles\/implementor\.md: the Implementor command "\.\/agent\.sh" could ` +
+          String.raw`not be started: the program, or the interpreter on its #! line, does not exist\.`,
+      ),
       (dir) => {
         writeFileSync(path.join(dir, 'agent.sh'), '#!/no/such/interpreter\necho hi\n');
         chmodSync(path.join(dir, 'agent.sh'), 0o755);
@@ -94,7 +100,10 @@ describe('agent commands that cannot run', () => {
     const prompt = 'x'.repeat(200 * 1024);
     await expectConfigError(
       { 'roles/implementor.md': `---\ncommand: [node, "-e", "0", "{{prompt}}"]\nstdin: none\n---\n${prompt}\n` },
-      /the Implementor command has an argument of 204801 bytes \(argument 3\); the system refuses more than 131071\. Give big inputs on stdin/,
+      new RegExp(
+        String.raw`the Implementor command has an argument of 204801 bytes \(argument 3\); ` +
+          String.raw`the system refuses more than 131071\. Give big inputs on stdin`,
+      ),
     );
   });
 });

@@ -75,7 +75,8 @@ function killAll(pid: number, agentsToo: boolean): void {
 
 describe('crash safety', () => {
   it(
-    'keeps a board valid through 40 kill -9 at scattered moments (tasks added between runs), and runs every task at least once, in order, never skipping one',
+    'keeps a board valid through 40 kill -9 at scattered moments (tasks added between runs), ' +
+      'and runs every task at least once, in order, never skipping one',
     { timeout: 240_000 },
     async () => {
       const dir = boardWithTasks(AHEAD, {

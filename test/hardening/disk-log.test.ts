@@ -22,7 +22,7 @@ process.stdout.write('x'.repeat(200 * 1024) + '\\n', () => setTimeout(() => {
 describe.skipIf(!mountable())(
   "an attempt log the disk could not hold (a tmpfs of the test's own; needs root to mount)",
   () => {
-    it('stops the run with exit 73 naming the incomplete log and the full disk, instead of going on to "Done"', async () => {
+    it('stops the run with exit 73 naming the incomplete log and the full disk, not going on to "Done"', async () => {
       const dir = tempDir('ks-tmpfs-');
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dir]);
       try {
@@ -41,7 +41,11 @@ describe.skipIf(!mountable())(
         expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
         expect(result.exitCode).toBe(73);
         expect(result.stderr.trim()).toMatch(
-          /^kanban-supervisor: Cannot write \S+\.out in full: this attempt's output log is incomplete \(\d+ bytes kept, the rest lost\), so the run stopped after it; the disk is full \(ENOSPC\)\. Free some space and run again\.$/,
+          new RegExp(
+            String.raw`^kanban-supervisor: Cannot write \S+\.out in full: this attempt's output log is ` +
+              String.raw`incomplete \(\d+ bytes kept, the rest lost\), so the run stopped after it; ` +
+              String.raw`the disk is full \(ENOSPC\)\. Free some space and run again\.$`,
+          ),
         );
         // The task was not passed on as done: the next run does it again, with its output kept.
         expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/^current: tasks\/001\.md$/m);

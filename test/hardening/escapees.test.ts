@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { boardWithTasks, events, role, runCli } from '../helpers.js';
 import { fixture, isRunning, recordedPids, startCli, survivors, waitFor } from './procs.js';
 
-/** An agent that leaves four processes outside its process group (setsid, detached, set -m, double fork), then replies or hangs. */
+/**
+ * An agent that leaves four processes outside its process group (setsid, detached, set -m, double fork),
+ * then replies or hangs.
+ */
 function escaping(then: 'reply' | 'hang'): string {
   const after = then === 'reply' ? `echo '{"status":"ok","message":"done"}'` : 'exec sleep 300';
   return role(['sh', '-c', `bash ${fixture('leaves-escapees.sh')} pids.jsonl; ${after}`], 'stdin: none\n');
@@ -70,23 +73,27 @@ describe("processes that leave the agent's process group or session", () => {
 });
 
 describe('an agent that replies and exits while a child of its own still holds its stdout', () => {
-  it('is judged when it exits: the reply counts even though the holder would outlive the timeout, and the holder is stopped', async () => {
-    // It replies and exits at about 1.5 s of a 3 s timeout; its child keeps stdout open for a minute.
-    const agent = role(
-      ['sh', '-c', `(exec sleep 60) & echo $! > holder.pid; sleep 1.5; echo '{"status":"ok","message":"done"}'`],
-      'stdin: none\n',
-    );
-    const dir = boardWithTasks(
-      1,
-      { 'roles/implementor.md': agent },
-      'phase: execute\nsupervisor:\n  timeout: 3s\n  kill_grace: 1s\n',
-    );
-    const result = await runCli(['kanban.yaml'], { cwd: dir });
-    expect(result.exitCode).toBe(0);
-    expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
-      end: 'exited',
-      valid: true,
-    });
-    expect(await survivors(recordedPids(path.join(dir, 'holder.pid')))).toEqual([]);
-  });
+  it(
+    'is judged when it exits: the reply counts even though the holder would outlive the timeout, ' +
+      'and the holder is stopped',
+    async () => {
+      // It replies and exits at about 1.5 s of a 3 s timeout; its child keeps stdout open for a minute.
+      const agent = role(
+        ['sh', '-c', `(exec sleep 60) & echo $! > holder.pid; sleep 1.5; echo '{"status":"ok","message":"done"}'`],
+        'stdin: none\n',
+      );
+      const dir = boardWithTasks(
+        1,
+        { 'roles/implementor.md': agent },
+        'phase: execute\nsupervisor:\n  timeout: 3s\n  kill_grace: 1s\n',
+      );
+      const result = await runCli(['kanban.yaml'], { cwd: dir });
+      expect(result.exitCode).toBe(0);
+      expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
+        end: 'exited',
+        valid: true,
+      });
+      expect(await survivors(recordedPids(path.join(dir, 'holder.pid')))).toEqual([]);
+    },
+  );
 });

@@ -15,7 +15,7 @@ function shRole(script: string, extra = ''): string {
 }
 
 describe.skipIf(!FENCE)('the supervisor’s git when a role is fenced', () => {
-  it('runs no hook: husky 9’s `.husky/pre-commit`, which a fenced agent rewrote, never runs; the step is committed', async () => {
+  it('runs no hook, not even husky 9’s `.husky/pre-commit` the agent rewrote; the step is committed', async () => {
     const marks = path.join(tempDir('ks-marks-'), 'hook-ran');
     const { dir, env, file } = repoBoard(1, {
       files: {
@@ -36,20 +36,25 @@ describe.skipIf(!FENCE)('the supervisor’s git when a role is fenced', () => {
     expect(commits(dir, env)).toHaveLength(1);
   });
 
-  it('refuses to start (exit 2) when git would read configuration from the board folder, where a fenced agent can write it', async () => {
-    const { dir, env, file } = repoBoard(1, {
-      files: { 'roles/implementor.md': shRole('echo ran > ran.txt', 'sandbox: true\n') },
-    });
-    // Not there yet: a fenced agent could write it, and git would include it at the next command.
-    git(dir, env, 'config', 'include.path', '../team.gitconfig');
-    const result = await execa('node', [CLI, file], { reject: false, env: { ...env, PATH: pathWithoutUs() } });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain(
-      `supervisor.git_commit is on and a role is fenced, but git reads its configuration from ${path.join(dir, 'team.gitconfig')}, in the board folder`,
-    );
-    expect(result.stderr).toContain('Move it out of the board folder');
-    expect(existsSync(path.join(dir, 'ran.txt'))).toBe(false);
-  });
+  it(
+    'refuses to start (exit 2) when git would read configuration from the board folder, ' +
+      'where a fenced agent can write it',
+    async () => {
+      const { dir, env, file } = repoBoard(1, {
+        files: { 'roles/implementor.md': shRole('echo ran > ran.txt', 'sandbox: true\n') },
+      });
+      // Not there yet: a fenced agent could write it, and git would include it at the next command.
+      git(dir, env, 'config', 'include.path', '../team.gitconfig');
+      const result = await execa('node', [CLI, file], { reject: false, env: { ...env, PATH: pathWithoutUs() } });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(
+        `supervisor.git_commit is on and a role is fenced, but git reads its configuration from ` +
+          `${path.join(dir, 'team.gitconfig')}, in the board folder`,
+      );
+      expect(result.stderr).toContain('Move it out of the board folder');
+      expect(existsSync(path.join(dir, 'ran.txt'))).toBe(false);
+    },
+  );
 });
 
 describe('a terabyte sparse file made during a step', () => {

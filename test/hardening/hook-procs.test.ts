@@ -51,7 +51,7 @@ describe('hooks are run as agents are', () => {
     expect(isRunning(pid(board, 'kid.pid'))).toBe(false);
   }, 60_000);
 
-  it('SIGTERM to the supervisor during a hook stops the hook and its children; the run keeps its exit code', async () => {
+  it('SIGTERM to the supervisor during a hook stops it and its children; the run keeps its exit code', async () => {
     const dir = makeBoard({ 'kanban.yaml': 'current: null\ntasks: []\n' });
     const run = execa('node', [CLI, 'kanban.yaml', '--on-complete', HANGING], {
       cwd: dir,
@@ -76,36 +76,46 @@ describe('hooks are run as agents are', () => {
     expect(await survivors([pid(dir, 'kid.pid'), pid(dir, 'hook.pid')])).toEqual([]);
   }, 60_000);
 
-  it('after SIGTERM stopped the run, a hanging --on-halt hook gets 2 s: the stop ends within 5 s, the hook and its children gone', async () => {
-    const { dir, result, tookMs } = await stopWithSigterm(['--on-halt', HANGING]);
-    expect(tookMs).toBeLessThan(5_000);
-    expect(result.exitCode).toBe(143);
-    expect(result.stderr).toMatch(
-      /warning: --on-halt command \(sh -c .*\) was stopped after 2s, with everything it started\./,
-    );
-    expect(await survivors([pid(dir, 'kid.pid'), pid(dir, 'hook.pid')])).toEqual([]);
-  }, 60_000);
+  it(
+    'after SIGTERM stopped the run, a hanging --on-halt hook gets 2 s: the stop ends within 5 s, ' +
+      'the hook and its children gone',
+    async () => {
+      const { dir, result, tookMs } = await stopWithSigterm(['--on-halt', HANGING]);
+      expect(tookMs).toBeLessThan(5_000);
+      expect(result.exitCode).toBe(143);
+      expect(result.stderr).toMatch(
+        /warning: --on-halt command \(sh -c .*\) was stopped after 2s, with everything it started\./,
+      );
+      expect(await survivors([pid(dir, 'kid.pid'), pid(dir, 'hook.pid')])).toEqual([]);
+    },
+    60_000,
+  );
 
-  it('a signal while the hook is still starting stops it once it runs (the supervisor is not killed, the hook not left behind)', async () => {
-    const dir = tempDir();
-    const signals = new EventEmitter();
-    const hook: Hook = {
-      flag: '--on-complete',
-      argv: ['sh', '-c', 'sleep 300 & echo $! > kid.pid; echo $$ > hook.pid; sleep 300'],
-      program: '/bin/sh',
-    };
-    const pending = runHook(
-      hook,
-      done,
-      { file: path.join(dir, 'kanban.yaml'), run: 'r', steps: 0, task: '' },
-      process.env,
-      { signals, timeoutMs: 20_000, graceMs: 500 },
-    );
-    signals.emit('SIGTERM', 'SIGTERM'); // before the hook's 'spawn' event
-    expect(await pending).toMatch(/was stopped by SIGTERM, with everything it started\.$/);
-    const started = ['kid.pid', 'hook.pid'].filter((name) => existsSync(path.join(dir, name)));
-    expect(await survivors(started.map((name) => pid(dir, name)))).toEqual([]);
-  }, 30_000);
+  it(
+    'a signal while the hook is still starting stops it once it runs (the supervisor is not killed, ' +
+      'the hook not left behind)',
+    async () => {
+      const dir = tempDir();
+      const signals = new EventEmitter();
+      const hook: Hook = {
+        flag: '--on-complete',
+        argv: ['sh', '-c', 'sleep 300 & echo $! > kid.pid; echo $$ > hook.pid; sleep 300'],
+        program: '/bin/sh',
+      };
+      const pending = runHook(
+        hook,
+        done,
+        { file: path.join(dir, 'kanban.yaml'), run: 'r', steps: 0, task: '' },
+        process.env,
+        { signals, timeoutMs: 20_000, graceMs: 500 },
+      );
+      signals.emit('SIGTERM', 'SIGTERM'); // before the hook's 'spawn' event
+      expect(await pending).toMatch(/was stopped by SIGTERM, with everything it started\.$/);
+      const started = ['kid.pid', 'hook.pid'].filter((name) => existsSync(path.join(dir, name)));
+      expect(await survivors(started.map((name) => pid(dir, name)))).toEqual([]);
+    },
+    30_000,
+  );
 
   it('a NUL in the outcome reaches the hook removed, instead of making spawn() throw', async () => {
     const dir = tempDir();
@@ -123,11 +133,15 @@ describe('hooks are run as agents are', () => {
 
 describe('a NUL in a Manager message, end to end', () => {
   it('halts for a person with exit 4 and runs --on-halt with the message, the NUL removed', async () => {
-    const manager = `printf '%s\\n' '{"status":"blocked","message":"stop\\u0000here","next_task":null,"tasks":["tasks/001.md"]}'`;
+    const manager =
+      `printf '%s\\n' '{"status":"blocked","message":"stop\\u0000here",` +
+      `"next_task":null,"tasks":["tasks/001.md"]}'`;
     const dir = makeBoard({
       'kanban.yaml': 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n',
       'tasks/001.md': '---\ntitle: one\n---\nDo it.\n',
-      'roles/implementor.md': `---\ncommand: ["sh", "-c", "echo '{\\"status\\":\\"ok\\",\\"message\\":\\"done\\"}'"]\nstdin: none\n---\nDo it.\n`,
+      'roles/implementor.md':
+        `---\ncommand: ["sh", "-c", "echo '{\\"status\\":\\"ok\\",\\"message\\":\\"done\\"}'"]\nstdin: none\n---\n` +
+        `Do it.\n`,
       'roles/manager.md': `---\ncommand: ["sh", "-c", ${JSON.stringify(manager)}]\nstdin: none\n---\nDecide.\n`,
     });
     const result = await execa(

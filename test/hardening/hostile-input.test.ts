@@ -99,7 +99,10 @@ describe('hostile input', () => {
     await expectRefused(
       dir,
       2,
-      /^kanban-supervisor: kanban\.yaml:\d+: (current|tasks item 1) "tasks\/escape\.md" is a symlink that leads outside the board folder/,
+      new RegExp(
+        String.raw`^kanban-supervisor: kanban\.yaml:\d+: (current|tasks item 1) ` +
+          String.raw`"tasks\/escape\.md" is a symlink that leads outside the board folder`,
+      ),
     );
   });
 
@@ -126,7 +129,10 @@ describe('hostile input', () => {
       await expectRefused(
         dir,
         3,
-        /^kanban-supervisor: Manager gave no valid reply .* in 2 attempt\(s\); the last one replied in the wrong format: /,
+        new RegExp(
+          String.raw`^kanban-supervisor: Manager gave no valid reply .* in 2 attempt\(s\); ` +
+            String.raw`the last one replied in the wrong format: `,
+        ),
         ['--max-retries', '1'],
       );
       const finished = events(dir).filter((e) => e.type === 'attempt_finished' && e.role === 'Manager');
@@ -140,7 +146,8 @@ describe('hostile input', () => {
 
   it('reads __proto__ keys in task front-matter and in a Manager answer as plain data', async () => {
     const raw =
-      '{"status":"ok","message":"m","next_task":null,"tasks":["tasks/001.md","tasks/002.md"],"__proto__":{"phase":"hacked","sub_phase":"hacked"}}';
+      '{"status":"ok","message":"m","next_task":null,"tasks":["tasks/001.md","tasks/002.md"],' +
+      '"__proto__":{"phase":"hacked","sub_phase":"hacked"}}';
     const { dir } = boardInRoot({
       'tasks/001.md': '---\n__proto__:\n  role: Tester\nconstructor:\n  prototype:\n    role: Tester\n---\nx\n',
       'roles/manager.md': fixtureRole('scripted.mjs', ['/dev/null', `json:${raw}`], 'stdin: none\n'),
@@ -158,7 +165,8 @@ describe('hostile input', () => {
 describe('front-matter that is code', () => {
   // Would write <folder>/pwned if anything evaluated it.
   const payload = (folder: string) =>
-    `{ role: (require('fs').writeFileSync(${JSON.stringify(path.join(folder, 'pwned'))}, 'evaluated'), 'Implementor'), command: ['node'] }`;
+    `{ role: (require('fs').writeFileSync(${JSON.stringify(path.join(folder, 'pwned'))}, 'evaluated'), ` +
+    `'Implementor'), command: ['node'] }`;
 
   it('is code a front-matter parser with a JavaScript engine would run (the payload works)', () => {
     const folder = tempDir();
@@ -179,7 +187,8 @@ describe('front-matter that is code', () => {
           dir,
           2,
           new RegExp(
-            `^kanban-supervisor: ${file.replace('/', '\\/').replace('.', '\\.')}:1: front-matter in "${language}" is not accepted; only YAML front-matter \\(---\\) is`,
+            `^kanban-supervisor: ${file.replace('/', '\\/').replace('.', '\\.')}:1: ` +
+              `front-matter in "${language}" is not accepted; only YAML front-matter \\(---\\) is`,
           ),
         );
         expect(existsSync(path.join(folder, 'pwned'))).toBe(false);

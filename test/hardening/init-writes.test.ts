@@ -10,7 +10,10 @@ describe('init never writes through a symlink in the folder it fills', () => {
       'a roles/ folder linked outside',
       'roles',
       'dir',
-      /^kanban-supervisor: .*\/roles is a symlink \(planted in the board folder\?\); refusing to write through it\. Remove it and run again\.$/,
+      new RegExp(
+        String.raw`^kanban-supervisor: .*\/roles is a symlink \(planted in the board folder\?\); ` +
+          String.raw`refusing to write through it\. Remove it and run again\.$`,
+      ),
     ],
     ['a tasks/ folder linked outside', 'tasks', 'dir', /\/tasks is a symlink/],
     [

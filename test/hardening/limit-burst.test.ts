@@ -18,25 +18,34 @@ function board(...script: string[]) {
 const spawns = (dir: string) => readFileSync(path.join(dir, 'record.jsonl'), 'utf8').trim().split('\n').length;
 
 describe('a usage limit with a reset that cannot be waited for, with real processes', () => {
-  it('a reset long past is a backoff (1s, 2s, …) that ends at max_limit_wait with exit 69, not a burst of agent runs', async () => {
-    const dir = board('json:limit reached, resets at 2020-01-01T00:00:00Z');
-    const started = performance.now();
-    // Today's main re-runs such an agent at once, forever: the timeout ends that.
-    const result = await runCli(['kanban.yaml', '--quiet'], { cwd: dir, timeout: 30_000 });
-    const took = performance.now() - started;
-    expect(result.exitCode, result.stderr).toBe(69);
-    expect(result.stderr).toMatch(
-      /later than max_limit_wait \(5\.0s\) lets this run wait after waiting 3\.\ds already/,
-    );
-    // Waits of 1s and 2s, then the next (4s) would pass max_limit_wait: three runs of the agent.
-    expect(spawns(dir)).toBe(3);
-    expect(took).toBeGreaterThan(3000);
-    expect(read(dir, 'supervisor.log.md')).toMatch(
-      /^### \S+ Halt\n\n\*\*Agent:\*\* Implementor {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n\*\*Issue:\*\* Usage limit \(node\) until \S+ after waiting 3\.\ds already, past max_limit_wait \(5\.0s\)/m,
-    );
-  });
+  it(
+    'a reset long past is a backoff (1s, 2s, …) that ends at max_limit_wait with exit 69, ' +
+      'not a burst of agent runs',
+    async () => {
+      const dir = board('json:limit reached, resets at 2020-01-01T00:00:00Z');
+      const started = performance.now();
+      // Today's main re-runs such an agent at once, forever: the timeout ends that.
+      const result = await runCli(['kanban.yaml', '--quiet'], { cwd: dir, timeout: 30_000 });
+      const took = performance.now() - started;
+      expect(result.exitCode, result.stderr).toBe(69);
+      expect(result.stderr).toMatch(
+        /later than max_limit_wait \(5\.0s\) lets this run wait after waiting 3\.\ds already/,
+      );
+      // Waits of 1s and 2s, then the next (4s) would pass max_limit_wait: three runs of the agent.
+      expect(spawns(dir)).toBe(3);
+      expect(took).toBeGreaterThan(3000);
+      expect(read(dir, 'supervisor.log.md')).toMatch(
+        new RegExp(
+          String.raw`^### \S+ Halt\n\n\*\*Agent:\*\* Implementor {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n` +
+            String.raw`\*\*Issue:\*\* Usage limit \(node\) until \S+ after waiting 3\.\ds already, ` +
+            String.raw`past max_limit_wait \(5\.0s\)`,
+          'm',
+        ),
+      );
+    },
+  );
 
-  it('a reset too large for a date is no reset given: the run waits limit_wait and goes on, never a RangeError', async () => {
+  it('a reset too large for a date is no reset given: the run waits limit_wait, goes on, no RangeError', async () => {
     const dir = board('json:limit reached, resets in 99999999999999999999s', 'valid');
     const result = await runCli(['kanban.yaml'], { cwd: dir, timeout: 30_000 });
     expect(result.exitCode, result.stderr).toBe(0);

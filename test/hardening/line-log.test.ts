@@ -57,7 +57,10 @@ describe('the events log', () => {
     });
     expect(limited.exitCode).toBe(ExitCode.unwritable);
     expect(limited.stderr.trim()).toMatch(
-      /^Cannot append to .*events\.jsonl: only \d+ of \d+ bytes were written \(the disk is full\?\)\. Free some space and run again\.$/,
+      new RegExp(
+        String.raw`^Cannot append to .*events\.jsonl: only \d+ of \d+ bytes were written \(the disk is ` +
+          String.raw`full\?\)\. Free some space and run again\.$`,
+      ),
     );
     const kept = parsedLines(board);
     const line = (step: number) => `${JSON.stringify({ type: 'step_started', step, pad: 'x'.repeat(70) })}\n`;
@@ -87,7 +90,8 @@ describe('write failures', () => {
     try {
       expect(() => writeWhole(fd, Buffer.from('x'.repeat(10_000)), 'board/.kanban-supervisor/runs/r/1.out')).toThrow(
         new UnwritableError(
-          'Cannot write board/.kanban-supervisor/runs/r/1.out: the disk is full (ENOSPC). Free some space and run again.',
+          'Cannot write board/.kanban-supervisor/runs/r/1.out: the disk is full (ENOSPC). ' +
+            'Free some space and run again.',
         ),
       );
     } finally {

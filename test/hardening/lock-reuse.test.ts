@@ -50,7 +50,8 @@ describe.skipIf(!asRoot)('the run lock after a kill -9 whose pid is used again',
     const first = inNewPidNamespace(dir);
     await waitFor(() => recordedPids(path.join(dir, 'pids.jsonl')).length === 2, 'the agent to start');
     expect(lockOwner(dir).pid).toBe(1);
-    process.kill(supervisorOf(first.pid as number), 'SIGKILL'); // pid 1 of the namespace: the kernel then kills the rest of it
+    // pid 1 of the namespace: the kernel then kills the rest of it
+    process.kill(supervisorOf(first.pid as number), 'SIGKILL');
     await first;
 
     expect(read(dir, 'kanban.yaml')).toMatch(/current: tasks\/001\.md/); // unchanged by the kill
@@ -79,12 +80,13 @@ describe.skipIf(!asRoot)('the run lock after a kill -9 whose pid is used again',
     expect((await first).exitCode).toBe(143);
   });
 
-  it("takes over at once when the dead supervisor's pid now belongs to another process of the same namespace", async () => {
+  it("takes over at once when the dead supervisor's pid now belongs to another process of its namespace", async () => {
     const dir = foreverBoard(FOREVER_SH);
     // In one namespace: run, kill -9 the supervisor, give its pid to a bystander, run again.
     const script = [
       'node "$CLI" kanban.yaml 2>first.err & sup=$!',
-      'i=0; until [ -s pids.jsonl ]; do i=$((i + 1)); [ $i -lt 300 ] || { cat first.err >&2; exit 1; }; sleep 0.05; done',
+      'i=0; until [ -s pids.jsonl ]; do i=$((i + 1)); [ $i -lt 300 ] || { cat first.err >&2; exit 1; }; ' +
+        'sleep 0.05; done',
       'kill -9 "$sup"; wait "$sup"',
       'echo $((sup - 1)) > /proc/sys/kernel/ns_last_pid',
       'sleep 300 & bystander=$!',

@@ -26,7 +26,8 @@ describe('the loop guard', () => {
     );
     expect(result.exitCode).toBe(5);
     expect(result.stderr.trim()).toBe(
-      'kanban-supervisor: Stopped after max_steps (4) steps with tasks/001.md still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.',
+      'kanban-supervisor: Stopped after max_steps (4) steps with tasks/001.md still current. ' +
+        'If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.',
     );
     expect(steps).toEqual(['tasks/001.md', 'tasks/002.md', 'tasks/001.md', 'tasks/002.md']);
     expect(events(dir).at(-1)).toMatchObject({ type: 'halted', exitCode: 5 });
@@ -43,7 +44,7 @@ describe('the loop guard', () => {
     expect([flag.result.exitCode, flag.steps.length]).toEqual([5, 1]);
   });
 
-  it('counts a run that finishes on its last allowed step as a success, and one step fewer as a guard stop', async () => {
+  it('counts a run finishing on its last allowed step as a success, and one step fewer as a guard stop', async () => {
     const [exact, short] = await Promise.all([run(3, {}, ['--max-steps', '3']), run(3, {}, ['--max-steps', '2'])]);
     expect(exact.result.exitCode).toBe(0);
     expect(exact.steps).toHaveLength(3);
@@ -74,7 +75,7 @@ describe('the loop guard', () => {
     expect(steps).toHaveLength(2);
   });
 
-  it('does not count a task run again after a reply that was not ok (the Manager may be retrying it on purpose)', async () => {
+  it('does not count a task run again after a reply other than ok (the Manager may retry it on purpose)', async () => {
     const { result, steps } = await run(
       2,
       {

@@ -16,7 +16,7 @@ child.on('exit', (code, signal) => writeFileSync('ended.json', JSON.stringify({ 
 `;
 
 describe('a lost terminal', () => {
-  it('ends the run as an interrupt (exit 129), not 74 and not an abort with a core dump, its agent stopped', async () => {
+  it('ends the run as an interrupt (exit 129), not 74 nor an abort with a core dump, its agent stopped', async () => {
     const dir = boardWithTasks(
       1,
       {

@@ -14,39 +14,50 @@ function hangingBoard(extra = '') {
 }
 
 describe("a batch job's time budget (--max-time)", () => {
-  it('ends the run on time like an interrupt: exit 124, the limit named, the agent and its grandchild gone, the board unchanged; a re-run resumes', async () => {
-    const dir = hangingBoard();
-    const before = read(dir, 'kanban.yaml');
-    const started = performance.now();
-    const result = await runCli(['kanban.yaml', '--max-time', '3s'], { cwd: dir });
-    const took = performance.now() - started;
-    expect(result.exitCode).toBe(124);
-    expect(result.stderr.trim()).toMatch(
-      /^kanban-supervisor: The run reached its time limit of 3\.0s \(--max-time or supervisor\.max_time\): whatever was running was stopped\. The board is unchanged; run again to resume at the current task\.$/,
-    );
-    // 3 s, then SIGTERM to the agent's group (which obeys it): well before another few seconds pass.
-    expect(took).toBeGreaterThan(3_000);
-    expect(took).toBeLessThan(12_000);
-    const pids = recordedPids(path.join(dir, 'pids.jsonl'));
-    expect(pids).toHaveLength(2);
-    expect(await survivors(pids)).toEqual([]);
-    expect(read(dir, 'kanban.yaml')).toBe(before);
-    expect(events(dir).at(-1)).toMatchObject({ type: 'interrupted', exitCode: 124, reason: 'time_limit' });
-    expect(events(dir).find((e) => e.type === 'attempt_finished')).toMatchObject({
-      end: 'interrupted',
-      killedWith: 'SIGTERM',
-    });
-    expect(existsSync(path.join(dir, 'kanban.yaml.lock'))).toBe(false);
+  it(
+    'ends the run on time like an interrupt: exit 124, the limit named, the agent and its grandchild gone, ' +
+      'the board unchanged; a re-run resumes',
+    async () => {
+      const dir = hangingBoard();
+      const before = read(dir, 'kanban.yaml');
+      const started = performance.now();
+      const result = await runCli(['kanban.yaml', '--max-time', '3s'], { cwd: dir });
+      const took = performance.now() - started;
+      expect(result.exitCode).toBe(124);
+      expect(result.stderr.trim()).toMatch(
+        new RegExp(
+          String.raw`^kanban-supervisor: The run reached its time limit of 3\.0s \(--max-time or ` +
+            String.raw`supervisor\.max_time\): whatever was running was stopped\. The board is unchanged; ` +
+            String.raw`run again to resume at the current task\.$`,
+        ),
+      );
+      // 3 s, then SIGTERM to the agent's group (which obeys it): well before another few seconds pass.
+      expect(took).toBeGreaterThan(3_000);
+      expect(took).toBeLessThan(12_000);
+      const pids = recordedPids(path.join(dir, 'pids.jsonl'));
+      expect(pids).toHaveLength(2);
+      expect(await survivors(pids)).toEqual([]);
+      expect(read(dir, 'kanban.yaml')).toBe(before);
+      expect(events(dir).at(-1)).toMatchObject({ type: 'interrupted', exitCode: 124, reason: 'time_limit' });
+      expect(events(dir).find((e) => e.type === 'attempt_finished')).toMatchObject({
+        end: 'interrupted',
+        killedWith: 'SIGTERM',
+      });
+      expect(existsSync(path.join(dir, 'kanban.yaml.lock'))).toBe(false);
 
-    writeFileSync(path.join(dir, 'roles/implementor.md'), fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n'));
-    const again = await runCli(['kanban.yaml', '--max-time', '1h'], { cwd: dir });
-    expect(again.exitCode).toBe(0);
-    expect(
-      events(dir)
-        .filter((e) => e.type === 'step_started')
-        .map((e) => e.task),
-    ).toEqual(['tasks/001.md', 'tasks/001.md']);
-  });
+      writeFileSync(
+        path.join(dir, 'roles/implementor.md'),
+        fixtureRole('exits-before-reading.mjs', [], 'stdin: none\n'),
+      );
+      const again = await runCli(['kanban.yaml', '--max-time', '1h'], { cwd: dir });
+      expect(again.exitCode).toBe(0);
+      expect(
+        events(dir)
+          .filter((e) => e.type === 'step_started')
+          .map((e) => e.task),
+      ).toEqual(['tasks/001.md', 'tasks/001.md']);
+    },
+  );
 
   it('takes supervisor.max_time from the board, and --max-time over it', async () => {
     const dir = hangingBoard('  max_time: 2s\n');
@@ -70,7 +81,7 @@ describe("a batch job's time budget (--max-time)", () => {
 });
 
 describe('durations out of range', () => {
-  it('an absurd --max-time is exit 2 with the range before any agent runs, never a time limit "reached" at once', async () => {
+  it('an absurd --max-time is exit 2 with the range before any agent runs, not a limit "reached" at once', async () => {
     const dir = hangingBoard();
     const result = await runCli(['kanban.yaml', '--max-time', '9999999999999h'], { cwd: dir });
     expect(result.exitCode).toBe(2);
@@ -83,7 +94,7 @@ describe('durations out of range', () => {
     expect(month.exitCode).toBe(0);
   });
 
-  it("a role's timeout or a board's git_timeout past one timer is exit 2 naming the file, the line and the range", async () => {
+  it("a role's timeout or a board's git_timeout past one timer is exit 2 naming file, line and range", async () => {
     const dir = hangingBoard('  git_timeout: 30d\n');
     writeFileSync(
       path.join(dir, 'roles/implementor.md'),
@@ -108,28 +119,35 @@ describe('durations out of range', () => {
 });
 
 describe('a usage limit and the time budget', () => {
-  it("a limit that resets after the run's --max-time ends the run at once with exit 69 and the reset time, without waiting", async () => {
-    const failures = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )(?<reset>\\\\S+)$"]\n';
-    const dir = boardWithTasks(
-      1,
-      {
-        'roles/implementor.md': fixtureRole(
-          'scripted.mjs',
-          ['record.jsonl', 'json:limit reached, resets in 2h'],
-          `stdin: none\n${failures}`,
+  it(
+    "a limit that resets after the run's --max-time ends the run at once with exit 69 and the reset time, " +
+      'without waiting',
+    async () => {
+      const failures = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )(?<reset>\\\\S+)$"]\n';
+      const dir = boardWithTasks(
+        1,
+        {
+          'roles/implementor.md': fixtureRole(
+            'scripted.mjs',
+            ['record.jsonl', 'json:limit reached, resets in 2h'],
+            `stdin: none\n${failures}`,
+          ),
+        },
+        'phase: execute\n',
+      );
+      const before = read(dir, 'kanban.yaml');
+      const started = performance.now();
+      const result = await runCli(['kanban.yaml', '--max-time', '1h'], { cwd: dir, timeout: 30_000 });
+      expect(result.exitCode, result.stderr).toBe(69);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          String.raw`usage limit resets at .* \(in 2h00m\), later than this run's time limit \(--max-time or ` +
+            String.raw`supervisor\.max_time\) ends it at .*\. The board is unchanged; run again after `,
         ),
-      },
-      'phase: execute\n',
-    );
-    const before = read(dir, 'kanban.yaml');
-    const started = performance.now();
-    const result = await runCli(['kanban.yaml', '--max-time', '1h'], { cwd: dir, timeout: 30_000 });
-    expect(result.exitCode, result.stderr).toBe(69);
-    expect(result.stderr).toMatch(
-      /usage limit resets at .* \(in 2h00m\), later than this run's time limit \(--max-time or supervisor\.max_time\) ends it at .*\. The board is unchanged; run again after /,
-    );
-    expect(performance.now() - started).toBeLessThan(15_000);
-    expect(read(dir, 'kanban.yaml')).toBe(before);
-    expect(read(dir, 'supervisor.log.md')).toMatch(/past the run's time limit/);
-  });
+      );
+      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(read(dir, 'kanban.yaml')).toBe(before);
+      expect(read(dir, 'supervisor.log.md')).toMatch(/past the run's time limit/);
+    },
+  );
 });

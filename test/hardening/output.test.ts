@@ -35,7 +35,7 @@ describe('agent output and input the supervisor must survive', () => {
     expect(worker).toMatchObject({ end: 'exited', valid: true });
   });
 
-  it('finds a reply after binary, invalid UTF-8 and NUL bytes, and keeps those bytes exactly in the attempt log', async () => {
+  it('finds a reply after binary, invalid UTF-8 and NUL bytes, and keeps them exactly in the attempt log', async () => {
     const { dir, result, worker } = await runWorker('prints-binary.mjs', [], 'stdin: none\n');
     expect(result.exitCode).toBe(0);
     expect(worker).toMatchObject({ valid: true, via: 'last-line', stdoutBytes: 256 * 1024 + 45 });
@@ -84,7 +84,7 @@ describe('agent output and input the supervisor must survive', () => {
     );
   });
 
-  it('retries a reply nested 200,000 levels deep, or holding a raw NUL byte, as invalid output without crashing', async () => {
+  it('retries a reply 200,000 levels deep, or holding a raw NUL byte, as invalid output without crashing', async () => {
     const [deep, nul] = await Promise.all([
       runWorker('hostile-reply.mjs', ['deep'], 'stdin: none\n', undefined, ['--max-retries', '0']),
       runWorker('hostile-reply.mjs', ['raw-nul'], 'stdin: none\n', undefined, ['--max-retries', '0']),

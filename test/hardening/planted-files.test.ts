@@ -28,7 +28,11 @@ describe('a task path that is really one of the board’s own files', () => {
     [
       'a symlink to kanban.yaml',
       (dir: string) => symlinkSync('../kanban.yaml', path.join(dir, 'tasks/002.md')),
-      /^kanban\.yaml:5: tasks item 2 "tasks\/002\.md" leads to the board itself \(kanban\.yaml\); .* List a task file of its own there\.$/m,
+      new RegExp(
+        String.raw`^kanban\.yaml:5: tasks item 2 "tasks\/002\.md" leads to the board itself \(kanban\.yaml\); ` +
+          String.raw`.* List a task file of its own there\.$`,
+        'm',
+      ),
     ],
     [
       'a hard link to a role file',
@@ -135,7 +139,10 @@ describe('a FIFO planted where an agent-touched file is read', () => {
       expect(result.timedOut).toBe(false);
       expect(result.exitCode).toBe(2);
       expect(result.stderr.trim()).toMatch(
-        /^kanban-supervisor: \.kanban-supervisor\/events\.jsonl: the event history cannot be read \(it is a FIFO, not a regular file\)\./,
+        new RegExp(
+          String.raw`^kanban-supervisor: \.kanban-supervisor\/events\.jsonl: ` +
+            String.raw`the event history cannot be read \(it is a FIFO, not a regular file\)\.`,
+        ),
       );
     }
   });

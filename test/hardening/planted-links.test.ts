@@ -14,17 +14,26 @@ describe('symlinks an agent plants where the supervisor writes', () => {
     [
       "the next attempt's log files",
       'next-out',
-      /000000001-implementor-2-tasks_001\.out is a symlink \(planted in the board folder\?\); refusing to write through it/,
+      new RegExp(
+        String.raw`000000001-implementor-2-tasks_001\.out is a symlink \(planted in the board folder\?\); ` +
+          String.raw`refusing to write through it`,
+      ),
     ],
     [
       'the folder of the run',
       'run-folder',
-      /000000001-implementor-\d-tasks_001\.out ended up at .*\.moved\/.* while it was opened \(a folder on its way was moved or swapped for a symlink\); refusing to write there/,
+      new RegExp(
+        String.raw`000000001-implementor-\d-tasks_001\.out ended up at .*\.moved\/.* while it was opened \(a ` +
+          String.raw`folder on its way was moved or swapped for a symlink\); refusing to write there`,
+      ),
     ],
     [
       'the state folder',
       'state-folder',
-      /ended up at .*state\.moved\/.* while it was opened \(a folder on its way was moved or swapped for a symlink\); refusing to write there/,
+      new RegExp(
+        String.raw`ended up at .*state\.moved\/.* while it was opened \(a folder on its way was moved or ` +
+          String.raw`swapped for a symlink\); refusing to write there`,
+      ),
     ],
     ["the name a failed attempt's log is renamed to", 'failed-out', null],
   ])('are never written through: %s', async (_, what, refusal) => {

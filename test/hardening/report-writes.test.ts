@@ -23,25 +23,32 @@ function outsideFile(): { file: string; text: string } {
 }
 
 describe('report writes its page', () => {
-  it('in the state folder through the safe path: a symlink planted as report.html is refused, not written through or replaced', async () => {
-    const dir = await ranBoard();
-    const target = outsideFile();
-    const page = path.join(dir, '.kanban-supervisor/report.html');
-    symlinkSync(target.file, page);
-    const result = await runCli(['report'], { cwd: dir });
-    expect(result.exitCode).toBe(73);
-    expect(result.stderr.trim()).toMatch(
-      /^kanban-supervisor: .*report\.html is a symlink \(planted in the board folder\?\); refusing to write through it\. Remove it and run again\.$/,
-    );
-    expect(readFileSync(target.file, 'utf8')).toBe(target.text);
-    expect(lstatSync(page).isSymbolicLink()).toBe(true);
-    rmSync(page);
-    const again = await runCli(['report'], { cwd: dir });
-    expect(again.exitCode).toBe(0);
-    expect(lstatSync(page).isFile()).toBe(true);
-    expect(readFileSync(page, 'utf8')).toMatch(/<\/html>\s*$/);
-    expect(readdirSync(path.join(dir, '.kanban-supervisor')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
-  });
+  it(
+    'in the state folder through the safe path: a symlink planted as report.html is refused, ' +
+      'not written through or replaced',
+    async () => {
+      const dir = await ranBoard();
+      const target = outsideFile();
+      const page = path.join(dir, '.kanban-supervisor/report.html');
+      symlinkSync(target.file, page);
+      const result = await runCli(['report'], { cwd: dir });
+      expect(result.exitCode).toBe(73);
+      expect(result.stderr.trim()).toMatch(
+        new RegExp(
+          String.raw`^kanban-supervisor: .*report\.html is a symlink \(planted in the board folder\?\); ` +
+            String.raw`refusing to write through it\. Remove it and run again\.$`,
+        ),
+      );
+      expect(readFileSync(target.file, 'utf8')).toBe(target.text);
+      expect(lstatSync(page).isSymbolicLink()).toBe(true);
+      rmSync(page);
+      const again = await runCli(['report'], { cwd: dir });
+      expect(again.exitCode).toBe(0);
+      expect(lstatSync(page).isFile()).toBe(true);
+      expect(readFileSync(page, 'utf8')).toMatch(/<\/html>\s*$/);
+      expect(readdirSync(path.join(dir, '.kanban-supervisor')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    },
+  );
 
   it('with --out through the symlink a person named: its target gets the page, the link stays a link', async () => {
     const dir = await ranBoard();

@@ -96,7 +96,8 @@ describe.each(WALKS.filter(([, viaProc]) => !viaProc || process.platform === 'li
       symlinkSync(outside, path.join(board, level));
       const before = snapshot(outside);
       const message = new RegExp(
-        `^${path.join(board, level).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is a symlink \\(planted in the board folder\\?\\); refusing to write through it\\. Remove it and run again\\.$`,
+        `^${path.join(board, level).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is a symlink \\(planted in the ` +
+          `board folder\\?\\); refusing to write through it\\. Remove it and run again\\.$`,
       );
       refused(() => openExclusive(board, LOG, options), message);
       refused(() => openAppend(board, LOG, options), message);
@@ -105,20 +106,24 @@ describe.each(WALKS.filter(([, viaProc]) => !viaProc || process.platform === 'li
       expect(snapshot(outside)).toBe(before);
     });
 
-    it('refuses a symlink planted as the file itself, to a file outside or dangling, and leaves its target as it was', () => {
-      const { board, outside, secret } = world();
-      ensureRealDir(board, '.kanban-supervisor/runs/r1', options);
-      symlinkSync(secret, path.join(board, LOG));
-      symlinkSync(path.join(outside, 'new-file'), path.join(board, '.kanban-supervisor/events.jsonl'));
-      symlinkSync(secret, path.join(board, 'supervisor.log.md'));
-      const before = snapshot(outside);
-      refused(() => openExclusive(board, LOG, options), /000001-implementor-1\.out is a symlink/);
-      refused(() => openAppend(board, LOG, options), /000001-implementor-1\.out is a symlink/);
-      refused(() => openAppend(board, '.kanban-supervisor/events.jsonl', options), /events\.jsonl is a symlink/);
-      refused(() => openAppend(board, 'supervisor.log.md', options), /supervisor\.log\.md is a symlink/);
-      expect(snapshot(outside)).toBe(before);
-      expect(existsSync(path.join(outside, 'new-file'))).toBe(false);
-    });
+    it(
+      'refuses a symlink planted as the file itself, to a file outside or dangling, ' +
+        'and leaves its target as it was',
+      () => {
+        const { board, outside, secret } = world();
+        ensureRealDir(board, '.kanban-supervisor/runs/r1', options);
+        symlinkSync(secret, path.join(board, LOG));
+        symlinkSync(path.join(outside, 'new-file'), path.join(board, '.kanban-supervisor/events.jsonl'));
+        symlinkSync(secret, path.join(board, 'supervisor.log.md'));
+        const before = snapshot(outside);
+        refused(() => openExclusive(board, LOG, options), /000001-implementor-1\.out is a symlink/);
+        refused(() => openAppend(board, LOG, options), /000001-implementor-1\.out is a symlink/);
+        refused(() => openAppend(board, '.kanban-supervisor/events.jsonl', options), /events\.jsonl is a symlink/);
+        refused(() => openAppend(board, 'supervisor.log.md', options), /supervisor\.log\.md is a symlink/);
+        expect(snapshot(outside)).toBe(before);
+        expect(existsSync(path.join(outside, 'new-file'))).toBe(false);
+      },
+    );
 
     it('refuses to replace a board file that is a symlink, and replaces a real one keeping its mode', () => {
       const { board, secret } = world();

@@ -53,7 +53,8 @@ const home = (uid: number): string =>
     '.gitconfig': '[user]\n  name = Ann\n',
   });
 
-// The probe agents are copied into each board: a checkout under /tmp (a CI's mktemp -d) is hidden by the fence's own /tmp.
+// The probe agents are copied into each board: a checkout under /tmp (a CI's mktemp -d) is hidden by
+// the fence's own /tmp.
 const PROBE = 'fence-probe.sh';
 const ESCAPE = 'fence-escape.sh';
 
@@ -144,79 +145,87 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
   ['an ordinary user', NOBODY],
 ])('a fenced agent (sandbox: true), the supervisor run as %s', (_who, uid) => {
   beforeAll(() => (uid === 0 ? undefined : reachableByAll([process.execPath, CLI])));
-  it("cannot write the home folder or the real /tmp, read ~/.ssh or the supervisor's state, change a role file or kanban.yaml, nor leave a setsid sleeper; its board write and reply go through", async () => {
-    const t = token();
-    const h = home(uid);
-    const dir = board(uid, ['sh', PROBE, t], 'sandbox: true\n');
-    const manager = readFileSync(path.join(dir, 'roles/manager.md'), 'utf8');
-    const result = await run(uid, dir, h);
-    expect(result.stderr).toBe('');
-    expect(result.exitCode).toBe(0);
-    expect(fenceLog(dir)).toEqual([
-      'home refused',
-      'tmp ok',
-      'ssh refused',
-      'state refused',
-      'config refused',
-      'log refused',
-      'TMPDIR=/tmp',
-    ]);
-    expect(readFileSync(path.join(dir, 'supervisor.log.md'), 'utf8')).toBe('## Supervisor Log\n\n');
-    expect(readFileSync(path.join(dir, 'roles/manager.md'), 'utf8')).toBe(manager);
-    expect(existsSync(path.join(dir, 'roles/planted.md'))).toBe(false);
-    expect(existsSync(path.join(h, `${t}.home`))).toBe(false);
-    expect(existsSync(`/tmp/${t}.tmp`)).toBe(false); // it wrote into its own /tmp, gone with it
-    expect(readFileSync(path.join(dir, 'board-write.txt'), 'utf8')).toBe('board write\n');
-    expect(existsSync(path.join(dir, '.kanban-supervisor/planted'))).toBe(false);
-    expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
-      end: 'exited',
-      valid: true,
-    });
-    expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/current: null/);
-    expect(await survivors(sleepers(`86${t}`))).toEqual([]);
-    expect(sleepers(`86${t}`)).toEqual([]);
-    expect(processesIn(dir)).toEqual([]);
-  });
-
-  it("holds no capability, cannot undo a mount, reach a device, another process's memory or the terminal, nor read the home folder but what sandbox.read declares, nor a KUBECONFIG elsewhere", async () => {
-    const h = home(uid);
-    const kube = path.join(
-      outside(uid, 'ks-kube-', { config: 'users: [{name: admin, token: kube_secret}]\n' }),
-      'config',
-    );
-    const other = execa('sleep', [`85${token()}`], { reject: false });
-    const dir = board(uid, ['sh', ESCAPE, String(other.pid)], 'sandbox: {read: [~/.gitconfig]}\n');
-    execFileSync('mknod', [path.join(dir, 'planted-null'), 'c', '1', '3']);
-    chownSync(path.join(dir, 'planted-null'), uid, uid);
-    try {
-      const result = await runInTerminal(uid, dir, h, { KUBECONFIG: kube });
-      expect(result.exitCode, result.stdout).toBe(0);
-      expect(readFileSync(path.join(dir, 'tty.txt'), 'utf8')).toMatch(/^\/dev\/pts\/\d+\n$/);
-      expect(readFileSync(path.join(dir, 'escape.log'), 'utf8').split('\n').filter(Boolean)).toEqual([
-        'caps 0000000000000000',
-        'bounding 0000000000000000',
-        'read credentials refused',
-        'read .npmrc refused',
-        'read .some-secret refused',
-        'read config refused',
-        'read .gitconfig ok',
-        'tty refused',
-        'node refused',
-        'remount refused',
-        'mount refused',
-        'devices refused',
-        'unhide refused',
-        'nested refused',
-        'ptrace refused',
-        'inject refused',
+  it(
+    "cannot write the home folder or the real /tmp, read ~/.ssh or the supervisor's state, " +
+      'change a role file or kanban.yaml, nor leave a setsid sleeper; its board write and reply go through',
+    async () => {
+      const t = token();
+      const h = home(uid);
+      const dir = board(uid, ['sh', PROBE, t], 'sandbox: true\n');
+      const manager = readFileSync(path.join(dir, 'roles/manager.md'), 'utf8');
+      const result = await run(uid, dir, h);
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      expect(fenceLog(dir)).toEqual([
+        'home refused',
+        'tmp ok',
+        'ssh refused',
+        'state refused',
+        'config refused',
+        'log refused',
+        'TMPDIR=/tmp',
       ]);
-    } finally {
-      other.kill('SIGKILL');
-      await other;
-    }
-  });
+      expect(readFileSync(path.join(dir, 'supervisor.log.md'), 'utf8')).toBe('## Supervisor Log\n\n');
+      expect(readFileSync(path.join(dir, 'roles/manager.md'), 'utf8')).toBe(manager);
+      expect(existsSync(path.join(dir, 'roles/planted.md'))).toBe(false);
+      expect(existsSync(path.join(h, `${t}.home`))).toBe(false);
+      expect(existsSync(`/tmp/${t}.tmp`)).toBe(false); // it wrote into its own /tmp, gone with it
+      expect(readFileSync(path.join(dir, 'board-write.txt'), 'utf8')).toBe('board write\n');
+      expect(existsSync(path.join(dir, '.kanban-supervisor/planted'))).toBe(false);
+      expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
+        end: 'exited',
+        valid: true,
+      });
+      expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/current: null/);
+      expect(await survivors(sleepers(`86${t}`))).toEqual([]);
+      expect(sleepers(`86${t}`)).toEqual([]);
+      expect(processesIn(dir)).toEqual([]);
+    },
+  );
 
-  it('that outlives its timeout, ignoring SIGTERM, is killed with what it started inside (setsid included)', async () => {
+  it(
+    "holds no capability, cannot undo a mount, reach a device, another process's memory or the terminal, " +
+      'nor read the home folder but what sandbox.read declares, nor a KUBECONFIG elsewhere',
+    async () => {
+      const h = home(uid);
+      const kube = path.join(
+        outside(uid, 'ks-kube-', { config: 'users: [{name: admin, token: kube_secret}]\n' }),
+        'config',
+      );
+      const other = execa('sleep', [`85${token()}`], { reject: false });
+      const dir = board(uid, ['sh', ESCAPE, String(other.pid)], 'sandbox: {read: [~/.gitconfig]}\n');
+      execFileSync('mknod', [path.join(dir, 'planted-null'), 'c', '1', '3']);
+      chownSync(path.join(dir, 'planted-null'), uid, uid);
+      try {
+        const result = await runInTerminal(uid, dir, h, { KUBECONFIG: kube });
+        expect(result.exitCode, result.stdout).toBe(0);
+        expect(readFileSync(path.join(dir, 'tty.txt'), 'utf8')).toMatch(/^\/dev\/pts\/\d+\n$/);
+        expect(readFileSync(path.join(dir, 'escape.log'), 'utf8').split('\n').filter(Boolean)).toEqual([
+          'caps 0000000000000000',
+          'bounding 0000000000000000',
+          'read credentials refused',
+          'read .npmrc refused',
+          'read .some-secret refused',
+          'read config refused',
+          'read .gitconfig ok',
+          'tty refused',
+          'node refused',
+          'remount refused',
+          'mount refused',
+          'devices refused',
+          'unhide refused',
+          'nested refused',
+          'ptrace refused',
+          'inject refused',
+        ]);
+      } finally {
+        other.kill('SIGKILL');
+        await other;
+      }
+    },
+  );
+
+  it('that outlives its timeout, ignoring SIGTERM, is killed with what it started inside (setsid too)', async () => {
     const t = token();
     const hang = `trap '' TERM; setsid sleep 86${t} </dev/null >/dev/null 2>&1 & sleep 87${t}; echo never`;
     const dir = board(uid, ['sh', '-c', hang], 'sandbox: true\n', '  timeout: 2s\n  max_retries: 0\n');
@@ -233,39 +242,44 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     expect(processesIn(dir)).toEqual([]);
   });
 
-  it('runs its program from the home folder (a PATH folder there and its lib, linked into its package) on a board kept in the home folder, and sees nothing else there', async () => {
-    const h = home(uid);
-    const tool = '.local/share/tool';
-    const lib = `${tool}/lib/reply.sh`;
-    const files = {
-      [`${tool}/package.json`]: '{}\n',
-      [lib]:
-        'cat "$HOME/.some-secret" > seen.txt 2>&1; ls -A "$HOME" >> seen.txt\necho \'{"status":"ok","message":"from home"}\'\n',
-      [`${tool}/bin/agent`]: `#!/bin/sh\n. "$HOME/.local/lib/sh/setup.sh"\n. "$HOME/${lib}"\n`,
-      '.local/lib/sh/setup.sh': 'echo set up > set-up.txt\n',
-    };
-    for (const [name, text] of Object.entries(files)) {
-      mkdirSync(path.dirname(path.join(h, name)), { recursive: true });
-      writeFileSync(path.join(h, name), text, { mode: 0o755 });
-    }
-    mkdirSync(path.join(h, '.local/bin'));
-    symlinkSync(`../share/tool/bin/agent`, path.join(h, '.local/bin/agent'));
-    const dir = path.join(h, 'work/board');
-    cpSync(board(uid, ['agent'], 'sandbox: true\n'), dir, { recursive: true });
-    execFileSync('chown', ['-R', `${uid}:${uid}`, h]);
-    const result = await run(uid, dir, h, ['kanban.yaml'], { PATH: `${h}/.local/bin:${pathWithoutUs()}` });
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(readFileSync(path.join(dir, 'set-up.txt'), 'utf8')).toBe('set up\n');
-    expect(readFileSync(path.join(dir, 'seen.txt'), 'utf8').split('\n')).toEqual([
-      expect.stringMatching(/\.some-secret: No such file or directory$/),
-      '.local',
-      'work',
-      '',
-    ]);
-    expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
-      valid: true,
-    });
-  });
+  it(
+    'runs its program from the home folder (a PATH folder there and its lib, linked into its package) ' +
+      'on a board kept in the home folder, and sees nothing else there',
+    async () => {
+      const h = home(uid);
+      const tool = '.local/share/tool';
+      const lib = `${tool}/lib/reply.sh`;
+      const files = {
+        [`${tool}/package.json`]: '{}\n',
+        [lib]:
+          'cat "$HOME/.some-secret" > seen.txt 2>&1; ls -A "$HOME" >> seen.txt\n' +
+          'echo \'{"status":"ok","message":"from home"}\'\n',
+        [`${tool}/bin/agent`]: `#!/bin/sh\n. "$HOME/.local/lib/sh/setup.sh"\n. "$HOME/${lib}"\n`,
+        '.local/lib/sh/setup.sh': 'echo set up > set-up.txt\n',
+      };
+      for (const [name, text] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(h, name)), { recursive: true });
+        writeFileSync(path.join(h, name), text, { mode: 0o755 });
+      }
+      mkdirSync(path.join(h, '.local/bin'));
+      symlinkSync(`../share/tool/bin/agent`, path.join(h, '.local/bin/agent'));
+      const dir = path.join(h, 'work/board');
+      cpSync(board(uid, ['agent'], 'sandbox: true\n'), dir, { recursive: true });
+      execFileSync('chown', ['-R', `${uid}:${uid}`, h]);
+      const result = await run(uid, dir, h, ['kanban.yaml'], { PATH: `${h}/.local/bin:${pathWithoutUs()}` });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(readFileSync(path.join(dir, 'set-up.txt'), 'utf8')).toBe('set up\n');
+      expect(readFileSync(path.join(dir, 'seen.txt'), 'utf8').split('\n')).toEqual([
+        expect.stringMatching(/\.some-secret: No such file or directory$/),
+        '.local',
+        'work',
+        '',
+      ]);
+      expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
+        valid: true,
+      });
+    },
+  );
 
   it('cannot connect to a server on 127.0.0.1 with network: false, and can with the network on', async () => {
     const server: Server = createServer((socket) => socket.end());
@@ -345,7 +359,8 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     const h = home(0);
     mkdirSync(path.join(h, '.cache/tool'), { recursive: true });
     const agent =
-      'echo cached > "$HOME/.cache/tool/done"; if echo evil > .git/hooks/pre-commit 2>/dev/null; then echo planted > hook.txt; fi; echo \'{"status":"ok","message":"ok"}\'';
+      'echo cached > "$HOME/.cache/tool/done"; if echo evil > .git/hooks/pre-commit 2>/dev/null; ' +
+      'then echo planted > hook.txt; fi; echo \'{"status":"ok","message":"ok"}\'';
     const dir = board(0, ['sh', '-c', agent], 'sandbox: {write: [~/.cache/tool]}\n');
     execFileSync('git', ['init', '-q', dir]);
     const result = await run(0, dir, h);
@@ -355,18 +370,23 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     expect(existsSync(path.join(dir, 'hook.txt'))).toBe(false);
   });
 
-  it('cannot plant a hook in a hooks folder the repository keeps in the board folder (core.hooksPath, as husky does)', async () => {
-    const agent =
-      'if echo evil > .husky/pre-commit 2>/dev/null; then echo planted > hook.txt; fi; echo \'{"status":"ok","message":"ok"}\'';
-    const dir = board(0, ['sh', '-c', agent], 'sandbox: true\n');
-    execFileSync('git', ['init', '-q', dir]);
-    execFileSync('git', ['-C', dir, 'config', 'core.hooksPath', '.husky']);
-    mkdirSync(path.join(dir, '.husky'));
-    const result = await run(0, dir, home(0));
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(existsSync(path.join(dir, '.husky/pre-commit'))).toBe(false);
-    expect(existsSync(path.join(dir, 'hook.txt'))).toBe(false);
-  });
+  it(
+    'cannot plant a hook in a hooks folder the repository keeps in the board folder (core.hooksPath, ' +
+      'as husky does)',
+    async () => {
+      const agent =
+        'if echo evil > .husky/pre-commit 2>/dev/null; then echo planted > hook.txt; fi; ' +
+        'echo \'{"status":"ok","message":"ok"}\'';
+      const dir = board(0, ['sh', '-c', agent], 'sandbox: true\n');
+      execFileSync('git', ['init', '-q', dir]);
+      execFileSync('git', ['-C', dir, 'config', 'core.hooksPath', '.husky']);
+      mkdirSync(path.join(dir, '.husky'));
+      const result = await run(0, dir, home(0));
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(existsSync(path.join(dir, '.husky/pre-commit'))).toBe(false);
+      expect(existsSync(path.join(dir, 'hook.txt'))).toBe(false);
+    },
+  );
 
   it('is shown by --dry-run: its user, writable, read-only, readable, hidden, the network', async () => {
     const h = home(0);
@@ -380,7 +400,8 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     const result = await run(0, dir, h, ['kanban.yaml', '--dry-run'], { KUBECONFIG: kube });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(
-      'bubblewrap (roles/implementor.md sandbox:): the whole file system read-only, a fresh /tmp (TMPDIR=/tmp), network off',
+      'bubblewrap (roles/implementor.md sandbox:): the whole file system read-only, a fresh /tmp (TMPDIR=/tmp), ' +
+        'network off',
     );
     expect(result.stdout).toContain(
       'run as nobody with no capabilities and no terminal, even when the supervisor is root',
@@ -405,65 +426,84 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     );
   });
 
-  it('run by root on a board folder another user owns, is warned of by validate: with no capability it could not write there', async () => {
-    const dir = board(NOBODY, ['sh', PROBE, token()], 'sandbox: true\n');
-    const validate = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
-    expect(validate.exitCode).toBe(0);
-    expect(validate.stdout + validate.stderr).toMatch(
-      /roles\/implementor\.md:4: sandbox: the board folder belongs to uid 65534; .*setpriv --reuid 65534/,
-    );
-    execFileSync('chown', ['-R', '0:0', dir]);
-    const owned = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
-    expect(owned.stdout + owned.stderr).not.toMatch(/belongs to uid/);
-  });
+  it(
+    'run by root on a board folder another user owns, is warned of by validate: ' +
+      'with no capability it could not write there',
+    async () => {
+      const dir = board(NOBODY, ['sh', PROBE, token()], 'sandbox: true\n');
+      const validate = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
+      expect(validate.exitCode).toBe(0);
+      expect(validate.stdout + validate.stderr).toMatch(
+        /roles\/implementor\.md:4: sandbox: the board folder belongs to uid 65534; .*setpriv --reuid 65534/,
+      );
+      execFileSync('chown', ['-R', '0:0', dir]);
+      const owned = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
+      expect(owned.stdout + owned.stderr).not.toMatch(/belongs to uid/);
+    },
+  );
 
-  it('is never run unfenced when bubblewrap cannot build a fence here (user namespaces off): exit 2 with the sysctl fix, before any agent', async () => {
-    const bin = tempDir('ks-bin-');
-    // A bwrap that fails as Debian's does when unprivileged user namespaces are turned off.
-    writeFileSync(
-      path.join(bin, 'bwrap'),
-      '#!/bin/sh\necho "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n',
-      { mode: 0o755 },
-    );
-    const dir = board(0, ['sh', PROBE, token()], 'sandbox: true\n');
-    const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
-    const result = await run(0, dir, home(0), ['kanban.yaml'], { PATH: `${bin}:${pathWithoutUs()}` });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(
-      /roles\/implementor\.md:4: sandbox: bubblewrap cannot build a fence on this machine \(.*said: No permissions to creating new namespace.*kernel\.unprivileged_userns_clone=1/,
-    );
-    expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toBe(before);
-    expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
-    // `try` has no pre-flight: its agent run is probed all the same, and not retried as invalid output.
-    const tried = await run(0, dir, home(0), ['try', 'Implementor', '--instruction', 'probe'], {
-      PATH: `${bin}:${pathWithoutUs()}`,
-    });
-    expect(tried.exitCode).toBe(2);
-    expect(tried.stderr).toMatch(/roles\/implementor\.md: sandbox: bubblewrap cannot build a fence on this machine/);
-    expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
-  });
+  it(
+    'is never run unfenced when bubblewrap cannot build a fence here (user namespaces off): ' +
+      'exit 2 with the sysctl fix, before any agent',
+    async () => {
+      const bin = tempDir('ks-bin-');
+      // A bwrap that fails as Debian's does when unprivileged user namespaces are turned off.
+      writeFileSync(
+        path.join(bin, 'bwrap'),
+        '#!/bin/sh\necho "bwrap: No permissions to creating new namespace, ' +
+          'likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n',
+        { mode: 0o755 },
+      );
+      const dir = board(0, ['sh', PROBE, token()], 'sandbox: true\n');
+      const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
+      const result = await run(0, dir, home(0), ['kanban.yaml'], { PATH: `${bin}:${pathWithoutUs()}` });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          String.raw`roles\/implementor\.md:4: sandbox: bubblewrap cannot build a fence on this machine \(.*said: ` +
+            String.raw`No permissions to creating new namespace.*kernel\.unprivileged_userns_clone=1`,
+        ),
+      );
+      expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toBe(before);
+      expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
+      // `try` has no pre-flight: its agent run is probed all the same, and not retried as invalid output.
+      const tried = await run(0, dir, home(0), ['try', 'Implementor', '--instruction', 'probe'], {
+        PATH: `${bin}:${pathWithoutUs()}`,
+      });
+      expect(tried.exitCode).toBe(2);
+      expect(tried.stderr).toMatch(/roles\/implementor\.md: sandbox: bubblewrap cannot build a fence on this machine/);
+      expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
+    },
+  );
 
-  it('is never run unfenced when bubblewrap is missing: exit 2 with the fix, the board unchanged, no agent ran; validate says the same', async () => {
-    const bin = tempDir('ks-bin-');
-    for (const program of ['sh', 'node'])
-      execFileSync('ln', [
-        '-s',
-        execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim(),
-        path.join(bin, program),
-      ]);
-    const dir = board(0, ['sh', PROBE, token()], 'sandbox: true\n');
-    const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
-    const result = await run(0, dir, home(0), ['kanban.yaml'], { PATH: bin });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(
-      /roles\/implementor\.md:4: sandbox: bubblewrap \(bwrap\) was not found on PATH.*not run unfenced.*apt install bubblewrap/,
-    );
-    expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toBe(before);
-    expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
-    const validate = await run(0, dir, home(0), ['validate', 'kanban.yaml'], { PATH: bin });
-    expect(validate.exitCode).toBe(2);
-    expect(validate.stdout + validate.stderr).toMatch(
-      /roles\/implementor\.md:4: sandbox: bubblewrap \(bwrap\) was not found on PATH/,
-    );
-  });
+  it(
+    'is never run unfenced when bubblewrap is missing: exit 2 with the fix, the board unchanged, no agent ran; ' +
+      'validate says the same',
+    async () => {
+      const bin = tempDir('ks-bin-');
+      for (const program of ['sh', 'node'])
+        execFileSync('ln', [
+          '-s',
+          execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim(),
+          path.join(bin, program),
+        ]);
+      const dir = board(0, ['sh', PROBE, token()], 'sandbox: true\n');
+      const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
+      const result = await run(0, dir, home(0), ['kanban.yaml'], { PATH: bin });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          String.raw`roles\/implementor\.md:4: sandbox: bubblewrap \(bwrap\) ` +
+            String.raw`was not found on PATH.*not run unfenced.*apt install bubblewrap`,
+        ),
+      );
+      expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toBe(before);
+      expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
+      const validate = await run(0, dir, home(0), ['validate', 'kanban.yaml'], { PATH: bin });
+      expect(validate.exitCode).toBe(2);
+      expect(validate.stdout + validate.stderr).toMatch(
+        /roles\/implementor\.md:4: sandbox: bubblewrap \(bwrap\) was not found on PATH/,
+      );
+    },
+  );
 });

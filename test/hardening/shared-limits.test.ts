@@ -41,36 +41,43 @@ const limitWait = (dir: string) =>
     : undefined;
 
 describe('usage limits shared by the supervisors of one account, with real processes', () => {
-  it("a board started while another waits for the account's reset makes no call before it; Ctrl-C ends such a wait; both others finish after it", async () => {
-    const state = tempDir('ks-shared-state-');
-    const env = { XDG_STATE_HOME: state };
-    const a = board('json:limit reached, resets in 3s', 'valid');
-    const b = board('valid');
-    const c = board('valid');
-    const runA = runCli(['kanban.yaml'], { cwd: a, env, timeout: 90_000 });
-    const learnt = await until(() => limitWait(a), 20_000);
-    const reset = Date.parse(String(learnt.until));
-    const runB = runCli(['kanban.yaml'], { cwd: b, env, timeout: 90_000 });
-    const runC = runCli(['kanban.yaml', '--quiet'], { cwd: c, env, timeout: 90_000 });
-    const cWait = await until(() => limitWait(c), 20_000);
-    expect(cWait).toMatchObject({ learntFrom: path.join(a, 'kanban.yaml'), until: learnt.until, cli: 'claude' });
-    runC.kill('SIGINT');
-    const [resultA, resultB, resultC] = await Promise.all([runA, runB, runC]);
-    expect(resultC.exitCode, resultC.stderr).toBe(130);
-    expect(calls(c)).toBe(0);
-    expect(resultA.exitCode, resultA.stderr).toBe(0);
-    expect(resultB.exitCode, resultB.stderr).toBe(0);
-    expect(calls(a)).toBe(2);
-    expect(calls(b)).toBe(1);
-    // B's one call came after the reset A learnt, and B said where it learnt of it.
-    expect(statSync(path.join(b, 'record.jsonl')).mtimeMs).toBeGreaterThanOrEqual(reset);
-    expect(Date.parse(String(events(b).find((e) => e.type === 'attempt_started')?.time))).toBeGreaterThanOrEqual(reset);
-    expect(limitWait(b)).toMatchObject({ learntFrom: path.join(a, 'kanban.yaml'), resetKnown: true, cli: 'claude' });
-    expect(resultB.stdout).toContain(`not calling it: the supervisor of ${path.join(a, 'kanban.yaml')} learnt at`);
-    // A's reset is 3 s off plus the 30 s margin every reset gets: room for a loaded machine.
-  }, 100_000);
+  it(
+    "a board started while another waits for the account's reset makes no call before it; " +
+      'Ctrl-C ends such a wait; both others finish after it',
+    async () => {
+      const state = tempDir('ks-shared-state-');
+      const env = { XDG_STATE_HOME: state };
+      const a = board('json:limit reached, resets in 3s', 'valid');
+      const b = board('valid');
+      const c = board('valid');
+      const runA = runCli(['kanban.yaml'], { cwd: a, env, timeout: 90_000 });
+      const learnt = await until(() => limitWait(a), 20_000);
+      const reset = Date.parse(String(learnt.until));
+      const runB = runCli(['kanban.yaml'], { cwd: b, env, timeout: 90_000 });
+      const runC = runCli(['kanban.yaml', '--quiet'], { cwd: c, env, timeout: 90_000 });
+      const cWait = await until(() => limitWait(c), 20_000);
+      expect(cWait).toMatchObject({ learntFrom: path.join(a, 'kanban.yaml'), until: learnt.until, cli: 'claude' });
+      runC.kill('SIGINT');
+      const [resultA, resultB, resultC] = await Promise.all([runA, runB, runC]);
+      expect(resultC.exitCode, resultC.stderr).toBe(130);
+      expect(calls(c)).toBe(0);
+      expect(resultA.exitCode, resultA.stderr).toBe(0);
+      expect(resultB.exitCode, resultB.stderr).toBe(0);
+      expect(calls(a)).toBe(2);
+      expect(calls(b)).toBe(1);
+      // B's one call came after the reset A learnt, and B said where it learnt of it.
+      expect(statSync(path.join(b, 'record.jsonl')).mtimeMs).toBeGreaterThanOrEqual(reset);
+      expect(Date.parse(String(events(b).find((e) => e.type === 'attempt_started')?.time))).toBeGreaterThanOrEqual(
+        reset,
+      );
+      expect(limitWait(b)).toMatchObject({ learntFrom: path.join(a, 'kanban.yaml'), resetKnown: true, cli: 'claude' });
+      expect(resultB.stdout).toContain(`not calling it: the supervisor of ${path.join(a, 'kanban.yaml')} learnt at`);
+      // A's reset is 3 s off plus the 30 s margin every reset gets: room for a loaded machine.
+    },
+    100_000,
+  );
 
-  it('a stale entry, a broken one and a symlink planted as the entry are ignored with a note; nothing is followed', async () => {
+  it('a stale entry, a broken one and a symlink planted as one are ignored with a note, nothing followed', async () => {
     const outside = path.join(tempDir('ks-outside-'), 'elsewhere.json');
     const plant: Record<string, (file: string, account: Account) => void> = {
       stale: (file, account) =>

@@ -27,7 +27,8 @@ describe('signals to the supervisor', () => {
     ['SIGTERM', 143],
     ['SIGHUP', 129],
   ] as const)(
-    'on %s stops the agent and its grandchild, leaves the board unchanged, logs interrupted, exits %i and frees the lock',
+    'on %s stops the agent and its grandchild, leaves the board unchanged, logs interrupted, ' +
+      'exits %i and frees the lock',
     async (signal, code) => {
       const dir = boardWith('implementor', 'forever-with-grandchild.mjs');
       const before = read(dir, 'kanban.yaml');
@@ -37,7 +38,8 @@ describe('signals to the supervisor', () => {
       expect(result.exitCode).toBe(code);
       expect(result.stderr.trim()).toMatch(
         new RegExp(
-          `^kanban-supervisor: Interrupted by ${signal}: the running agent and everything it started were stopped\\. The board is unchanged`,
+          `^kanban-supervisor: Interrupted by ${signal}: the running agent and everything it started were ` +
+            `stopped\\. The board is unchanged`,
         ),
       );
       expect(result.stderr.trim().split('\n')).toHaveLength(1);

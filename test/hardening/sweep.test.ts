@@ -63,32 +63,36 @@ async function pidsIn(file: string, count: number): Promise<number[]> {
 }
 
 describe.skipIf(!linux)('sweeping an agent run by its tag', () => {
-  it('stops processes that left the group or the session (setsid, detached, set -m job, double fork) after the agent exits, and nothing untagged', async () => {
-    const tag = newTag();
-    const pidFile = path.join(tempDir(), 'pids');
-    const agent = execa('bash', [fixture('leaves-escapees.sh'), pidFile], {
-      env: envWith(tag),
-      extendEnv: false,
-      reject: false,
-    });
-    const since = startTicksOf(agent.pid!);
-    expect(since).toBeTypeOf('number');
-    // Decoys, started after the agent so that only the tag can tell them apart.
-    const untagged = startTagged(undefined, 'sleep', ['300']);
-    const otherRun = startTagged('ks1-someone-else-1-implementor', 'sleep', ['300']);
-    const lookalike = startTagged(`${tag}x`, 'sleep', ['300']);
-    const nested = startTagged(`${tag}:ks1-inner-2-manager`, 'sleep', ['300']);
-    expect((await agent).exitCode).toBe(0);
-    const escapees = await pidsIn(pidFile, 4);
-    expect(escapees.filter(isRunning)).toHaveLength(4); // the agent is gone, its four children are not
+  it(
+    'stops processes that left the group or the session (setsid, detached, set -m job, double fork) ' +
+      'after the agent exits, and nothing untagged',
+    async () => {
+      const tag = newTag();
+      const pidFile = path.join(tempDir(), 'pids');
+      const agent = execa('bash', [fixture('leaves-escapees.sh'), pidFile], {
+        env: envWith(tag),
+        extendEnv: false,
+        reject: false,
+      });
+      const since = startTicksOf(agent.pid!);
+      expect(since).toBeTypeOf('number');
+      // Decoys, started after the agent so that only the tag can tell them apart.
+      const untagged = startTagged(undefined, 'sleep', ['300']);
+      const otherRun = startTagged('ks1-someone-else-1-implementor', 'sleep', ['300']);
+      const lookalike = startTagged(`${tag}x`, 'sleep', ['300']);
+      const nested = startTagged(`${tag}:ks1-inner-2-manager`, 'sleep', ['300']);
+      expect((await agent).exitCode).toBe(0);
+      const escapees = await pidsIn(pidFile, 4);
+      expect(escapees.filter(isRunning)).toHaveLength(4); // the agent is gone, its four children are not
 
-    const result = await sweepTagged(tag, { since: since!, graceMs: 2000 });
-    expect(result).toMatchObject({ supported: true, survivors: [] });
-    expect(await survivors([...escapees, nested])).toEqual([]);
-    for (const pid of escapees) expect(goneOrZombie(pid), `pid ${pid}`).toBe(true);
-    expect([untagged, otherRun, lookalike].filter(isRunning)).toEqual([untagged, otherRun, lookalike]);
-    if (result.supported) expect(result.found.sort()).toEqual([...escapees, nested].sort());
-  });
+      const result = await sweepTagged(tag, { since: since!, graceMs: 2000 });
+      expect(result).toMatchObject({ supported: true, survivors: [] });
+      expect(await survivors([...escapees, nested])).toEqual([]);
+      for (const pid of escapees) expect(goneOrZombie(pid), `pid ${pid}`).toBe(true);
+      expect([untagged, otherRun, lookalike].filter(isRunning)).toEqual([untagged, otherRun, lookalike]);
+      if (result.supported) expect(result.found.sort()).toEqual([...escapees, nested].sort());
+    },
+  );
 
   it('SIGKILLs a tagged process that ignores SIGTERM once the grace is over, and its child too', async () => {
     const tag = newTag();
@@ -135,7 +139,8 @@ describe.skipIf(!linux)('sweeping an agent run by its tag', () => {
       'node',
       [
         '-e',
-        `require('node:child_process').spawn('bash', [${JSON.stringify(fixture('leaves-escapees.sh'))}, ${JSON.stringify(pidFile)}, ], { detached: true, stdio: 'ignore' }); setInterval(() => {}, 1000)`,
+        `require('node:child_process').spawn('bash', [${JSON.stringify(fixture('leaves-escapees.sh'))}, ` +
+          `${JSON.stringify(pidFile)}, ], { detached: true, stdio: 'ignore' }); setInterval(() => {}, 1000)`,
       ],
       {
         env: envWith(tag),

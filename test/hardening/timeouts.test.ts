@@ -22,30 +22,37 @@ async function runBoard(agent: string, args: string[], roleExtra: string, flags:
 const finished = (dir: string) => events(dir).filter((e) => e.type === 'attempt_finished');
 
 describe('timeouts and process groups', () => {
-  it('kills a hanging agent and the sleeping grandchild it forked at a 1 s timeout, retries it, and exits 3 with no process left', async () => {
-    const { dir, pidFile, before, result, seconds } = await runBoard(
-      'forever-with-grandchild.mjs',
-      ['pids.jsonl'],
-      'timeout: 1s\n',
-      ['--max-retries', '1'],
-    );
-    expect(result.exitCode).toBe(3);
-    expect(result.stderr).toMatch(
-      /Implementor gave no valid reply for tasks\/001\.md in 2 attempt\(s\); the last one timed out after 1\.0s and was killed with SIGTERM/,
-    );
-    const pids = recordedPids(pidFile);
-    expect(pids).toHaveLength(4); // two attempts, each a leader and a grandchild
-    expect(await survivors(pids)).toEqual([]);
-    expect(finished(dir).map((e) => [e.end, e.killedWith])).toEqual([
-      ['timeout', 'SIGTERM'],
-      ['timeout', 'SIGTERM'],
-    ]);
-    expect(read(dir, 'supervisor.log.md')).toMatch(
-      /\*\*Issue:\*\* Invalid output format: Implementor \(.*\) timed out after 1\.0s and was killed with SIGTERM/,
-    );
-    expect(read(dir, 'kanban.yaml')).toBe(before);
-    expect(seconds).toBeLessThan(20);
-  });
+  it(
+    'kills a hanging agent and the sleeping grandchild it forked at a 1 s timeout, retries it, ' +
+      'and exits 3 with no process left',
+    async () => {
+      const { dir, pidFile, before, result, seconds } = await runBoard(
+        'forever-with-grandchild.mjs',
+        ['pids.jsonl'],
+        'timeout: 1s\n',
+        ['--max-retries', '1'],
+      );
+      expect(result.exitCode).toBe(3);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          String.raw`Implementor gave no valid reply for tasks\/001\.md in 2 attempt\(s\); ` +
+            String.raw`the last one timed out after 1\.0s and was killed with SIGTERM`,
+        ),
+      );
+      const pids = recordedPids(pidFile);
+      expect(pids).toHaveLength(4); // two attempts, each a leader and a grandchild
+      expect(await survivors(pids)).toEqual([]);
+      expect(finished(dir).map((e) => [e.end, e.killedWith])).toEqual([
+        ['timeout', 'SIGTERM'],
+        ['timeout', 'SIGTERM'],
+      ]);
+      expect(read(dir, 'supervisor.log.md')).toMatch(
+        /\*\*Issue:\*\* Invalid output format: Implementor \(.*\) timed out after 1\.0s and was killed with SIGTERM/,
+      );
+      expect(read(dir, 'kanban.yaml')).toBe(before);
+      expect(seconds).toBeLessThan(20);
+    },
+  );
 
   it('kills an agent that ignores SIGTERM, and its grandchild, with SIGKILL once kill_grace has passed', async () => {
     const { dir, pidFile, result, seconds } = await runBoard('ignores-sigterm.mjs', ['pids.jsonl'], 'timeout: 1s\n', [
@@ -98,7 +105,7 @@ describe('timeouts and process groups', () => {
     expect(chatty.seconds).toBeGreaterThan(2.5);
   });
 
-  it("takes the timeout from the role file, else --timeout, else the board's supervisor.timeout, else 30 minutes", async () => {
+  it('takes the timeout from the role file, else --timeout, else supervisor.timeout, else 30 minutes', async () => {
     const withBoard = (timeout: string) => `phase: execute\nsupervisor:\n  kill_grace: 1s\n  timeout: ${timeout}\n`;
     const runs = await Promise.all([
       runBoard(

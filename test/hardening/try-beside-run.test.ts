@@ -22,7 +22,7 @@ const tryRecords = (dir: string) =>
   readdirSync(path.join(dir, '.kanban-supervisor/try')).filter((name) => name.startsWith('agent-'));
 
 describe('try beside a run', () => {
-  it('keeps records of its own: a run started during a try leaves its agent alone, and a try during a run works', async () => {
+  it('keeps records of its own: a run started mid-try leaves its agent alone, and a try mid-run works', async () => {
     const dir = board();
     const trying = startCli(['try', 'Hanger', '--instruction', 'wait'], { cwd: dir });
     await waitFor(() => recordedPids(path.join(dir, 'try-pids.jsonl')).length === 2, "try's agent to start");

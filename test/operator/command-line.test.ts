@@ -6,7 +6,10 @@ import { boardWithTasks, CLI, fixtureRole, pathWithoutUs, read, runCli, tempDir 
 
 const worker = fixtureRole('scripted.mjs', ['/dev/null']);
 
-/** `dir/kanban-supervisor` as a global install or `npm link` makes it: a link to this very program, made executable as npm does. */
+/**
+ * `dir/kanban-supervisor` as a global install or `npm link` makes it: a link to this very program,
+ * made executable as npm does.
+ */
 function linkProgram(dir: string): string {
   mkdirSync(dir, { recursive: true });
   chmodSync(CLI, 0o755);
@@ -50,19 +53,23 @@ describe('the board argument', () => {
 });
 
 describe('hints and help', () => {
-  it('name npx kanban-supervisor when the program is not on PATH, and kanban-supervisor when PATH finds this very program', async () => {
-    const off = await runCli(['help']);
-    expect(off.exitCode).toBe(0);
-    expect(off.stdout).toMatch(/^ {2}npx kanban-supervisor init my-board {14}scaffold/m);
-    const bin = installedOnPath();
-    const on = await runCli(['help'], { env: { PATH: `${bin}${path.delimiter}${pathWithoutUs()}` } });
-    expect(on.stdout).toMatch(/^ {2}kanban-supervisor init my-board {14}scaffold/m);
-    expect(on.stdout).not.toContain('npx ');
-    const init = await runCli(['init', path.join(tempDir(), 'b')], {
-      env: { PATH: `${bin}${path.delimiter}${pathWithoutUs()}` },
-    });
-    expect(init.stdout).toMatch(/^ {2}3\. Run it: {4}kanban-supervisor \//m);
-  });
+  it(
+    'name npx kanban-supervisor when the program is not on PATH, and kanban-supervisor when PATH finds this very ' +
+      'program',
+    async () => {
+      const off = await runCli(['help']);
+      expect(off.exitCode).toBe(0);
+      expect(off.stdout).toMatch(/^ {2}npx kanban-supervisor init my-board {14}scaffold/m);
+      const bin = installedOnPath();
+      const on = await runCli(['help'], { env: { PATH: `${bin}${path.delimiter}${pathWithoutUs()}` } });
+      expect(on.stdout).toMatch(/^ {2}kanban-supervisor init my-board {14}scaffold/m);
+      expect(on.stdout).not.toContain('npx ');
+      const init = await runCli(['init', path.join(tempDir(), 'b')], {
+        env: { PATH: `${bin}${path.delimiter}${pathWithoutUs()}` },
+      });
+      expect(init.stdout).toMatch(/^ {2}3\. Run it: {4}kanban-supervisor \//m);
+    },
+  );
 
   it('do not count the node_modules/.bin folders npm adds to PATH for npx and npm run', async () => {
     const project = tempDir();
@@ -117,7 +124,10 @@ describe('an unsupported Node.js', () => {
     const result = spawnSync(OLD_NODE as string, [CLI, '--version'], { encoding: 'utf8' });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(
-      /^kanban-supervisor: needs Node\.js 22 or later \(this is 2?\d\.\d+\.\d+\)\. Install Node\.js 22 or 24 and run it again\.\n$/,
+      new RegExp(
+        String.raw`^kanban-supervisor: needs Node\.js 22 or later \(this is 2?\d\.\d+\.\d+\)\. ` +
+          String.raw`Install Node\.js 22 or 24 and run it again\.\n$`,
+      ),
     );
     expect(result.stdout).toBe('');
   });

@@ -16,7 +16,10 @@ interface Received {
   cwd: string;
 }
 
-/** A board whose worker is the recording agent, reading `stdin` (json or a prompt with placeholders), with `extra` front-matter. */
+/**
+ * A board whose worker is the recording agent, reading `stdin` (json or a prompt with placeholders),
+ * with `extra` front-matter.
+ */
 function recordingBoard(
   stdin: 'json' | 'prompt' | 'none',
   extra = 'timeout: 7m\nenv: { ROLE_SETTING: on }\n',
@@ -42,7 +45,8 @@ async function realRun(dir: string, record: string): Promise<Received> {
 /** The text between `----- label (N bytes) -----` and its end marker, as it was before printing. */
 function block(out: string, label: string): string | undefined {
   const match = new RegExp(
-    `\\n----- ${label} \\(\\d+ bytes\\) -----\\n([\\s\\S]*?)\\n----- end of ${label}( \\(no final newline\\))? -----\\n`,
+    `\\n----- ${label} \\(\\d+ bytes\\) -----\\n([\\s\\S]*?)\\n----- end of ${label}( \\(no final newline\\))? ` +
+      `-----\\n`,
   ).exec(out);
   return match ? `${match[1]}${match[2] ? '' : '\n'}` : undefined;
 }
@@ -95,7 +99,7 @@ describe('--dry-run', () => {
     },
   );
 
-  it('prints a person-readable plan whose argv words and stdin block are exactly what the agent then receives', async () => {
+  it('prints a person-readable plan whose argv words and stdin block are exactly what the agent receives', async () => {
     const { dir, record } = recordingBoard('prompt');
     const before = snapshot(dir);
     const dry = await runCli([path.join(dir, 'kanban.yaml'), '--dry-run']);
@@ -140,7 +144,8 @@ describe('--dry-run', () => {
       'timeout: 7m\n',
       ['--timeout', '10m'],
       'supervisor:\n  timeout: 2m\n',
-      '7m00s (from roles/implementor.md timeout:, which wins over --timeout 10m00s, supervisor.timeout in kanban.yaml 2m00s, the 30m00s default)',
+      '7m00s (from roles/implementor.md timeout:, which wins over --timeout 10m00s, ' +
+        'supervisor.timeout in kanban.yaml 2m00s, the 30m00s default)',
     ],
     [
       '--timeout wins over the board',
@@ -195,7 +200,8 @@ describe('--dry-run', () => {
     const nothing = await runCli([path.join(done, 'kanban.yaml'), '--dry-run']);
     expect(nothing.exitCode).toBe(0);
     expect(nothing.stdout).toBe(
-      'Dry run: nothing was run, locked or written. Nothing to run: the board has no next task (current: null). To run a task, set `current:` in kanban.yaml to its path (one of tasks).',
+      'Dry run: nothing was run, locked or written. Nothing to run: the board has no next task (current: null). ' +
+        'To run a task, set `current:` in kanban.yaml to its path (one of tasks).',
     );
   });
 
@@ -205,7 +211,12 @@ describe('--dry-run', () => {
     const dry = await runCli([path.join(broken, 'kanban.yaml'), '--dry-run']);
     expect(dry.exitCode).toBe(0);
     expect(dry.stdout).toMatch(
-      /^Warning: roles\/implementor\.md: the Implementor command "no-such-agent-cli" was not found on PATH\. Install it, or fix `command:` in roles\/implementor\.md\. A run would stop here with exit 2\.$/m,
+      new RegExp(
+        String.raw`^Warning: roles\/implementor\.md: the Implementor command "no-such-agent-cli" was not found ` +
+          'on PATH\\. Install it, or fix `command:` in roles\\/implementor\\.md\\. ' +
+          String.raw`A run would stop here with exit 2\.$`,
+        'm',
+      ),
     );
     expect(dry.stdout).toMatch(/^ {2}argv {7}no-such-agent-cli -p <prompt, 1 line, see below>$/m);
     expect(block(dry.stdout, 'prompt')).toBe('Do tasks/001.md.\n');

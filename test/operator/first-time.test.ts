@@ -38,14 +38,18 @@ async function initBoard(agent: string): Promise<string> {
 }
 
 describe('every suggestion works as written', () => {
-  it('a board init makes has no role timeout that beats the board’s supervisor.timeout, and its shell role does not suggest a prompt-less Claude', async () => {
-    const dir = await initBoard('shell');
-    const plan = await runCli(['kanban.yaml', '--dry-run'], { cwd: dir });
-    expect(plan.stdout).toMatch(/^ {2}timeout {4}30m00s \(from supervisor\.timeout in kanban\.yaml/m);
-    const implementor = readFileSync(path.join(dir, 'roles/implementor.md'), 'utf8');
-    // The suggestion names how the prompt reaches Claude; stdin: none beside it would give none.
-    expect(implementor).toMatch(/command: \[claude, -p, --output-format, json\]\s*#?\s*with stdin: prompt/);
-  });
+  it(
+    'a board init makes has no role timeout that beats the board’s supervisor.timeout, ' +
+      'and its shell role does not suggest a prompt-less Claude',
+    async () => {
+      const dir = await initBoard('shell');
+      const plan = await runCli(['kanban.yaml', '--dry-run'], { cwd: dir });
+      expect(plan.stdout).toMatch(/^ {2}timeout {4}30m00s \(from supervisor\.timeout in kanban\.yaml/m);
+      const implementor = readFileSync(path.join(dir, 'roles/implementor.md'), 'utf8');
+      // The suggestion names how the prompt reaches Claude; stdin: none beside it would give none.
+      expect(implementor).toMatch(/command: \[claude, -p, --output-format, json\]\s*#?\s*with stdin: prompt/);
+    },
+  );
 
   it.each(['claude', 'codex', 'gemini'])('the %s board init makes validates with no warning', async (agent) => {
     const dir = await initBoard(agent);
@@ -54,27 +58,40 @@ describe('every suggestion works as written', () => {
     expect(result.exitCode).toBe(0);
   });
 
-  it('validate and --dry-run warn when a known agent CLI would get no prompt, and when a role timeout beats supervisor.timeout', async () => {
-    const dir = boardWithTasks(
-      1,
-      { 'roles/implementor.md': role(['claude', '-p', '--output-format', 'json'], 'stdin: none\ntimeout: 1m\n') },
-      'phase: execute\nsupervisor:\n  timeout: 30m\n',
-    );
-    const env = withClis(fakeClis());
-    const checked = await runCli(['validate'], { cwd: dir, env });
-    expect(checked.stdout).toMatch(
-      /^roles\/implementor\.md:3: stdin is none and no argument of `command:` holds \{\{prompt\}\}, so claude gets no prompt at all\. Use `stdin: prompt`, or pass the prompt as its last argument: "\{\{prompt\}\}".* \(warning\)$/m,
-    );
-    expect(checked.stdout).toMatch(
-      /^roles\/implementor\.md:4: timeout 1m00s is shorter than supervisor\.timeout 30m00s in kanban\.yaml, and a role's timeout wins .*Implementor is stopped after 1m00s\..* \(warning\)$/m,
-    );
-    expect(checked.exitCode).toBe(0);
-    const plan = await runCli(['kanban.yaml', '--dry-run'], { cwd: dir, env });
-    expect(plan.stdout).toMatch(/^Warning: roles\/implementor\.md:3: stdin is none .*claude gets no prompt at all/m);
-    expect(plan.stdout).toMatch(
-      /^Warning: roles\/implementor\.md:4: timeout 1m00s is shorter than supervisor\.timeout 30m00s/m,
-    );
-  });
+  it(
+    'validate and --dry-run warn when a known agent CLI would get no prompt, ' +
+      'and when a role timeout beats supervisor.timeout',
+    async () => {
+      const dir = boardWithTasks(
+        1,
+        { 'roles/implementor.md': role(['claude', '-p', '--output-format', 'json'], 'stdin: none\ntimeout: 1m\n') },
+        'phase: execute\nsupervisor:\n  timeout: 30m\n',
+      );
+      const env = withClis(fakeClis());
+      const checked = await runCli(['validate'], { cwd: dir, env });
+      expect(checked.stdout).toMatch(
+        new RegExp(
+          '^roles\\/implementor\\.md:3: stdin is none and no argument of `command:` holds \\{\\{prompt\\}\\}, ' +
+            'so claude gets no prompt at all\\. Use `stdin: prompt`, or pass the prompt as its last ' +
+            String.raw`argument: "\{\{prompt\}\}".* \(warning\)$`,
+          'm',
+        ),
+      );
+      expect(checked.stdout).toMatch(
+        new RegExp(
+          String.raw`^roles\/implementor\.md:4: timeout 1m00s is shorter than supervisor\.timeout 30m00s in ` +
+            String.raw`kanban\.yaml, and a role's timeout wins .*Implementor is stopped after 1m00s\..* \(warning\)$`,
+          'm',
+        ),
+      );
+      expect(checked.exitCode).toBe(0);
+      const plan = await runCli(['kanban.yaml', '--dry-run'], { cwd: dir, env });
+      expect(plan.stdout).toMatch(/^Warning: roles\/implementor\.md:3: stdin is none .*claude gets no prompt at all/m);
+      expect(plan.stdout).toMatch(
+        /^Warning: roles\/implementor\.md:4: timeout 1m00s is shorter than supervisor\.timeout 30m00s/m,
+      );
+    },
+  );
 });
 
 describe('role names', () => {
@@ -85,7 +102,8 @@ describe('role names', () => {
     });
     const checked = await runCli(['validate'], { cwd: dir });
     expect(checked.stdout).toContain(
-      `tasks/001.md:2: front-matter key "${key}" looks like a misspelt role and is ignored (it runs as Implementor, from the phase). If it names the role to run, rename it to role:. (warning)`,
+      `tasks/001.md:2: front-matter key "${key}" looks like a misspelt role and is ignored (it runs as ` +
+        `Implementor, from the phase). If it names the role to run, rename it to role:. (warning)`,
     );
     const plan = await runCli(['kanban.yaml', '--dry-run'], { cwd: dir });
     expect(plan.stdout).toContain(`Warning: tasks/001.md:2: front-matter key "${key}" looks like a misspelt role`);
@@ -118,7 +136,12 @@ describe('role names', () => {
     });
     const checked = await runCli(['validate'], { cwd: dir });
     expect(checked.stdout).toMatch(
-      /^tasks\/001\.md:2: roles\/implementer\.md does not exist, but its front-matter asks for role Implementer\. Did you mean Implementor \(roles\/implementor\.md\)\?/m,
+      new RegExp(
+        String.raw`^tasks\/001\.md:2: roles\/implementer\.md does not exist, ` +
+          String.raw`but its front-matter asks for role Implementer\. Did you mean Implementor ` +
+          String.raw`\(roles\/implementor\.md\)\?`,
+        'm',
+      ),
     );
     const run = await runCli(['kanban.yaml'], { cwd: dir });
     expect(run.exitCode).toBe(2);
@@ -133,7 +156,11 @@ describe('role names', () => {
     const checked = await runCli(['validate'], { cwd: dir });
     expect(checked.exitCode).toBe(2);
     expect(checked.stdout).toMatch(
-      /^tasks\/001\.md:2: roles\/tester\.md does not exist, .*roles\/Tester\.md exists, but role files are found by their lower-case name: rename it to roles\/tester\.md\./m,
+      new RegExp(
+        String.raw`^tasks\/001\.md:2: roles\/tester\.md does not exist, .*roles\/Tester\.md exists, ` +
+          String.raw`but role files are found by their lower-case name: rename it to roles\/tester\.md\.`,
+        'm',
+      ),
     );
   });
 });
@@ -150,12 +177,14 @@ describe('a finished board', () => {
     expect(run.exitCode).toBe(0);
     expect(run.stdout.trim()).toMatch(
       new RegExp(
-        `^Done: the board has no next task \\(0 step\\(s\\), [^)]*\\)\\. ${hint.replace(/[.*+?^${}()|[\]\\`]/g, '\\$&')}$`,
+        `^Done: the board has no next task \\(0 step\\(s\\), [^)]*\\)\\. ` +
+          `${hint.replace(/[.*+?^${}()|[\]\\`]/g, '\\$&')}$`,
       ),
     );
     expect((await runCli(['validate'], { cwd: dir })).stdout).toMatch(
       new RegExp(
-        `^kanban\\.yaml: OK — .* checked\\. current is null, so a run stops at once\\. ${hint.replace(/[.*+?^${}()|[\]\\`]/g, '\\$&')}$`,
+        `^kanban\\.yaml: OK — .* checked\\. current is null, so a run stops at once\\. ` +
+          `${hint.replace(/[.*+?^${}()|[\]\\`]/g, '\\$&')}$`,
       ),
     );
     expect((await runCli(['kanban.yaml', '--dry-run'], { cwd: dir })).stdout).toContain(hint.slice(0, -1));
@@ -171,7 +200,8 @@ describe('YAML mistakes', () => {
     );
     const checked = await runCli(['validate'], { cwd: dir });
     expect(checked.stdout.split('\n')[0]).toBe(
-      'kanban.yaml:3: a double quote opened here is never closed. Close it with " at the end of the value, or remove it.',
+      'kanban.yaml:3: a double quote opened here is never closed. Close it with " at the end of the value, ' +
+        'or remove it.',
     );
   });
 
@@ -179,24 +209,34 @@ describe('YAML mistakes', () => {
     const dir = boardWithTasks(1, { 'tasks/001.md': '---\ntitle: Fix: the login page\n---\nx\n' });
     const checked = await runCli(['validate'], { cwd: dir });
     expect(checked.stdout.split('\n')[0]).toMatch(
-      /^tasks\/001\.md:2: a value holds ": " \(a colon and a space\), which YAML reads as another key\. Quote the value/,
+      new RegExp(
+        String.raw`^tasks\/001\.md:2: a value holds ": " \(a colon and a space\), ` +
+          String.raw`which YAML reads as another key\. Quote the value`,
+      ),
     );
     expect(checked.stdout).not.toMatch(/compact mappings/);
   });
 
-  it('an unquoted {{placeholder}} in argv is a problem naming file, line and fix, and the yaml library prints nothing', async () => {
-    const dir = boardWithTasks(1, {
-      'roles/implementor.md': '---\ncommand: [node, -e, "0", {{prompt}}]\nstdin: none\n---\nx\n',
-    });
-    for (const args of [['validate'], ['kanban.yaml']]) {
-      const result = await runCli(args, { cwd: dir });
-      expect(result.exitCode).toBe(2);
-      expect(`${result.stdout}${result.stderr}`).toMatch(
-        /roles\/implementor\.md:2: \{\{prompt\}\} is not in quotes, so YAML reads it as a mapping, not as text\. Quote/,
-      );
-      expect(`${result.stdout}${result.stderr}`).not.toMatch(/stringified|Warning: Keys/);
-    }
-  });
+  it(
+    'an unquoted {{placeholder}} in argv is a problem naming file, line and fix, ' +
+      'and the yaml library prints nothing',
+    async () => {
+      const dir = boardWithTasks(1, {
+        'roles/implementor.md': '---\ncommand: [node, -e, "0", {{prompt}}]\nstdin: none\n---\nx\n',
+      });
+      for (const args of [['validate'], ['kanban.yaml']]) {
+        const result = await runCli(args, { cwd: dir });
+        expect(result.exitCode).toBe(2);
+        expect(`${result.stdout}${result.stderr}`).toMatch(
+          new RegExp(
+            String.raw`roles\/implementor\.md:2: \{\{prompt\}\} is not in quotes, ` +
+              String.raw`so YAML reads it as a mapping, not as text\. Quote`,
+          ),
+        );
+        expect(`${result.stdout}${result.stderr}`).not.toMatch(/stringified|Warning: Keys/);
+      }
+    },
+  );
 });
 
 describe('a crashed Node agent', () => {
@@ -205,7 +245,8 @@ describe('a crashed Node agent', () => {
       1,
       {
         'crash.mjs':
-          'const x = null;\nconst a = () => x.boom();\nconst b = () => a();\nconst c = () => b();\nawait Promise.resolve();\nc();\n',
+          'const x = null;\nconst a = () => x.boom();\nconst b = () => a();\nconst c = () => b();\n' +
+          'await Promise.resolve();\nc();\n',
         'roles/implementor.md': role(['node', 'crash.mjs'], 'stdin: none\n'),
       },
       'phase: execute\nsupervisor:\n  max_retries: 0\n',
@@ -245,7 +286,8 @@ describe('Ctrl-C on an idle --watch', () => {
     const result = await child;
     expect(result.exitCode).toBe(130);
     expect(String(result.stderr).trim()).toBe(
-      'kanban-supervisor: Interrupted by SIGINT while waiting for an edit of the board: no agent was running. The board is unchanged; run again to resume at the current task.',
+      'kanban-supervisor: Interrupted by SIGINT while waiting for an edit of the board: no agent was running. ' +
+        'The board is unchanged; run again to resume at the current task.',
     );
   });
 });

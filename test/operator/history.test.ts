@@ -41,36 +41,40 @@ function attemptCount(runs: RunRecord[]): number {
 }
 
 describe('status and report on a long history', () => {
-  it('status shows each task’s last attempt, the last run and the last halt of a 40,000-event history (12 MiB, read whole)', async () => {
-    const dir = tempDir('ks-long-');
-    synthesize(dir, { tasks: 10, events: 40_000 });
-    const runs = allRuns(dir);
-    const last = lastWorkerAttempts(runs);
+  it(
+    'status shows each task’s last attempt, the last run and the last halt of a 40,000-event history (12 MiB, ' +
+      'read whole)',
+    async () => {
+      const dir = tempDir('ks-long-');
+      synthesize(dir, { tasks: 10, events: 40_000 });
+      const runs = allRuns(dir);
+      const last = lastWorkerAttempts(runs);
 
-    const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
-    expect(json.exitCode).toBe(0);
-    const report = JSON.parse(json.stdout) as {
-      tasks: Array<{ task: string; last?: unknown }>;
-      lastRun: { id: string; steps: number };
-      lastHalt: { run: string };
-      history: { readAll: boolean };
-    };
-    expect(report.history.readAll).toBe(true);
-    for (const task of report.tasks) expect(task.last).toEqual(last.get(task.task));
-    expect(report.lastRun).toMatchObject({ id: runs.at(-1)?.id, steps: runs.at(-1)?.steps });
-    expect(report.lastHalt.run).toBe(runs.filter((r) => r.end && r.end.type !== 'done').at(-1)?.id);
+      const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
+      expect(json.exitCode).toBe(0);
+      const report = JSON.parse(json.stdout) as {
+        tasks: Array<{ task: string; last?: unknown }>;
+        lastRun: { id: string; steps: number };
+        lastHalt: { run: string };
+        history: { readAll: boolean };
+      };
+      expect(report.history.readAll).toBe(true);
+      for (const task of report.tasks) expect(task.last).toEqual(last.get(task.task));
+      expect(report.lastRun).toMatchObject({ id: runs.at(-1)?.id, steps: runs.at(-1)?.steps });
+      expect(report.lastHalt.run).toBe(runs.filter((r) => r.end && r.end.type !== 'done').at(-1)?.id);
 
-    const text = await runCli(['status', 'kanban.yaml'], { cwd: dir });
-    expect(text.stdout).toMatch(/^ {2}→ tasks\/t00010\.md {2}Implementor {2}not run yet( — .*)?$/m);
-    expect(text.stdout).toMatch(
-      new RegExp(
-        `^ {4}tasks/t00001\\.md {2}Implementor {2}.*\\(.*step ${last.get('tasks/t00001.md')?.step} of the `,
-        'm',
-      ),
-    );
-  });
+      const text = await runCli(['status', 'kanban.yaml'], { cwd: dir });
+      expect(text.stdout).toMatch(/^ {2}→ tasks\/t00010\.md {2}Implementor {2}not run yet( — .*)?$/m);
+      expect(text.stdout).toMatch(
+        new RegExp(
+          `^ {4}tasks/t00001\\.md {2}Implementor {2}.*\\(.*step ${last.get('tasks/t00001.md')?.step} of the `,
+          'm',
+        ),
+      );
+    },
+  );
 
-  it('report shows the last 10 runs by default, --runs N the last N, and --all every run, each attempt once', async () => {
+  it('report shows the last 10 runs by default, --runs N the last N, --all every run, each attempt once', async () => {
     const dir = tempDir('ks-long-');
     synthesize(dir, { tasks: 10, events: 30_000 });
     const runs = allRuns(dir);
@@ -79,7 +83,8 @@ describe('status and report on a long history', () => {
     const byDefault = await runCli(['report', 'kanban.yaml'], { cwd: dir });
     expect(byDefault.exitCode).toBe(0);
     expect(byDefault.stdout).toContain(
-      `: 10 run(s) (the last 10; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-10))} attempt(s).`,
+      `: 10 run(s) (the last 10; older runs are left out, --all shows every run), ` +
+        `${attemptCount(runs.slice(-10))} attempt(s).`,
     );
     const page = read(dir, '.kanban-supervisor/report.html');
     expect([...page.matchAll(/<section class="run" data-run="([^"]+)"/g)].map((m) => m[1])).toEqual(
@@ -92,7 +97,8 @@ describe('status and report on a long history', () => {
 
     const three = await runCli(['report', 'kanban.yaml', '--runs', '3', '--out', 'three.html'], { cwd: dir });
     expect(three.stdout).toContain(
-      `: 3 run(s) (the last 3; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-3))} attempt(s).`,
+      `: 3 run(s) (the last 3; older runs are left out, --all shows every run), ` +
+        `${attemptCount(runs.slice(-3))} attempt(s).`,
     );
 
     const all = await runCli(['report', 'kanban.yaml', '--all', '--out', 'all.html'], { cwd: dir });
@@ -109,7 +115,8 @@ describe('status and report on a long history', () => {
       const result = await runCli(['report', 'kanban.yaml', `--runs=${bad}`], { cwd: dir });
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toBe(
-        `kanban-supervisor: --runs must be a whole number of runs, 1 or more (got "${bad}"). For every run, pass --all.`,
+        `kanban-supervisor: --runs must be a whole number of runs, 1 or more (got "${bad}"). For every run, ` +
+          `pass --all.`,
       );
     }
     const both = await runCli(['report', 'kanban.yaml', '--runs', '2', '--all'], { cwd: dir });
@@ -117,40 +124,48 @@ describe('status and report on a long history', () => {
     expect(both.stderr).toMatch(/--runs and --all ask for different runs/);
   });
 
-  it('a history past the old 512 MiB limit is read, not shown as blank: 600 MiB of zeros (a sparse file) before the real events', async () => {
-    const dir = tempDir('ks-huge-');
-    synthesize(dir, { tasks: 10, events: 3_000 });
-    const runs = allRuns(dir);
-    const events = readFileSync(path.join(dir, EVENTS));
-    const file = path.join(dir, EVENTS);
-    const fd = openSync(file, 'w');
-    const hole = 600 * 2 ** 20;
-    ftruncateSync(fd, hole);
-    writeSync(fd, Buffer.concat([Buffer.from('\n'), events]), 0, events.length + 1, hole);
-    closeSync(fd);
-    expect(statSync(file).size).toBeGreaterThan(512 * 2 ** 20);
+  it(
+    'a history past the old 512 MiB limit is read, not shown as blank: 600 MiB of zeros (a sparse file) ' +
+      'before the real events',
+    async () => {
+      const dir = tempDir('ks-huge-');
+      synthesize(dir, { tasks: 10, events: 3_000 });
+      const runs = allRuns(dir);
+      const events = readFileSync(path.join(dir, EVENTS));
+      const file = path.join(dir, EVENTS);
+      const fd = openSync(file, 'w');
+      const hole = 600 * 2 ** 20;
+      ftruncateSync(fd, hole);
+      writeSync(fd, Buffer.concat([Buffer.from('\n'), events]), 0, events.length + 1, hole);
+      closeSync(fd);
+      expect(statSync(file).size).toBeGreaterThan(512 * 2 ** 20);
 
-    const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
-    const report = JSON.parse(json.stdout) as {
-      tasks: Array<{ task: string; last?: unknown }>;
-      history: { readAll: boolean; read: number };
-    };
-    const last = lastWorkerAttempts(runs);
-    for (const task of report.tasks) expect(task.last).toEqual(last.get(task.task));
-    expect(report.history).toMatchObject({ readAll: false, read: 16 * 2 ** 20 });
-    const status = await runCli(['status', 'kanban.yaml'], { cwd: dir });
-    expect(status.exitCode).toBe(0);
-    expect(status.stdout).toMatch(
-      /^ {2}→ tasks\/t00010\.md {2}Implementor {2}no outcome in the last 16 MiB of history( — .*)?$/m,
-    );
-    expect(status.stdout).toMatch(
-      /^Last run: started \d{4}-\S+ \S+, \d+ step\(s\): stopped: an agent gave no valid reply after every retry\. .*\(exit 3\)/m,
-    );
+      const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
+      const report = JSON.parse(json.stdout) as {
+        tasks: Array<{ task: string; last?: unknown }>;
+        history: { readAll: boolean; read: number };
+      };
+      const last = lastWorkerAttempts(runs);
+      for (const task of report.tasks) expect(task.last).toEqual(last.get(task.task));
+      expect(report.history).toMatchObject({ readAll: false, read: 16 * 2 ** 20 });
+      const status = await runCli(['status', 'kanban.yaml'], { cwd: dir });
+      expect(status.exitCode).toBe(0);
+      expect(status.stdout).toMatch(
+        /^ {2}→ tasks\/t00010\.md {2}Implementor {2}no outcome in the last 16 MiB of history( — .*)?$/m,
+      );
+      expect(status.stdout).toMatch(
+        new RegExp(
+          String.raw`^Last run: started \d{4}-\S+ \S+, \d+ step\(s\): stopped: ` +
+            String.raw`an agent gave no valid reply after every retry\. .*\(exit 3\)`,
+          'm',
+        ),
+      );
 
-    const all = await runCli(['report', 'kanban.yaml', '--all'], { cwd: dir });
-    expect(all.exitCode).toBe(0);
-    expect(all.stdout).toContain(`: ${runs.length} run(s), ${attemptCount(runs)} attempt(s).`);
-  });
+      const all = await runCli(['report', 'kanban.yaml', '--all'], { cwd: dir });
+      expect(all.exitCode).toBe(0);
+      expect(all.stdout).toContain(`: ${runs.length} run(s), ${attemptCount(runs)} attempt(s).`);
+    },
+  );
 });
 
 describe('right after the history was rotated', () => {
@@ -198,7 +213,8 @@ describe('right after the history was rotated', () => {
     expect(all.stdout).toContain(`Wrote all.html: ${runs.length} run(s), ${attemptCount(runs)} attempt(s).`);
     const two = await runCli(['report', 'kanban.yaml', '--runs', '2', '--out', 'two.html'], { cwd: dir });
     expect(two.stdout).toContain(
-      `: 2 run(s) (the last 2; older runs are left out, --all shows every run), ${attemptCount(runs.slice(-2))} attempt(s).`,
+      `: 2 run(s) (the last 2; older runs are left out, --all shows every run), ` +
+        `${attemptCount(runs.slice(-2))} attempt(s).`,
     );
   });
 });
@@ -211,7 +227,8 @@ describe('a report that cannot be written', () => {
     const result = await runCli(['report', 'kanban.yaml', '--out', 'page.html'], { cwd: dir });
     expect(result.exitCode).toBe(73);
     expect(result.stderr).toBe(
-      'kanban-supervisor: page.html: the report cannot be written (EISDIR). It is a folder: name a file with --out FILE.',
+      'kanban-supervisor: page.html: the report cannot be written (EISDIR). It is a folder: ' +
+        'name a file with --out FILE.',
     );
     expect(readdirSync(dir).filter((name) => name.includes('.tmp'))).toEqual([]);
   });
@@ -228,7 +245,9 @@ describe('a history that cannot be read', () => {
       expect(result.exitCode).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(
-        `kanban-supervisor: ${EVENTS}: the event history cannot be read (it is a folder, not a file). Move it aside (mv ${EVENTS} ${EVENTS}.old) to start a new history, or restore it; the board itself is not affected.`,
+        `kanban-supervisor: ${EVENTS}: the event history cannot be read (it is a folder, not a file). ` +
+          `Move it aside (mv ${EVENTS} ${EVENTS}.old) to start a new history, or restore it; ` +
+          `the board itself is not affected.`,
       );
     }
   });

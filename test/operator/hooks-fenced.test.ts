@@ -7,7 +7,9 @@ import { AGENTS, boardWithTasks, role, ROOT, runCli, tempDir } from '../helpers.
 const FENCED = role(['sh', path.join(AGENTS, 'writes-marker.sh'), 'ran.txt'], 'stdin: none\nsandbox: true\n');
 const NOTIFY = '#!/bin/sh\ntouch notified\n';
 
-/** A one-task board whose Implementor is fenced (`extra` added to its front-matter), with notify.sh in the board folder. */
+/**
+ * A one-task board whose Implementor is fenced (`extra` added to its front-matter), with notify.sh in the board folder.
+ */
 function fencedBoard(files: Record<string, string> = {}): string {
   const dir = boardWithTasks(1, { 'roles/implementor.md': FENCED, ...files });
   writeFileSync(path.join(dir, 'notify.sh'), NOTIFY, { mode: 0o755 });
@@ -28,39 +30,49 @@ describe('hooks when a role is fenced', () => {
     const result = await runCli(['kanban.yaml', '--on-complete', './notify.sh'], { cwd: dir });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toBe(
-      `kanban-supervisor: --on-complete: ./notify.sh lies in the board folder, ${REFUSED} Move it to a folder no fenced agent can write and give its full path, e.g. --on-complete "$HOME/bin/notify.sh".`,
+      `kanban-supervisor: --on-complete: ./notify.sh lies in the board folder, ` +
+        `${REFUSED} Move it to a folder no fenced agent can write and give its full path, e.g. ` +
+        `--on-complete "$HOME/bin/notify.sh".`,
     );
     expectNothingRan(dir);
   });
 
-  it('refuses the script an interpreter is given (sh ./notify.sh, even inline), a name found on a PATH entry in the board, a link into it', async () => {
-    const dir = fencedBoard();
-    mkdirSync(path.join(dir, 'bin'));
-    writeFileSync(path.join(dir, 'bin', 'notify'), NOTIFY, { mode: 0o755 });
-    const outside = tempDir();
-    symlinkSync(path.join(dir, 'notify.sh'), path.join(outside, 'notify'));
-    const cases: Array<[string[], Record<string, string>, string]> = [
-      [
-        ['--on-complete', 'sh ./notify.sh'],
-        {},
-        `--on-complete: the script ./notify.sh (run by sh) lies in the board folder`,
-      ],
-      [
-        ['--on-halt', 'sh -c ./notify.sh'],
-        {},
-        `--on-halt: the script ./notify.sh (run by sh) lies in the board folder`,
-      ],
-      [['--on-halt', 'notify'], { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` }, '--on-halt: notify lies in'],
-      [['--on-complete', path.join(outside, 'notify')], {}, `--on-complete: ${path.join(outside, 'notify')} lies in`],
-    ];
-    for (const [flags, env, said] of cases) {
-      const result = await runCli(['kanban.yaml', ...flags], { cwd: dir, env });
-      expect(result.exitCode, flags.join(' ')).toBe(2);
-      expect(result.stderr).toContain(`kanban-supervisor: ${said}`);
-      expect(result.stderr).toContain(REFUSED);
-      expectNothingRan(dir);
-    }
-  });
+  it(
+    'refuses the script an interpreter is given (sh ./notify.sh, even inline), ' +
+      'a name found on a PATH entry in the board, a link into it',
+    async () => {
+      const dir = fencedBoard();
+      mkdirSync(path.join(dir, 'bin'));
+      writeFileSync(path.join(dir, 'bin', 'notify'), NOTIFY, { mode: 0o755 });
+      const outside = tempDir();
+      symlinkSync(path.join(dir, 'notify.sh'), path.join(outside, 'notify'));
+      const cases: Array<[string[], Record<string, string>, string]> = [
+        [
+          ['--on-complete', 'sh ./notify.sh'],
+          {},
+          `--on-complete: the script ./notify.sh (run by sh) lies in the board folder`,
+        ],
+        [
+          ['--on-halt', 'sh -c ./notify.sh'],
+          {},
+          `--on-halt: the script ./notify.sh (run by sh) lies in the board folder`,
+        ],
+        [
+          ['--on-halt', 'notify'],
+          { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` },
+          '--on-halt: notify lies in',
+        ],
+        [['--on-complete', path.join(outside, 'notify')], {}, `--on-complete: ${path.join(outside, 'notify')} lies in`],
+      ];
+      for (const [flags, env, said] of cases) {
+        const result = await runCli(['kanban.yaml', ...flags], { cwd: dir, env });
+        expect(result.exitCode, flags.join(' ')).toBe(2);
+        expect(result.stderr).toContain(`kanban-supervisor: ${said}`);
+        expect(result.stderr).toContain(REFUSED);
+        expectNothingRan(dir);
+      }
+    },
+  );
 
   it('refuses a hook in a folder a fenced role declares writable, naming it', async () => {
     const shared = tempDir();
@@ -104,25 +116,32 @@ describe('hooks when a role is fenced', () => {
 });
 
 describe('unfenced programs on a board with a fenced role', () => {
-  it("an unfenced role's program or interpreter script in the board folder: validate and run exit 2 naming the role file, the line and the fix", async () => {
-    const dir = fencedBoard({ 'roles/manager.md': role(['sh', './manager.sh'], 'stdin: json\n') });
-    writeFileSync(path.join(dir, 'manager.sh'), '#!/bin/sh\ntouch managed\n', { mode: 0o755 });
-    const problem =
-      'roles/manager.md:2: the script ./manager.sh given to sh lies in the board folder, where a fenced agent (roles/implementor.md) can write, and Manager runs unfenced. Move it to a folder no fenced agent can write and give its full path in `command:`, or fence Manager too (sandbox: true).';
-    const validate = await runCli(['validate'], { cwd: dir });
-    expect(validate.exitCode).toBe(2);
-    expect(validate.stdout).toContain(problem);
-    const run = await runCli(['kanban.yaml'], { cwd: dir });
-    expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain(problem);
-    expectNothingRan(dir);
-    expect(existsSync(path.join(dir, 'managed'))).toBe(false);
+  it(
+    "an unfenced role's program or interpreter script in the board folder: " +
+      'validate and run exit 2 naming the role file, the line and the fix',
+    async () => {
+      const dir = fencedBoard({ 'roles/manager.md': role(['sh', './manager.sh'], 'stdin: json\n') });
+      writeFileSync(path.join(dir, 'manager.sh'), '#!/bin/sh\ntouch managed\n', { mode: 0o755 });
+      const problem =
+        'roles/manager.md:2: the script ./manager.sh given to sh lies in the board folder, ' +
+        'where a fenced agent (roles/implementor.md) can write, and Manager runs unfenced. ' +
+        'Move it to a folder no fenced agent can write and give its full path in `command:`, ' +
+        'or fence Manager too (sandbox: true).';
+      const validate = await runCli(['validate'], { cwd: dir });
+      expect(validate.exitCode).toBe(2);
+      expect(validate.stdout).toContain(problem);
+      const run = await runCli(['kanban.yaml'], { cwd: dir });
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr).toContain(problem);
+      expectNothingRan(dir);
+      expect(existsSync(path.join(dir, 'managed'))).toBe(false);
 
-    writeFileSync(path.join(dir, 'roles/manager.md'), role(['./manager.sh'], 'stdin: json\n'));
-    const program = await runCli(['validate'], { cwd: dir });
-    expect(program.exitCode).toBe(2);
-    expect(program.stdout).toContain('roles/manager.md:2: the program ./manager.sh lies in the board folder');
-  });
+      writeFileSync(path.join(dir, 'roles/manager.md'), role(['./manager.sh'], 'stdin: json\n'));
+      const program = await runCli(['validate'], { cwd: dir });
+      expect(program.exitCode).toBe(2);
+      expect(program.stdout).toContain('roles/manager.md:2: the program ./manager.sh lies in the board folder');
+    },
+  );
 
   it('a PATH entry in the board folder, of the run or of an unfenced role, is a problem', async () => {
     const dir = fencedBoard({
@@ -138,27 +157,38 @@ describe('unfenced programs on a board with a fenced role', () => {
     });
     expect(validate.exitCode).toBe(2);
     expect(validate.stdout).toContain(
-      `kanban.yaml: the PATH of this run lists ${path.join(dir, 'bin')}, in the board folder, where a fenced agent (roles/implementor.md) can write: a program started by name (git, bwrap, an unfenced agent) could be one an agent put there. Take it out of PATH.`,
+      `kanban.yaml: the PATH of this run lists ${path.join(dir, 'bin')}, in the board folder, ` +
+        `where a fenced agent (roles/implementor.md) can write: a program started by name (git, bwrap, ` +
+        `an unfenced agent) could be one an agent put there. Take it out of PATH.`,
     );
     expect(validate.stdout).toContain(
-      'roles/manager.md:5: env: PATH lists "bin", a folder relative to the working folder (the board folder, for agents and hooks), where a fenced agent (roles/implementor.md) can write, and Manager runs unfenced: a program it starts by name could be one an agent put there. Take it out of PATH, or fence Manager too (sandbox: true).',
+      'roles/manager.md:5: env: PATH lists "bin", a folder relative to the working folder (the board folder, ' +
+        'for agents and hooks), where a fenced agent (roles/implementor.md) can write, and Manager runs unfenced: ' +
+        'a program it starts by name could be one an agent put there. Take it out of PATH, ' +
+        'or fence Manager too (sandbox: true).',
     );
   });
 
-  it('kanban-supervisor installed inside the board folder is a problem: a fenced agent could change what the next run runs', async () => {
-    const dir = fencedBoard();
-    const installed = path.join(dir, 'node_modules', 'kanban-supervisor');
-    mkdirSync(installed, { recursive: true });
-    for (const part of ['dist', 'schemas', 'presets', 'package.json'])
-      cpSync(path.join(ROOT, part), path.join(installed, part), { recursive: true });
-    symlinkSync(path.join(ROOT, 'node_modules'), path.join(installed, 'node_modules'));
-    const validate = await execa('node', [path.join(installed, 'dist', 'cli.js'), 'validate'], {
-      cwd: dir,
-      reject: false,
-    });
-    expect(validate.exitCode).toBe(2);
-    expect(validate.stdout).toContain(
-      `kanban.yaml: kanban-supervisor itself (${installed}) lies in the board folder, where a fenced agent (roles/implementor.md) can write: the next run would run what an agent changed there. Install it outside the board folder`,
-    );
-  });
+  it(
+    'kanban-supervisor installed inside the board folder is a problem: ' +
+      'a fenced agent could change what the next run runs',
+    async () => {
+      const dir = fencedBoard();
+      const installed = path.join(dir, 'node_modules', 'kanban-supervisor');
+      mkdirSync(installed, { recursive: true });
+      for (const part of ['dist', 'schemas', 'presets', 'package.json'])
+        cpSync(path.join(ROOT, part), path.join(installed, part), { recursive: true });
+      symlinkSync(path.join(ROOT, 'node_modules'), path.join(installed, 'node_modules'));
+      const validate = await execa('node', [path.join(installed, 'dist', 'cli.js'), 'validate'], {
+        cwd: dir,
+        reject: false,
+      });
+      expect(validate.exitCode).toBe(2);
+      expect(validate.stdout).toContain(
+        `kanban.yaml: kanban-supervisor itself (${installed}) lies in the board folder, ` +
+          `where a fenced agent (roles/implementor.md) can write: the next run would run what an agent changed ` +
+          `there. Install it outside the board folder`,
+      );
+    },
+  );
 });

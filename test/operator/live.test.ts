@@ -42,24 +42,31 @@ function chattyBoard(): string {
 }
 
 describe('progress on a terminal and on a pipe', () => {
-  it('redraws one status line in place on a terminal, with step, role, task, attempt, elapsed times and the latest output line, then a permanent ✓ line', async () => {
-    const dir = chattyBoard();
-    const { exitCode, output } = await underTerminal([path.join(dir, 'kanban.yaml')]);
-    expect(exitCode).toBe(0);
-    const redraws = output.split('\r\x1b[K');
-    expect(redraws.length).toBeGreaterThan(5);
-    // The attempt's clock ticked past one second while the agent kept printing.
-    expect(output).toMatch(
-      /step 1 · Implementor · tasks\/001\.md · attempt 1\/4 0:0[1-9] · run 0:0[1-9] · \x1b\[2mprogress line \d+/,
-    );
-    expect(output).toMatch(/step 1 · Manager · tasks\/001\.md · attempt 1\/4 /);
-    // The agent's own colour codes never reach the status line.
-    expect(output).not.toContain('\x1b[31m');
-    expect(output).toMatch(
-      /\r\x1b\[K\x1b\[32m✓\x1b\[39m step 1 · Implementor · tasks\/001\.md → no next task \x1b\[2m\(\d+(\.\d)?s\)\x1b\[22m\r?\n/,
-    );
-    expect(output).toMatch(/\x1b\[32m✓\x1b\[39m Done: the board has no next task \(1 step\(s\)/);
-  });
+  it(
+    'redraws one status line in place on a terminal, with step, role, task, attempt, ' +
+      'elapsed times and the latest output line, then a permanent ✓ line',
+    async () => {
+      const dir = chattyBoard();
+      const { exitCode, output } = await underTerminal([path.join(dir, 'kanban.yaml')]);
+      expect(exitCode).toBe(0);
+      const redraws = output.split('\r\x1b[K');
+      expect(redraws.length).toBeGreaterThan(5);
+      // The attempt's clock ticked past one second while the agent kept printing.
+      expect(output).toMatch(
+        /step 1 · Implementor · tasks\/001\.md · attempt 1\/4 0:0[1-9] · run 0:0[1-9] · \x1b\[2mprogress line \d+/,
+      );
+      expect(output).toMatch(/step 1 · Manager · tasks\/001\.md · attempt 1\/4 /);
+      // The agent's own colour codes never reach the status line.
+      expect(output).not.toContain('\x1b[31m');
+      expect(output).toMatch(
+        new RegExp(
+          String.raw`\r\x1b\[K\x1b\[32m✓\x1b\[39m step 1 · Implementor · tasks\/001\.md → no next task ` +
+            String.raw`\x1b\[2m\(\d+(\.\d)?s\)\x1b\[22m\r?\n`,
+        ),
+      );
+      expect(output).toMatch(/\x1b\[32m✓\x1b\[39m Done: the board has no next task \(1 step\(s\)/);
+    },
+  );
 
   it.each([
     ['NO_COLOR=1', [], { NO_COLOR: '1' }],
@@ -73,23 +80,30 @@ describe('progress on a terminal and on a pipe', () => {
     expect(output).not.toMatch(COLOUR);
   });
 
-  it('prints plain timestamped lines without any escape code or carriage return on a pipe, and only the outcome with --quiet', async () => {
-    const dir = chattyBoard();
-    const piped = await runCli([path.join(dir, 'kanban.yaml')], { env: { NO_COLOR: '' } });
-    expect(piped.exitCode).toBe(0);
-    expect(piped.stdout).not.toMatch(/[\x1b\r]/);
-    const lines = piped.stdout.split('\n');
-    for (const line of lines.slice(0, -1)) expect(line).toMatch(/^\d\d:\d\d:\d\d /);
-    expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d step 1 · Implementor · tasks\/001\.md$/));
-    expect(lines.at(-1)).toMatch(/^Done: the board has no next task/);
+  it(
+    'prints plain timestamped lines without any escape code or carriage return on a pipe, ' +
+      'and only the outcome with --quiet',
+    async () => {
+      const dir = chattyBoard();
+      const piped = await runCli([path.join(dir, 'kanban.yaml')], { env: { NO_COLOR: '' } });
+      expect(piped.exitCode).toBe(0);
+      expect(piped.stdout).not.toMatch(/[\x1b\r]/);
+      const lines = piped.stdout.split('\n');
+      for (const line of lines.slice(0, -1)) expect(line).toMatch(/^\d\d:\d\d:\d\d /);
+      expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d step 1 · Implementor · tasks\/001\.md$/));
+      expect(lines.at(-1)).toMatch(/^Done: the board has no next task/);
 
-    writeFileSync(path.join(dir, 'kanban.yaml'), 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n');
-    const quiet = await runCli([path.join(dir, 'kanban.yaml'), '--quiet']);
-    expect(quiet.exitCode).toBe(0);
-    expect(quiet.stdout).toMatch(
-      /^Done: the board has no next task \(1 step\(s\), [^)]+\)\. See what happened: npx kanban-supervisor report \S+$/,
-    );
-  });
+      writeFileSync(path.join(dir, 'kanban.yaml'), 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n');
+      const quiet = await runCli([path.join(dir, 'kanban.yaml'), '--quiet']);
+      expect(quiet.exitCode).toBe(0);
+      expect(quiet.stdout).toMatch(
+        new RegExp(
+          String.raw`^Done: the board has no next task \(1 step\(s\), [^)]+\)\. See what happened: ` +
+            String.raw`npx kanban-supervisor report \S+$`,
+        ),
+      );
+    },
+  );
 
   it('prints plain lines on a terminal when CI is set, since CI logs cannot redraw', async () => {
     const dir = chattyBoard();

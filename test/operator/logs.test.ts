@@ -27,66 +27,77 @@ async function ranBoard(): Promise<string> {
 }
 
 describe('logs', () => {
-  it('prints the last attempt (the Manager of the last step) with a heading and each stream under its file name; reads only', async () => {
-    const dir = await ranBoard();
-    const before = snapshot(dir);
-    const result = await runCli(['logs'], { cwd: dir });
-    expect(result.exitCode).toBe(0);
-    const manager = finished(dir).at(-1) as { stdoutFile: string; run: string };
-    expect(result.stdout.split('\n')).toEqual([
-      expect.stringMatching(
-        new RegExp(
-          `^Manager after tasks/002\\.md · run ${manager.run}, step 2, attempt 1 of 4 · started \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d · replied ok \\(exit 0, [^)]+\\)$`,
+  it(
+    'prints the last attempt (the Manager of the last step) with a heading and each stream under its file name; ' +
+      'reads only',
+    async () => {
+      const dir = await ranBoard();
+      const before = snapshot(dir);
+      const result = await runCli(['logs'], { cwd: dir });
+      expect(result.exitCode).toBe(0);
+      const manager = finished(dir).at(-1) as { stdoutFile: string; run: string };
+      expect(result.stdout.split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^Manager after tasks/002\\.md · run ${manager.run}, step 2, attempt 1 of 4 · started ` +
+              `\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d · replied ok \\(exit 0, [^)]+\\)$`,
+          ),
         ),
-      ),
-      `==> stdout: ${manager.stdoutFile} (${read(dir, manager.stdoutFile).length} bytes) <==`,
-      read(dir, manager.stdoutFile).trimEnd(),
-      '==> stderr: empty (the agent printed nothing there, so there is no file) <==',
-    ]);
-    expect(snapshot(dir)).toEqual(before);
-  });
+        `==> stdout: ${manager.stdoutFile} (${read(dir, manager.stdoutFile).length} bytes) <==`,
+        read(dir, manager.stdoutFile).trimEnd(),
+        '==> stderr: empty (the agent printed nothing there, so there is no file) <==',
+      ]);
+      expect(snapshot(dir)).toEqual(before);
+    },
+  );
 
-  it("picks a task's worker with --task, the Manager's turn after it with --role Manager, a step of the last run with --step, and a run with --run", async () => {
-    const dir = await ranBoard();
-    const attempts = finished(dir) as Array<{
-      run: string;
-      step: number;
-      role: string;
-      task: string;
-      stdoutFile: string;
-    }>;
-    const heading = async (...args: string[]) => (await runCli(['logs', ...args], { cwd: dir })).stdout.split('\n')[0];
-    expect(await heading('--task', 'tasks/001.md')).toMatch(
-      /^Implementor on tasks\/001\.md · run \S+, step 1, attempt 1 of 4 /,
-    );
-    expect(await heading('--task', './tasks/001.md', '--role', 'manager')).toMatch(
-      /^Manager after tasks\/001\.md · run \S+, step 1, /,
-    );
-    expect(await heading('--step', '2', '--role', 'Implementor')).toMatch(
-      /^Implementor on tasks\/002\.md · run \S+, step 2, /,
-    );
-    expect(await heading('--step', '1')).toMatch(/^Manager after tasks\/001\.md · run \S+, step 1, /);
-    // A second run of one step is the last run now: --step means its steps; --run reaches the first.
-    writeFileSync(
-      path.join(dir, 'kanban.yaml'),
-      read(dir, 'kanban.yaml')
-        .replace('current: null', 'current: tasks/001.md')
-        .replace('phase: complete', 'phase: execute'),
-    );
-    expect((await runCli(['--once', '--quiet'], { cwd: dir })).exitCode).toBe(0);
-    const first = attempts[0]?.run as string;
-    const second = events(dir).at(-1)?.run as string;
-    expect(second).not.toBe(first);
-    expect(await heading('--step', '1', '--role', 'Implementor')).toMatch(
-      new RegExp(`^Implementor on tasks/001\\.md · run ${second}, step 1, `),
-    );
-    expect(await heading('--run', first, '--step', '2', '--role', 'Implementor')).toMatch(
-      new RegExp(`^Implementor on tasks/002\\.md · run ${first}, step 2, `),
-    );
-    expect((await runCli(['logs', '--step', '2'], { cwd: dir })).stderr).toBe(
-      `kanban-supervisor: run ${second} has no attempt in step 2; it has steps 1 to 1. Pick one of those, or another run with --run ID.`,
-    );
-  });
+  it(
+    "picks a task's worker with --task, the Manager's turn after it with --role Manager, " +
+      'a step of the last run with --step, and a run with --run',
+    async () => {
+      const dir = await ranBoard();
+      const attempts = finished(dir) as Array<{
+        run: string;
+        step: number;
+        role: string;
+        task: string;
+        stdoutFile: string;
+      }>;
+      const heading = async (...args: string[]) =>
+        (await runCli(['logs', ...args], { cwd: dir })).stdout.split('\n')[0];
+      expect(await heading('--task', 'tasks/001.md')).toMatch(
+        /^Implementor on tasks\/001\.md · run \S+, step 1, attempt 1 of 4 /,
+      );
+      expect(await heading('--task', './tasks/001.md', '--role', 'manager')).toMatch(
+        /^Manager after tasks\/001\.md · run \S+, step 1, /,
+      );
+      expect(await heading('--step', '2', '--role', 'Implementor')).toMatch(
+        /^Implementor on tasks\/002\.md · run \S+, step 2, /,
+      );
+      expect(await heading('--step', '1')).toMatch(/^Manager after tasks\/001\.md · run \S+, step 1, /);
+      // A second run of one step is the last run now: --step means its steps; --run reaches the first.
+      writeFileSync(
+        path.join(dir, 'kanban.yaml'),
+        read(dir, 'kanban.yaml')
+          .replace('current: null', 'current: tasks/001.md')
+          .replace('phase: complete', 'phase: execute'),
+      );
+      expect((await runCli(['--once', '--quiet'], { cwd: dir })).exitCode).toBe(0);
+      const first = attempts[0]?.run as string;
+      const second = events(dir).at(-1)?.run as string;
+      expect(second).not.toBe(first);
+      expect(await heading('--step', '1', '--role', 'Implementor')).toMatch(
+        new RegExp(`^Implementor on tasks/001\\.md · run ${second}, step 1, `),
+      );
+      expect(await heading('--run', first, '--step', '2', '--role', 'Implementor')).toMatch(
+        new RegExp(`^Implementor on tasks/002\\.md · run ${first}, step 2, `),
+      );
+      expect((await runCli(['logs', '--step', '2'], { cwd: dir })).stderr).toBe(
+        `kanban-supervisor: run ${second} has no attempt in step 2; it has steps 1 to 1. Pick one of those, ` +
+          `or another run with --run ID.`,
+      );
+    },
+  );
 
   it('prints a stream alone and byte for byte with --stdout or --stderr to a pipe', async () => {
     const dir = await ranBoard();
@@ -134,7 +145,10 @@ describe('logs', () => {
     expect(first.stderrFile).toMatch(/\.failed\.err$/);
     expect(failed.stdout.split('\n')).toEqual([
       expect.stringMatching(
-        /^Implementor on tasks\/001\.md · run \S+, step 1, attempt 1 of 4 · started .* · no valid reply: printed nothing on stdout \(exit code 70\)[^(]*\(exit 70, [^)]+\)$/,
+        new RegExp(
+          String.raw`^Implementor on tasks\/001\.md · run \S+, step 1, attempt 1 of 4 · started .* · no valid ` +
+            String.raw`reply: printed nothing on stdout \(exit code 70\)[^(]*\(exit 70, [^)]+\)$`,
+        ),
       ),
       '==> stdout: empty (the agent printed nothing there, so there is no file) <==',
       `==> stderr: ${first.stderrFile} (5 bytes) <==`,
@@ -143,7 +157,11 @@ describe('logs', () => {
     rmSync(path.join(dir, (finished(dir)[1] as { stdoutFile: string }).stdoutFile));
     const gone = await runCli(['logs', '--task', 'tasks/001.md'], { cwd: dir });
     expect(gone.stdout).toMatch(
-      /^==> stdout: \S+\.out is not there \(removed by the retention limits: supervisor\.keep_runs, keep_bytes, keep_attempts\) <==$/m,
+      new RegExp(
+        String.raw`^==> stdout: \S+\.out is not there \(removed by the retention limits: supervisor\.keep_runs, ` +
+          String.raw`keep_bytes, keep_attempts\) <==$`,
+        'm',
+      ),
     );
   });
 
@@ -152,17 +170,22 @@ describe('logs', () => {
     const none = await runCli(['logs'], { cwd: fresh });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toBe(
-      'kanban-supervisor: .kanban-supervisor/events.jsonl: no attempts recorded yet, so there is no output to show. Run the board first: npx kanban-supervisor',
+      'kanban-supervisor: .kanban-supervisor/events.jsonl: no attempts recorded yet, ' +
+        'so there is no output to show. Run the board first: npx kanban-supervisor',
     );
     const dir = await ranBoard();
     const task = await runCli(['logs', '--task', 'tasks/009.md'], { cwd: dir });
     expect(task.exitCode).toBe(2);
     expect(task.stderr).toBe(
-      'kanban-supervisor: no attempt on tasks/009.md in .kanban-supervisor/events.jsonl. See which tasks ran and how: npx kanban-supervisor status',
+      'kanban-supervisor: no attempt on tasks/009.md in .kanban-supervisor/events.jsonl. ' +
+        'See which tasks ran and how: npx kanban-supervisor status',
     );
     const step = await runCli(['logs', '--step', '7'], { cwd: dir });
     expect(step.stderr).toMatch(
-      /^kanban-supervisor: run \S+ has no attempt in step 7; it has steps 1 to 2\. Pick one of those, or another run with --run ID\.$/,
+      new RegExp(
+        String.raw`^kanban-supervisor: run \S+ has no attempt in step 7; it has steps 1 to 2\. ` +
+          String.raw`Pick one of those, or another run with --run ID\.$`,
+      ),
     );
   });
 
@@ -170,7 +193,10 @@ describe('logs', () => {
     // A worker that prints a line every 200 ms and replies once `go` exists: it ends after
     // --follow has started, however long starting takes under load.
     const go = path.join(boardWithTasks(1, {}), 'go');
-    const worker = `const t = setInterval(() => { if (!require('fs').existsSync(${JSON.stringify(go)})) return void process.stdout.write('still working ' + Date.now() + '\\n'); clearInterval(t); console.log('{"status":"ok","message":"slow but never silent"}'); }, 200);`;
+    const worker =
+      `const t = setInterval(() => { if (!require('fs').existsSync(${JSON.stringify(go)})) ` +
+      `return void process.stdout.write('still working ' + Date.now() + '\\n'); clearInterval(t); ` +
+      `console.log('{"status":"ok","message":"slow but never silent"}'); }, 200);`;
     const dir = boardWithTasks(1, { 'roles/implementor.md': role(['node', '-e', worker], 'stdin: none\n') });
     const run = execa('node', [CLI, '--quiet'], { cwd: dir, reject: false, stdin: 'ignore' });
     started.push(run);
@@ -186,7 +212,10 @@ describe('logs', () => {
     const follow = await following;
     expect(follow.exitCode).toBe(0);
     expect(follow.stderr.split('\n')[0]).toMatch(
-      /^Following Implementor on tasks\/001\.md · run \S+, step 1, attempt 1 of 4 · started .* · running now\. Ctrl-C stops following, not the run\.$/,
+      new RegExp(
+        String.raw`^Following Implementor on tasks\/001\.md · run \S+, step 1, ` +
+          String.raw`attempt 1 of 4 · started .* · running now\. Ctrl-C stops following, not the run\.$`,
+      ),
     );
     expect(follow.stderr).toMatch(/\nThe attempt ended: replied ok \(exit 0, [^)]+\)\.$/);
     const file = finished(dir).find((e) => e.role === 'Implementor') as { stdoutFile: string };
@@ -195,7 +224,7 @@ describe('logs', () => {
     expect((await run).exitCode).toBe(0);
   });
 
-  it('--follow stops when the supervisor dies during the attempt, and logs then says the attempt is unfinished', async () => {
+  it('--follow stops when the supervisor dies mid-attempt, and logs then says the attempt is unfinished', async () => {
     const pids = path.join(boardWithTasks(1, {}), 'pids.jsonl');
     const dir = boardWithTasks(1, {
       'roles/implementor.md': role(['node', path.join(AGENTS, 'silent-after-hello.mjs'), pids], 'stdin: none\n'),

@@ -22,7 +22,9 @@ describe('the outcome line of every exit', () => {
     const result = await runCli(['kanban.yaml'], { cwd: dir });
     expect(result.exitCode).toBe(4);
     expect(result.stderr).toBe(
-      'kanban-supervisor: The Manager halted for a person (status blocked) after tasks/001.md: which database? Ask the team. Answer it (edit the task file or kanban.yaml), then run again to continue: npx kanban-supervisor kanban.yaml',
+      'kanban-supervisor: The Manager halted for a person (status blocked) after tasks/001.md: ' +
+        'which database? Ask the team. Answer it (edit the task file or kanban.yaml), then run again to continue: ' +
+        'npx kanban-supervisor kanban.yaml',
     );
   });
 
@@ -31,7 +33,10 @@ describe('the outcome line of every exit', () => {
       'done',
       [],
       0,
-      /^Done: the board has no next task \(2 step\(s\), [^)]+\)\. See what happened: npx kanban-supervisor report kanban\.yaml$/,
+      new RegExp(
+        String.raw`^Done: the board has no next task \(2 step\(s\), [^)]+\)\. See what happened: ` +
+          String.raw`npx kanban-supervisor report kanban\.yaml$`,
+      ),
     ],
     [
       'one step',
@@ -43,7 +48,10 @@ describe('the outcome line of every exit', () => {
       'max steps',
       ['--max-steps', '1'],
       5,
-      /^kanban-supervisor: Stopped after max_steps \(1\) steps with tasks\/002\.md still current\. .*raise supervisor\.max_steps or pass --max-steps\.$/,
+      new RegExp(
+        String.raw`^kanban-supervisor: Stopped after max_steps \(1\) steps with tasks\/002\.md still current\. ` +
+          String.raw`.*raise supervisor\.max_steps or pass --max-steps\.$`,
+      ),
     ],
   ])('says what happened and what to do next when a run ends with %s', async (_, flags, code, line) => {
     const dir = boardWithTasks(2, { 'roles/implementor.md': worker });
@@ -100,16 +108,20 @@ describe('the command line', () => {
     [['stauts', 'kanban.yaml'], `unknown command "stauts". Did you mean status? See \`${KS} --help\`.`],
     [
       ['help', 'stauts'],
-      `there is no command "stauts". Did you mean status? Commands: run, init, status, validate, report, logs, try, version, help. See \`${KS} --help\`.`,
+      `there is no command "stauts". Did you mean status? Commands: run, init, status, validate, report, logs, ` +
+        `try, version, help. See \`${KS} --help\`.`,
     ],
     [
       ['help', 'frobnicate'],
-      `there is no command "frobnicate". Commands: run, init, status, validate, report, logs, try, version, help. See \`${KS} --help\`.`,
+      `there is no command "frobnicate". Commands: run, init, status, validate, report, logs, try, version, ` +
+        `help. See \`${KS} --help\`.`,
     ],
     [['kanban.yaml', '--max-retries'], `--max-retries needs a value, e.g. --max-retries 2. See \`${KS} run --help\`.`],
     [
       ['kanban.yaml', '--timeout', '--once'],
-      `--timeout needs a value, but the next word is the option --once. Put the value right after it (--timeout 20m); a value that starts with - is written --timeout=-VALUE. See \`${KS} run --help\`.`,
+      `--timeout needs a value, but the next word is the option --once. ` +
+        `Put the value right after it (--timeout 20m); a value that starts with - is written --timeout=-VALUE. ` +
+        `See \`${KS} run --help\`.`,
     ],
     [
       ['kanban.yaml', '--once=yes'],
@@ -122,7 +134,8 @@ describe('the command line', () => {
     [['kanban.yaml', '--max-steps', '0'], '--max-steps must be a whole number >= 1 (got "0"), e.g. --max-steps 3.'],
     [
       ['status', 'kanban.yaml', 'extra'],
-      `unexpected argument "extra": status takes one board (a kanban.yaml or its folder). Remove "extra". See \`${KS} status --help\`.`,
+      `unexpected argument "extra": status takes one board (a kanban.yaml or its folder). Remove "extra". ` +
+        `See \`${KS} status --help\`.`,
     ],
     [
       ['version', 'now'],

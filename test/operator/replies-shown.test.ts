@@ -42,47 +42,56 @@ async function underTerminal(dir: string, cols: number, keys?: { text: string; a
 }
 
 describe('what agents replied, shown', () => {
-  it('marks each reply by its status — blocked never as a green ✓ — with the start of its message, in plain lines and events', async () => {
-    const dir = boardWithTasks(1, {
-      'roles/implementor.md': reply('blocked', 'Needs the API key for the staging server'),
-    });
-    const result = await runCli(['kanban.yaml'], { cwd: dir });
-    expect(result.exitCode).toBe(4); // the sequential Manager escalates a reply that is not ok
-    expect(result.stdout).toMatch(
-      /^\d\d:\d\d:\d\d {3}⊘ Implementor replied blocked: Needs the API key for the staging server \(\d/m,
-    );
-    expect(result.stdout).toMatch(
-      /^\d\d:\d\d:\d\d {3}⚑ Manager replied escalate: tasks\/001\.md ended with status blocked/m,
-    );
-    expect(result.stdout).not.toMatch(/✓ Implementor/);
-    const finished = events(dir).filter((e) => e.type === 'attempt_finished');
-    expect(finished.map((e) => [e.role, e.status, e.message])).toEqual([
-      ['Implementor', 'blocked', 'Needs the API key for the staging server'],
-      ['Manager', 'escalate', expect.stringMatching(/^tasks\/001\.md ended with status blocked/)],
-    ]);
-    expect(finished[1]).toMatchObject({ board: 'kanban.yaml', done_task: 'tasks/001.md' });
-  });
+  it(
+    'marks each reply by its status — blocked never as a green ✓ — with the start of its message, ' +
+      'in plain lines and events',
+    async () => {
+      const dir = boardWithTasks(1, {
+        'roles/implementor.md': reply('blocked', 'Needs the API key for the staging server'),
+      });
+      const result = await runCli(['kanban.yaml'], { cwd: dir });
+      expect(result.exitCode).toBe(4); // the sequential Manager escalates a reply that is not ok
+      expect(result.stdout).toMatch(
+        /^\d\d:\d\d:\d\d {3}⊘ Implementor replied blocked: Needs the API key for the staging server \(\d/m,
+      );
+      expect(result.stdout).toMatch(
+        /^\d\d:\d\d:\d\d {3}⚑ Manager replied escalate: tasks\/001\.md ended with status blocked/m,
+      );
+      expect(result.stdout).not.toMatch(/✓ Implementor/);
+      const finished = events(dir).filter((e) => e.type === 'attempt_finished');
+      expect(finished.map((e) => [e.role, e.status, e.message])).toEqual([
+        ['Implementor', 'blocked', 'Needs the API key for the staging server'],
+        ['Manager', 'escalate', expect.stringMatching(/^tasks\/001\.md ended with status blocked/)],
+      ]);
+      expect(finished[1]).toMatchObject({ board: 'kanban.yaml', done_task: 'tasks/001.md' });
+    },
+  );
 
-  it('never lets escape sequences of an agent reach the terminal: a Manager escalating with OSC and CSI in its message', async () => {
-    const manager = fixtureRole('scripted.mjs', [
-      '/dev/null',
-      `json:${JSON.stringify({ status: 'escalate', message: HOSTILE, next_task: 'tasks/001.md', tasks: ['tasks/001.md'] })}`,
-    ]);
-    const dir = boardWithTasks(1, {
-      'roles/implementor.md': reply('ok', 'done \x1b[31mred\x1b[0m'),
-      'roles/manager.md': manager,
-    });
-    const result = await runCli(['kanban.yaml'], { cwd: dir });
-    expect(result.exitCode).toBe(4);
-    expect(result.stderr).toContain('Owner must look now');
-    for (const text of [
-      result.stdout,
-      result.stderr,
-      String((await underTerminal(dir, 120)).replace(/\r\x1b\[K|\x1b\[[0-9;]*m/g, '')),
-    ]) {
-      expect(text).not.toMatch(/\x1b\]|\x1b\[2J|\x07/);
-    }
-  });
+  it(
+    'never lets escape sequences of an agent reach the terminal: a Manager escalating with OSC and CSI in its ' +
+      'message',
+    async () => {
+      const manager = fixtureRole('scripted.mjs', [
+        '/dev/null',
+        'json:' +
+          JSON.stringify({ status: 'escalate', message: HOSTILE, next_task: 'tasks/001.md', tasks: ['tasks/001.md'] }),
+      ]);
+      const dir = boardWithTasks(1, {
+        'roles/implementor.md': reply('ok', 'done \x1b[31mred\x1b[0m'),
+        'roles/manager.md': manager,
+      });
+      const result = await runCli(['kanban.yaml'], { cwd: dir });
+      expect(result.exitCode).toBe(4);
+      expect(result.stderr).toContain('Owner must look now');
+      for (const text of [
+        result.stdout,
+        result.stderr,
+        String((await underTerminal(dir, 120)).replace(/\r\x1b\[K|\x1b\[[0-9;]*m/g, '')),
+      ]) {
+        expect(text).not.toMatch(/\x1b\]|\x1b\[2J|\x07/);
+      }
+    },
+  );
 
   it('fits every line to a terminal of 40 columns, wide characters and emoji counted as two', async () => {
     const task = 'tasks/第一個任務-🚀-设计评审.md';
@@ -109,7 +118,10 @@ describe('what agents replied, shown', () => {
     // After the last erase: the interrupted step's ✗ line and the outcome, whole; no status line half drawn.
     const tail = output.slice(output.lastIndexOf('\r\x1b[K') + 4).replace(/\x1b\[[0-9;]*m/g, '');
     expect(tail).toMatch(
-      /^✗ step 1 · Implementor · tasks\/001\.md \(\d+(\.\d)?m?s\)\r?\nkanban-supervisor: Interrupted by SIGINT: [^\n]*$/,
+      new RegExp(
+        String.raw`^✗ step 1 · Implementor · tasks\/001\.md \(\d+(\.\d)?m?s\)\r?\n` +
+          String.raw`kanban-supervisor: Interrupted by SIGINT: [^\n]*$`,
+      ),
     );
     expect(tail).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
   });

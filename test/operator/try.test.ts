@@ -11,7 +11,10 @@ interface Received {
   cwd: string;
 }
 
-/** A board whose Implementor is the recording agent following `steps`, its prompt naming {{instruction}} and {{task_file}}. */
+/**
+ * A board whose Implementor is the recording agent following `steps`,
+ * its prompt naming {{instruction}} and {{task_file}}.
+ */
 function recordingBoard(...steps: string[]): { dir: string; record: string } {
   const dir = boardWithTasks(2, {});
   const record = path.join(dir, 'record.jsonl');
@@ -31,43 +34,47 @@ function received(record: string): Received[] {
 }
 
 describe('try', () => {
-  it('runs one role once on --instruction, prints its validated reply as JSON, and leaves the board and its history alone', async () => {
-    const { dir, record } = recordingBoard('valid');
-    const board = read(dir, 'kanban.yaml');
-    const result = await runCli(['try', 'Implementor', '--instruction', 'Say hello'], { cwd: dir });
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe('{\n  "status": "ok",\n  "message": "done"\n}');
-    expect(result.stderr).toMatch(
-      /Implementor gave a valid reply \(status ok\)\. Its output: npx kanban-supervisor logs --try$/,
-    );
-    const [got] = received(record);
-    expect(got?.stdin).toBe('Do this: Say hello\nTask: \n');
-    expect(JSON.parse(got?.env.KANBAN_INPUT ?? '{}')).toEqual({
-      role: 'Implementor',
-      kanban_file: 'kanban.yaml',
-      instruction: 'Say hello',
-    });
-    expect(got?.env.KANBAN_ROLE).toBe('Implementor');
-    expect(got?.cwd).toBe(dir);
-    expect(read(dir, 'kanban.yaml')).toBe(board);
-    // No lock, no board history: its events and output are kept apart.
-    expect(existsSync(path.join(dir, '.kanban-supervisor/run.lock'))).toBe(false);
-    expect(existsSync(path.join(dir, '.kanban-supervisor/events.jsonl'))).toBe(false);
-    const events = jsonLines(read(dir, '.kanban-supervisor/try/events.jsonl'));
-    expect(events.map((e) => e.type)).toEqual([
-      'run_started',
-      'step_started',
-      'attempt_started',
-      'attempt_finished',
-      'done',
-    ]);
-    expect(read(dir, String(events[3]?.stdoutFile))).toContain('{"status":"ok","message":"done"}');
-    expect(String(events[3]?.stdoutFile)).toMatch(/^\.kanban-supervisor\/try\/runs\//);
-    const logs = await runCli(['logs', '--try'], { cwd: dir });
-    expect(logs.stdout.split('\n')[0]).toMatch(
-      /^Implementor on instruction · run \S+, step 1, attempt 1 of 4 · .* replied ok/,
-    );
-  });
+  it(
+    'runs one role once on --instruction, prints its validated reply as JSON, ' +
+      'and leaves the board and its history alone',
+    async () => {
+      const { dir, record } = recordingBoard('valid');
+      const board = read(dir, 'kanban.yaml');
+      const result = await runCli(['try', 'Implementor', '--instruction', 'Say hello'], { cwd: dir });
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toBe('{\n  "status": "ok",\n  "message": "done"\n}');
+      expect(result.stderr).toMatch(
+        /Implementor gave a valid reply \(status ok\)\. Its output: npx kanban-supervisor logs --try$/,
+      );
+      const [got] = received(record);
+      expect(got?.stdin).toBe('Do this: Say hello\nTask: \n');
+      expect(JSON.parse(got?.env.KANBAN_INPUT ?? '{}')).toEqual({
+        role: 'Implementor',
+        kanban_file: 'kanban.yaml',
+        instruction: 'Say hello',
+      });
+      expect(got?.env.KANBAN_ROLE).toBe('Implementor');
+      expect(got?.cwd).toBe(dir);
+      expect(read(dir, 'kanban.yaml')).toBe(board);
+      // No lock, no board history: its events and output are kept apart.
+      expect(existsSync(path.join(dir, '.kanban-supervisor/run.lock'))).toBe(false);
+      expect(existsSync(path.join(dir, '.kanban-supervisor/events.jsonl'))).toBe(false);
+      const events = jsonLines(read(dir, '.kanban-supervisor/try/events.jsonl'));
+      expect(events.map((e) => e.type)).toEqual([
+        'run_started',
+        'step_started',
+        'attempt_started',
+        'attempt_finished',
+        'done',
+      ]);
+      expect(read(dir, String(events[3]?.stdoutFile))).toContain('{"status":"ok","message":"done"}');
+      expect(String(events[3]?.stdoutFile)).toMatch(/^\.kanban-supervisor\/try\/runs\//);
+      const logs = await runCli(['logs', '--try'], { cwd: dir });
+      expect(logs.stdout.split('\n')[0]).toMatch(
+        /^Implementor on instruction · run \S+, step 1, attempt 1 of 4 · .* replied ok/,
+      );
+    },
+  );
 
   it('gives a task as task_file with --task, and retries invalid replies with the very same inputs', async () => {
     const { dir, record } = recordingBoard('garbage', 'bad-status', 'valid');
@@ -93,11 +100,15 @@ describe('try', () => {
     const result = await runCli(['try', 'Implementor', '--instruction', 'x', '--max-retries', '1'], { cwd: dir });
     expect(result.exitCode).toBe(3);
     expect(result.stderr.split('\n').at(-1)).toMatch(
-      /^kanban-supervisor: Implementor gave no valid reply for instruction in 2 attempt\(s\); the last one .* Fix the agent or roles\/implementor\.md, then try again\. Its output: npx kanban-supervisor logs --try$/,
+      new RegExp(
+        String.raw`^kanban-supervisor: Implementor gave no valid reply for instruction in 2 attempt\(s\); ` +
+          String.raw`the last one .* Fix the agent or roles\/implementor\.md, then try again\. Its output: ` +
+          String.raw`npx kanban-supervisor logs --try$`,
+      ),
     );
   });
 
-  it("tries the Manager with --task as done_task, the board's tasks and --result, checked as a Manager's reply", async () => {
+  it("tries the Manager with --task as done_task, the tasks and --result, checked as a Manager's reply", async () => {
     const dir = boardWithTasks(2, { 'roles/manager.md': SEQUENTIAL_MANAGER });
     const result = await runCli(
       ['try', 'Manager', '--task', 'tasks/001.md', '--result', '{"status":"ok","message":"did it"}', '--quiet'],
@@ -144,11 +155,17 @@ describe('try', () => {
   it.each([
     [
       ['try', 'Implementor'],
-      /^kanban-supervisor: try needs something for Implementor to do: --instruction TEXT \(its \{\{instruction\}\}\) or --task FILE/,
+      new RegExp(
+        String.raw`^kanban-supervisor: try needs something for Implementor to do: ` +
+          String.raw`--instruction TEXT \(its \{\{instruction\}\}\) or --task FILE`,
+      ),
     ],
     [
       ['try', '--instruction', 'x'],
-      /^kanban-supervisor: try needs the role to run, e.g\. `npx kanban-supervisor try Implementor --instruction "Say hello"`/,
+      new RegExp(
+        '^kanban-supervisor: try needs the role to run, e.g\\. `npx kanban-supervisor try Implementor ' +
+          '--instruction "Say hello"`',
+      ),
     ],
     [
       ['try', 'Tester', '--instruction', 'x'],

@@ -15,10 +15,14 @@ const shown = (name: string) => {
 const json = (event: unknown) => JSON.stringify(event);
 
 describe('activityOf on what the real CLIs streamed', () => {
-  it('Claude Code stream-json: the tool call, then the first line of the text; nothing for init, tool results and the result', () => {
-    expect(shown('claude-tool.stream')).toEqual(['Write: hello.txt', 'Wrote hello.txt.']);
-    expect(shown('claude-reply.stream')).toEqual(['Here is my reply.']);
-  });
+  it(
+    'Claude Code stream-json: the tool call, then the first line of the text; nothing for init, ' +
+      'tool results and the result',
+    () => {
+      expect(shown('claude-tool.stream')).toEqual(['Write: hello.txt', 'Wrote hello.txt.']);
+      expect(shown('claude-reply.stream')).toEqual(['Here is my reply.']);
+    },
+  );
 
   it('Claude Code stream-json: its own error message, a rejected limit and its retries', () => {
     expect(shown('claude-429-reset.stream')).toEqual([

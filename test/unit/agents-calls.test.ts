@@ -64,15 +64,19 @@ describe("the reply schema handed to a CLI that enforces it (role's cli_schema: 
     );
   });
 
-  it('counts a null the strict form forced for an optional key as that key left out, keeping a null the schema allows', () => {
-    const handed = handedSchema(CODEX, true);
-    if (typeof handed === 'string') throw new Error(handed);
-    const rules = { manager: true, strictFrom: handed.strictFrom as object };
-    const answer = { status: 'ok', message: 'm', next_task: null, tasks: [], phase: null, sub_phase: null };
-    expect(checkReply(answer, rules)).toEqual({ valid: true });
-    expect(checkReply(answer, { manager: true })).toMatchObject({ valid: false });
-    expect(checkReply({ ...answer, phase: 5 }, rules)).toMatchObject({ valid: false });
-  });
+  it(
+    'counts a null the strict form forced for an optional key as that key left out, ' +
+      'keeping a null the schema allows',
+    () => {
+      const handed = handedSchema(CODEX, true);
+      if (typeof handed === 'string') throw new Error(handed);
+      const rules = { manager: true, strictFrom: handed.strictFrom as object };
+      const answer = { status: 'ok', message: 'm', next_task: null, tasks: [], phase: null, sub_phase: null };
+      expect(checkReply(answer, rules)).toEqual({ valid: true });
+      expect(checkReply(answer, { manager: true })).toMatchObject({ valid: false });
+      expect(checkReply({ ...answer, phase: 5 }, rules)).toMatchObject({ valid: false });
+    },
+  );
 
   it("does so at any depth of the role's own schema, whose keys the strict form requires too", () => {
     const own = {
@@ -138,44 +142,56 @@ describe('the options one call of a CLI is handed', () => {
     ]);
   });
 
-  it("hand a worker's call what this run's budget has left, the Manager's the whole budget, cut down, and nothing once nothing is left", () => {
-    const spent = { spend: { total: { costUsd: 0.3 } } };
-    expect(callBudgetUsd(spent, { maxCostUsd: 1 }, false)).toBeCloseTo(0.7);
-    expect(callBudgetUsd(spent, { maxCostUsd: 1 }, true)).toBe(1);
-    expect(callBudgetUsd({}, { maxCostUsd: null }, false)).toBeUndefined();
-    expect(callBudget(0.70000000001)).toBe(0.7);
-    expect(callBudget(0.123456)).toBe(0.1234);
-    expect(callBudget(0.00001)).toBeUndefined();
-    expect(callBudget(-2)).toBeUndefined();
-  });
+  it(
+    "hand a worker's call what this run's budget has left, the Manager's the whole budget, cut down, " +
+      'and nothing once nothing is left',
+    () => {
+      const spent = { spend: { total: { costUsd: 0.3 } } };
+      expect(callBudgetUsd(spent, { maxCostUsd: 1 }, false)).toBeCloseTo(0.7);
+      expect(callBudgetUsd(spent, { maxCostUsd: 1 }, true)).toBe(1);
+      expect(callBudgetUsd({}, { maxCostUsd: null }, false)).toBeUndefined();
+      expect(callBudget(0.70000000001)).toBe(0.7);
+      expect(callBudget(0.123456)).toBe(0.1234);
+      expect(callBudget(0.00001)).toBeUndefined();
+      expect(callBudget(-2)).toBeUndefined();
+    },
+  );
 });
 
 describe('a run preparing an agent that hands its CLI the reply schema', () => {
   let dir = '';
 
-  it('writes the schema file once, before the first attempt, and every attempt has the same argv; a dry run writes nothing', () => {
-    // A program named codex (never run here), so the role's command is found.
-    const bin = tempDir('ks-bin-');
-    writeFileSync(path.join(bin, 'codex'), '#!/bin/sh\n', { mode: 0o755 });
-    const codexRole = role([path.join(bin, 'codex'), ...CODEX.slice(1)], 'stdin: none\ncli_schema: true\n');
-    dir = boardWithTasks(1, { 'roles/implementor.md': codexRole }, 'phase: execute\nsupervisor:\n  max_cost_usd: 2\n');
-    const board = readBoard(path.join(dir, 'kanban.yaml'));
-    const settings = resolveSettings(board.settings, {});
-    const inputs = { role: 'Implementor', kanban_file: 'kanban.yaml', task_file: 'tasks/001.md' };
-    const ctx = { env: {}, runId: 'r', schemas: createSchemaCompiler(), spend: { total: { costUsd: 0.5 } } };
-    const planned = planAgent(ctx, board, settings, inputs, 1);
-    expect(existsSync(path.join(dir, '.kanban-supervisor'))).toBe(false);
-    const first = prepareAgent(ctx, board, settings, inputs, 1);
-    const file = first.invocation.args[first.invocation.args.indexOf('--output-schema') + 1] as string;
-    expect(first.invocation.args).toEqual(planned.invocation.args);
-    expect(file).toBe(path.join(dir, planned.schemaFile?.file as string));
-    expect(strictProblem(JSON.parse(readFileSync(file, 'utf8')))).toBeUndefined();
-    expect(prepareAgent(ctx, board, settings, inputs, 1).invocation.args).toEqual(first.invocation.args);
-    expect(readdirSync(path.dirname(file))).toEqual([path.basename(file)]);
-    // Codex takes no budget option; the reply rules read the strict form's nulls.
-    expect(first.invocation.args.join(' ')).not.toContain('budget');
-    expect(first.rules.strictFrom).toBeDefined();
-  });
+  it(
+    'writes the schema file once, before the first attempt, and every attempt has the same argv; ' +
+      'a dry run writes nothing',
+    () => {
+      // A program named codex (never run here), so the role's command is found.
+      const bin = tempDir('ks-bin-');
+      writeFileSync(path.join(bin, 'codex'), '#!/bin/sh\n', { mode: 0o755 });
+      const codexRole = role([path.join(bin, 'codex'), ...CODEX.slice(1)], 'stdin: none\ncli_schema: true\n');
+      dir = boardWithTasks(
+        1,
+        { 'roles/implementor.md': codexRole },
+        'phase: execute\nsupervisor:\n  max_cost_usd: 2\n',
+      );
+      const board = readBoard(path.join(dir, 'kanban.yaml'));
+      const settings = resolveSettings(board.settings, {});
+      const inputs = { role: 'Implementor', kanban_file: 'kanban.yaml', task_file: 'tasks/001.md' };
+      const ctx = { env: {}, runId: 'r', schemas: createSchemaCompiler(), spend: { total: { costUsd: 0.5 } } };
+      const planned = planAgent(ctx, board, settings, inputs, 1);
+      expect(existsSync(path.join(dir, '.kanban-supervisor'))).toBe(false);
+      const first = prepareAgent(ctx, board, settings, inputs, 1);
+      const file = first.invocation.args[first.invocation.args.indexOf('--output-schema') + 1] as string;
+      expect(first.invocation.args).toEqual(planned.invocation.args);
+      expect(file).toBe(path.join(dir, planned.schemaFile?.file as string));
+      expect(strictProblem(JSON.parse(readFileSync(file, 'utf8')))).toBeUndefined();
+      expect(prepareAgent(ctx, board, settings, inputs, 1).invocation.args).toEqual(first.invocation.args);
+      expect(readdirSync(path.dirname(file))).toEqual([path.basename(file)]);
+      // Codex takes no budget option; the reply rules read the strict form's nulls.
+      expect(first.invocation.args.join(' ')).not.toContain('budget');
+      expect(first.rules.strictFrom).toBeDefined();
+    },
+  );
 
   it('shows in --dry-run: the options in the argv, the prompt still found among them, nothing written', async () => {
     dir = boardWithTasks(1, { 'roles/implementor.md': role(CLAUDE, 'stdin: none\ncli_schema: true\n') });
@@ -223,7 +239,7 @@ describe("Claude Code's own structured signals", () => {
     });
   });
 
-  it('a run out of structured-output retries or of its --max-budget-usd gave invalid output, named in the issue', () => {
+  it('a run out of structured-output retries or its --max-budget-usd gave invalid output, named in the issue', () => {
     for (const [subtype, error] of [
       ['error_max_structured_output_retries', 'Failed to provide valid structured output after 5 attempts'],
       ['error_max_budget_usd', 'Reached maximum budget ($0.5)'],

@@ -37,7 +37,7 @@ describe('the agent CLI adapters', () => {
     },
   );
 
-  it('give any other command, a wrapper script included, the generic adapter: no failure guessed without patterns', () => {
+  it('give any other command (a wrapper script too) the generic adapter: no failure guessed without patterns', () => {
     const wrapper = agentFor(['./run-claude.sh', '-p']);
     expect(wrapper.name).toBe('generic');
     const limited = JSON.stringify({

@@ -9,7 +9,10 @@ import { RUN_PLACE } from '../../src/attempt-output/places.js';
 import { attemptFiles } from '../../src/attempt-output/print.js';
 import { tempDir } from '../helpers.js';
 
-/** A board folder whose events.jsonl holds `runs` runs of `steps` steps, a worker and a Manager attempt each, with long multi-byte messages. */
+/**
+ * A board folder whose events.jsonl holds `runs` runs of `steps` steps, a worker and a Manager attempt each,
+ * with long multi-byte messages.
+ */
 function history(runs: number, steps: number): string {
   const dir = tempDir();
   mkdirSync(path.join(dir, '.kanban-supervisor'));

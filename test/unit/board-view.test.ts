@@ -53,60 +53,69 @@ describe('where a task goes on the board', () => {
     expect(placeOf({ current: false, running: false, status: 'in review', last: attempt('t') }).column).toBe('done');
   });
 
-  it('then its last outcome: ok is done; blocked, error, escalate, retries exhausted or the Manager not ok is blocked; else to do', () => {
-    const place = (last?: AttemptRecord, escalated?: AttemptRecord) =>
-      placeOf({ current: false, running: false, ...(last && { last }), ...(escalated && { escalated }) });
-    expect(place(attempt('t')).column).toBe('done');
-    expect(place(attempt('t', { status: 'error' })).column).toBe('blocked');
-    expect(place(attempt('t', { valid: false, attempt: 4, of: 4 })).because).toBe(
-      'its last step gave no valid reply after every retry',
-    );
-    expect(place(attempt('t', { valid: false, attempt: 2, of: 4 })).column).toBe('todo'); // stopped between retries
-    expect(place(attempt('t'), attempt('t', { role: 'Manager', manager: true, status: 'escalate' })).because).toBe(
-      'its last step was answered escalate by the Manager',
-    );
-    expect(place()).toEqual({ column: 'todo', because: 'not run in these runs' });
-  });
+  it(
+    'then its last outcome: ok is done; blocked, error, escalate, retries exhausted or the Manager not ok is ' +
+      'blocked; else to do',
+    () => {
+      const place = (last?: AttemptRecord, escalated?: AttemptRecord) =>
+        placeOf({ current: false, running: false, ...(last && { last }), ...(escalated && { escalated }) });
+      expect(place(attempt('t')).column).toBe('done');
+      expect(place(attempt('t', { status: 'error' })).column).toBe('blocked');
+      expect(place(attempt('t', { valid: false, attempt: 4, of: 4 })).because).toBe(
+        'its last step gave no valid reply after every retry',
+      );
+      expect(place(attempt('t', { valid: false, attempt: 2, of: 4 })).column).toBe('todo'); // stopped between retries
+      expect(place(attempt('t'), attempt('t', { role: 'Manager', manager: true, status: 'escalate' })).because).toBe(
+        'its last step was answered escalate by the Manager',
+      );
+      expect(place()).toEqual({ column: 'todo', because: 'not run in these runs' });
+    },
+  );
 });
 
 describe('the board as cards', () => {
-  it('counts a task’s worker attempts and its steps’ spend, hears the Manager only on the last step, and skips periodic steps', () => {
-    const usage = { costUsd: 0.5 };
-    const runs = [
-      run([
-        attempt('tasks/a.md', { valid: false, finished: { durationMs: 1, end: 'exited', valid: false, usage } }),
-        attempt('tasks/a.md', {
-          attempt: 2,
-          finished: { durationMs: 1, end: 'exited', valid: true, status: 'blocked' },
-        }),
-        attempt('tasks/a.md', { role: 'Manager', manager: true, status: 'escalate' }),
-        attempt('kanban.yaml', { trigger: 'Reviewer', role: 'Reviewer' }),
-      ]),
-      run(
+  it(
+    'counts a task’s worker attempts and its steps’ spend, hears the Manager only on the last step, ' +
+      'and skips periodic steps',
+    () => {
+      const usage = { costUsd: 0.5 };
+      const runs = [
+        run([
+          attempt('tasks/a.md', { valid: false, finished: { durationMs: 1, end: 'exited', valid: false, usage } }),
+          attempt('tasks/a.md', {
+            attempt: 2,
+            finished: { durationMs: 1, end: 'exited', valid: true, status: 'blocked' },
+          }),
+          attempt('tasks/a.md', { role: 'Manager', manager: true, status: 'escalate' }),
+          attempt('kanban.yaml', { trigger: 'Reviewer', role: 'Reviewer' }),
+        ]),
+        run(
+          [
+            attempt('tasks/a.md', { run: 'r2', step: 1 }),
+            attempt('tasks/b.md', { run: 'r2', step: 2, finished: undefined }),
+          ],
+          'r2',
+        ),
+      ];
+      const cards = boardCards(
+        { current: 'tasks/b.md', phase: 'execute' },
         [
-          attempt('tasks/a.md', { run: 'r2', step: 1 }),
-          attempt('tasks/b.md', { run: 'r2', step: 2, finished: undefined }),
+          { task: 'tasks/a.md', role: 'Implementor' },
+          { task: 'tasks/b.md', role: 'Implementor', title: 'B' },
+          { task: 'tasks/c.md', role: null, problem: 'tasks/c.md: no such file.' },
         ],
+        runs,
         'r2',
-      ),
-    ];
-    const cards = boardCards(
-      { current: 'tasks/b.md', phase: 'execute' },
-      [
-        { task: 'tasks/a.md', role: 'Implementor' },
-        { task: 'tasks/b.md', role: 'Implementor', title: 'B' },
-        { task: 'tasks/c.md', role: null, problem: 'tasks/c.md: no such file.' },
-      ],
-      runs,
-      'r2',
-    );
-    expect(cards.map((c) => [c.task, c.column, c.attempts, c.running, c.spend.costUsd])).toEqual([
-      ['tasks/a.md', 'done', 3, false, 0.5], // its last step (run r2) replied ok; the escalation was an earlier step's
-      ['tasks/b.md', 'current', 1, true, 0],
-      ['tasks/c.md', 'todo', 0, false, 0],
-    ]);
-    expect(cards[0]?.escalated).toBeUndefined();
-    // The same run no longer going on (its lock gone): nothing runs.
-    expect(boardCards({ current: 'tasks/b.md' }, [{ task: 'tasks/b.md', role: null }], runs)[0]?.running).toBe(false);
-  });
+      );
+      expect(cards.map((c) => [c.task, c.column, c.attempts, c.running, c.spend.costUsd])).toEqual([
+        // Its last step (run r2) replied ok; the escalation was an earlier step's.
+        ['tasks/a.md', 'done', 3, false, 0.5],
+        ['tasks/b.md', 'current', 1, true, 0],
+        ['tasks/c.md', 'todo', 0, false, 0],
+      ]);
+      expect(cards[0]?.escalated).toBeUndefined();
+      // The same run no longer going on (its lock gone): nothing runs.
+      expect(boardCards({ current: 'tasks/b.md' }, [{ task: 'tasks/b.md', role: null }], runs)[0]?.running).toBe(false);
+    },
+  );
 });

@@ -6,7 +6,8 @@ import { writeManagerAnswer } from '../../src/board/write-answer.js';
 import { makeBoard, read } from '../helpers.js';
 
 const TEXT =
-  '# mine\nphase: execute # the phase\ncurrent: tasks/a.md   # keep me\ntasks:\n  - tasks/a.md # first\n  - tasks/b.md\nextra: {keep: [1, 2]}\n';
+  '# mine\nphase: execute # the phase\ncurrent: tasks/a.md   # keep me\ntasks:\n  - tasks/a.md # first\n' +
+  '  - tasks/b.md\nextra: {keep: [1, 2]}\n';
 
 function board(text = TEXT) {
   const dir = makeBoard({ 'kanban.yaml': text, 'tasks/a.md': 'a\n', 'tasks/b.md': 'b\n', 'tasks/c.md': 'c\n' });
@@ -23,7 +24,8 @@ describe("writing the Manager's answer", () => {
     });
     expect(outcome).toMatchObject({ written: true, keptHumanEdit: false });
     expect(read(dir, 'kanban.yaml')).toBe(
-      '# mine\nphase: validate # the phase\ncurrent: tasks/c.md   # keep me\ntasks:\n  - tasks/a.md # first\n  - tasks/b.md\n  - tasks/c.md\nextra: {keep: [1, 2]}\n',
+      '# mine\nphase: validate # the phase\ncurrent: tasks/c.md   # keep me\ntasks:\n  - tasks/a.md # first\n' +
+        '  - tasks/b.md\n  - tasks/c.md\nextra: {keep: [1, 2]}\n',
     );
   });
 
@@ -64,7 +66,7 @@ describe("writing the Manager's answer", () => {
     expect(read(dir, 'kanban.yaml')).toBe('current: [\n');
   });
 
-  it("hands the next read the text it wrote and that text's parse, used again only while the file still holds it", () => {
+  it('hands the next read the text it wrote and its parse, used again only while the file still holds it', () => {
     const { file } = board();
     const outcome = writeManagerAnswer(readBoard(file), { current: 'tasks/b.md', tasks: ['tasks/a.md', 'tasks/b.md'] });
     const written = outcome.written ? outcome.board : undefined;

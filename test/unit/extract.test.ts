@@ -14,7 +14,8 @@ describe('extractReply', () => {
 
   it('takes the last ```json block over earlier ones and over prose', () => {
     const text =
-      'Plan:\n```json\n{"status":"error","message":"draft"}\n```\nThen:\n```json\n{"status":"ok","message":"done"}\n```\nbye\n';
+      'Plan:\n```json\n{"status":"error","message":"draft"}\n```\nThen:\n```json\n' +
+      '{"status":"ok","message":"done"}\n```\nbye\n';
     expect(extractReply(text)).toMatchObject({ found: true, reply, via: 'fenced' });
   });
 

@@ -112,14 +112,16 @@ describe('Codex and Gemini CLI limits, as documented', () => {
 
   it.each([
     [
-      "You've hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at 12:16 PM.",
+      "You've hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or " +
+        'try again at 12:16 PM.',
       'UTC',
       '2026-04-20T12:17:00.000Z',
     ],
     ["You've hit your usage limit. Try again at 1:16 PM.", 'Europe/Vilnius', '2026-04-20T10:17:00.000Z'],
     ["You've hit your usage limit. Try again at Sep 19th, 2026 7:10 AM.", 'UTC', '2026-09-19T07:11:00.000Z'],
     [
-      "You've hit your usage limit. To get more access now, send a request to your admin or try again in 3 days 6 hours 57 minutes.",
+      "You've hit your usage limit. To get more access now, send a request to your admin or try again in 3 days " +
+        '6 hours 57 minutes.',
       'UTC',
       '2026-04-23T16:57:00.000Z',
     ],
@@ -156,7 +158,8 @@ describe('Codex and Gemini CLI limits, as documented', () => {
 
 describe('never from the transcript (ralph-claude-code#183)', () => {
   const echo =
-    "You've hit your session limit · resets 5pm (Europe/Vilnius). 5-hour limit reached. Claude AI usage limit reached|1776700800. RESOURCE_EXHAUSTED. 401 Unauthorized. 529 Overloaded.";
+    "You've hit your session limit · resets 5pm (Europe/Vilnius). 5-hour limit reached. " +
+    'Claude AI usage limit reached|1776700800. RESOURCE_EXHAUSTED. 401 Unauthorized. 529 Overloaded.';
 
   it('Claude Code: a tool result and the model repeating limit words, then prose or a timeout', () => {
     const transcript = [

@@ -171,7 +171,8 @@ describe('failureInLine: stopping a Codex attempt that cannot succeed at its fir
     for (const name of ['codex-reply', 'codex-tool'])
       for (const line of lines(name)) expect(failureInLine(line, ['codex', 'exec'])).toBeUndefined();
     const reconnect =
-      '{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information)"}';
+      '{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: ' +
+      'failed to lookup address information)"}';
     expect(failureInLine(reconnect, ['codex', 'exec'])).toBeUndefined();
     expect(failureInLine(lines('codex-no-login-online')[2] as string, ['claude', '-p'])).toBeUndefined();
   });

@@ -28,7 +28,10 @@ export function inputOf(invocation: Invocation): Record<string, unknown> {
 
 /** A Claude-shaped result envelope around `result`, reporting `cost` dollars. */
 export function priced(cost: number | string, result = '{"status": "ok", "message": "done"}'): string {
-  return `{"type": "result", "subtype": "success", "is_error": false, "result": ${JSON.stringify(result)}, "total_cost_usd": ${cost}, "usage": {"input_tokens": 1000, "output_tokens": 200}}`;
+  return (
+    `{"type": "result", "subtype": "success", "is_error": false, "result": ${JSON.stringify(result)}, ` +
+    `"total_cost_usd": ${cost}, "usage": {"input_tokens": 1000, "output_tokens": 200}}`
+  );
 }
 
 /**

@@ -36,7 +36,10 @@ export function fakeWorld() {
   };
 }
 
-/** A watcher whose change events the test fires (about a file, else about no file in particular); it records the folders it was asked to watch. */
+/**
+ * A watcher whose change events the test fires (about a file, else about no file in particular);
+ * it records the folders it was asked to watch.
+ */
 export function fakeWatcher(options: { fails?: string } = {}) {
   let onChange: ((dir: string, file: string | null) => void) | undefined;
   let dirs: readonly string[] = [];

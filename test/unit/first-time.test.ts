@@ -32,33 +32,41 @@ describe('keys that look like role', () => {
 });
 
 describe('role warnings', () => {
-  it('a known CLI with stdin none and no {{prompt}} argument gets no prompt; with either it does; another program is not judged', () => {
-    expect(
-      roleWarnings(roleOf('---\ncommand: [claude, -p, --output-format, json]\nstdin: none\n---\nx\n'), undefined).map(
-        (w) => w.line,
-      ),
-    ).toEqual([3]);
-    expect(
-      roleWarnings(roleOf('---\ncommand: [npx, "@openai/codex", exec]\nstdin: none\n---\nx\n'), undefined),
-    ).toHaveLength(1);
-    expect(
-      roleWarnings(roleOf('---\ncommand: [claude, -p, --output-format, json]\nstdin: prompt\n---\nx\n'), undefined),
-    ).toEqual([]);
-    expect(
-      roleWarnings(roleOf('---\ncommand: [claude, -p, --, "{{prompt}}"]\nstdin: none\n---\nx\n'), undefined),
-    ).toEqual([]);
-    expect(roleWarnings(roleOf('---\ncommand: [./my-agent.sh]\nstdin: none\n---\nx\n'), undefined)).toEqual([]);
-  });
+  it(
+    'a known CLI with stdin none and no {{prompt}} argument gets no prompt; with either it does; ' +
+      'another program is not judged',
+    () => {
+      expect(
+        roleWarnings(roleOf('---\ncommand: [claude, -p, --output-format, json]\nstdin: none\n---\nx\n'), undefined).map(
+          (w) => w.line,
+        ),
+      ).toEqual([3]);
+      expect(
+        roleWarnings(roleOf('---\ncommand: [npx, "@openai/codex", exec]\nstdin: none\n---\nx\n'), undefined),
+      ).toHaveLength(1);
+      expect(
+        roleWarnings(roleOf('---\ncommand: [claude, -p, --output-format, json]\nstdin: prompt\n---\nx\n'), undefined),
+      ).toEqual([]);
+      expect(
+        roleWarnings(roleOf('---\ncommand: [claude, -p, --, "{{prompt}}"]\nstdin: none\n---\nx\n'), undefined),
+      ).toEqual([]);
+      expect(roleWarnings(roleOf('---\ncommand: [./my-agent.sh]\nstdin: none\n---\nx\n'), undefined)).toEqual([]);
+    },
+  );
 
-  it('a role timeout shorter than supervisor.timeout is named with the one that wins; longer, equal or no board timeout is not', () => {
-    const role = roleOf('---\ncommand: [node, a.js]\ntimeout: 1m\n---\nx\n');
-    expect(roleWarnings(role, 30 * 60_000)[0]?.message).toMatch(
-      /^timeout 1m00s is shorter than supervisor\.timeout 30m00s in kanban\.yaml, and a role's timeout wins/,
-    );
-    expect(roleWarnings(role, 60_000)).toEqual([]);
-    expect(roleWarnings(role, 30_000)).toEqual([]);
-    expect(roleWarnings(role, undefined)).toEqual([]);
-  });
+  it(
+    'a role timeout shorter than supervisor.timeout is named with the one that wins; longer, ' +
+      'equal or no board timeout is not',
+    () => {
+      const role = roleOf('---\ncommand: [node, a.js]\ntimeout: 1m\n---\nx\n');
+      expect(roleWarnings(role, 30 * 60_000)[0]?.message).toMatch(
+        /^timeout 1m00s is shorter than supervisor\.timeout 30m00s in kanban\.yaml, and a role's timeout wins/,
+      );
+      expect(roleWarnings(role, 60_000)).toEqual([]);
+      expect(roleWarnings(role, 30_000)).toEqual([]);
+      expect(roleWarnings(role, undefined)).toEqual([]);
+    },
+  );
 });
 
 describe('YAML problems', () => {

@@ -15,18 +15,22 @@ const about = (more: Partial<CommitAbout> = {}): CommitAbout => ({
 });
 
 describe('git status --porcelain=v1 -z', () => {
-  it('lists every path once: modified, deleted, untracked, both paths of a rename, names with spaces, newlines and quotes', () => {
-    const out = ' M src/a.ts\0D  gone.txt\0?? new dir/file "x".txt\0R  to.md\0from.md\0?? line\nbreak\0 M src/a.ts\0';
-    expect(parseStatus(out)).toEqual([
-      'src/a.ts',
-      'gone.txt',
-      'new dir/file "x".txt',
-      'to.md',
-      'from.md',
-      'line\nbreak',
-    ]);
-    expect(parseStatus('')).toEqual([]);
-  });
+  it(
+    'lists every path once: modified, deleted, untracked, both paths of a rename, names with spaces, ' +
+      'newlines and quotes',
+    () => {
+      const out = ' M src/a.ts\0D  gone.txt\0?? new dir/file "x".txt\0R  to.md\0from.md\0?? line\nbreak\0 M src/a.ts\0';
+      expect(parseStatus(out)).toEqual([
+        'src/a.ts',
+        'gone.txt',
+        'new dir/file "x".txt',
+        'to.md',
+        'from.md',
+        'line\nbreak',
+      ]);
+      expect(parseStatus('')).toEqual([]);
+    },
+  );
 
   it('gives back exactly the paths it was given, whatever bytes they hold (property)', () => {
     const name = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !s.includes('\0'));
@@ -53,16 +57,20 @@ describe('git status --porcelain=v1 -z', () => {
 });
 
 describe("the supervisor's own output is never committed", () => {
-  it('leaves out .kanban-supervisor/ and supervisor.log.md beside the board, at the top or in a subfolder, and nothing else', () => {
-    expect(isRunOutput('.kanban-supervisor/events.jsonl', '')).toBe(true);
-    expect(isRunOutput('supervisor.log.md', '')).toBe(true);
-    expect(isRunOutput('board/.kanban-supervisor/runs/x.log', 'board')).toBe(true);
-    expect(isRunOutput('board/supervisor.log.md', 'board')).toBe(true);
-    expect(isRunOutput('supervisor.log.md', 'board')).toBe(false);
-    expect(isRunOutput('board/docs/supervisor.log.md', 'board')).toBe(false);
-    expect(isRunOutput('.kanban-supervisor-notes.md', '')).toBe(false);
-    expect(isRunOutput('boarding/supervisor.log.md', 'board')).toBe(false);
-  });
+  it(
+    'leaves out .kanban-supervisor/ and supervisor.log.md beside the board, at the top or in a subfolder, ' +
+      'and nothing else',
+    () => {
+      expect(isRunOutput('.kanban-supervisor/events.jsonl', '')).toBe(true);
+      expect(isRunOutput('supervisor.log.md', '')).toBe(true);
+      expect(isRunOutput('board/.kanban-supervisor/runs/x.log', 'board')).toBe(true);
+      expect(isRunOutput('board/supervisor.log.md', 'board')).toBe(true);
+      expect(isRunOutput('supervisor.log.md', 'board')).toBe(false);
+      expect(isRunOutput('board/docs/supervisor.log.md', 'board')).toBe(false);
+      expect(isRunOutput('.kanban-supervisor-notes.md', '')).toBe(false);
+      expect(isRunOutput('boarding/supervisor.log.md', 'board')).toBe(false);
+    },
+  );
 });
 
 describe("git's environment", () => {
@@ -90,9 +98,10 @@ describe("git's words in a message", () => {
 });
 
 describe('the commit message of a step', () => {
-  it('names the task, role, status and the reply’s message, then the Manager’s answer, the next task, step and run', () => {
+  it('names the task, role, status and reply’s message, then the Manager’s answer, next task, step and run', () => {
     expect(commitMessage(about())).toBe(
-      'tasks/login.md: Implementor ok — added the login form\n\nManager: ok — next is the API\nNext task: tasks/api.md\nStep: 3\nRun: 2026-11-26T01-00-00-000Z-42\n',
+      'tasks/login.md: Implementor ok — added the login form\n\nManager: ok — next is the API\n' +
+        'Next task: tasks/api.md\nStep: 3\nRun: 2026-11-26T01-00-00-000Z-42\n',
     );
   });
 
@@ -113,23 +122,28 @@ describe('the commit message of a step', () => {
     expect(message).toContain('Manager: escalate — need a person\nNext task: none\n');
   });
 
-  it('cleans agent text: no control characters or escapes in the subject, secrets masked, and lists paths changed before the step', () => {
-    const message = commitMessage(
-      about({ reply: { status: 'ok', message: '\x1b]0;title\x07done\r\nwith key=sk-abcdefghijklmnopqrstuvwx' } }),
-      ['notes.txt'],
-    );
-    expect(message.split('\n')[0]).toBe('tasks/login.md: Implementor ok — done');
-    expect(message).not.toContain('sk-abcdefghijklmnopqrstuvwx');
-    expect(message).not.toContain('\x1b');
-    expect(message).toMatch(/had uncommitted changes before this step[^\n]*\n {2}notes\.txt\n$/);
-  });
+  it(
+    'cleans agent text: no control characters or escapes in the subject, secrets masked, ' +
+      'and lists paths changed before the step',
+    () => {
+      const message = commitMessage(
+        about({ reply: { status: 'ok', message: '\x1b]0;title\x07done\r\nwith key=sk-abcdefghijklmnopqrstuvwx' } }),
+        ['notes.txt'],
+      );
+      expect(message.split('\n')[0]).toBe('tasks/login.md: Implementor ok — done');
+      expect(message).not.toContain('sk-abcdefghijklmnopqrstuvwx');
+      expect(message).not.toContain('\x1b');
+      expect(message).toMatch(/had uncommitted changes before this step[^\n]*\n {2}notes\.txt\n$/);
+    },
+  );
 
   it('names each repository of its own the step made and left out, and a Warning says where it went', () => {
     const message = commitMessage(about(), [], ['vendor/lib/']);
     expect(message).toMatch(/\n\nLeft out of this commit: git repositories of their own[^\n]*\n {2}vendor\/lib\/\n$/);
     const [warning] = commitWarnings(about(), '0123456789abcdef', [], ['vendor/lib/']);
     expect(warning?.issue).toBe(
-      "vendor/lib/: made during step 3, a git repository of its own that the repository does not know as a submodule, left out of commit 0123456789ab, since the supervisor's git does not look into it",
+      'vendor/lib/: made during step 3, a git repository of its own that the repository does not know as a ' +
+        "submodule, left out of commit 0123456789ab, since the supervisor's git does not look into it",
     );
     expect(warning?.action).toMatch(/^Left out; the commit message names it\. .*git submodule add/);
     expect(commitWarnings(about(), null, ['notes.txt'], ['x/'])).toEqual([

@@ -17,17 +17,21 @@ const bounds = {
 };
 
 describe('how the run starts git', () => {
-  it('names the repository found at the start and turns off fsmonitor and automatic maintenance; hooks and PATH as they are when no role is fenced', () => {
-    const call = inertCall(bounds, '/work/board', '/usr/bin/git', { top: '/work', gitDir: '/work/.git' }, false);
-    expect(call.program).toBe('/usr/bin/git');
-    expect(call.cwd).toBe('/work');
-    expect(call.options).toEqual([
-      '--git-dir=/work/.git',
-      '--work-tree=/work',
-      ...['core.fsmonitor=false', 'core.untrackedCache=false', 'maintenance.auto=false'].flatMap((c) => ['-c', c]),
-    ]);
-    expect(call.env.PATH).toBe('/usr/bin:/work/board/bin:bin');
-  });
+  it(
+    'names the repository found at the start and turns off fsmonitor and automatic maintenance; ' +
+      'hooks and PATH as they are when no role is fenced',
+    () => {
+      const call = inertCall(bounds, '/work/board', '/usr/bin/git', { top: '/work', gitDir: '/work/.git' }, false);
+      expect(call.program).toBe('/usr/bin/git');
+      expect(call.cwd).toBe('/work');
+      expect(call.options).toEqual([
+        '--git-dir=/work/.git',
+        '--work-tree=/work',
+        ...['core.fsmonitor=false', 'core.untrackedCache=false', 'maintenance.auto=false'].flatMap((c) => ['-c', c]),
+      ]);
+      expect(call.env.PATH).toBe('/usr/bin:/work/board/bin:bin');
+    },
+  );
 
   it('runs no hook and drops PATH entries in the board folder (or relative) when a role is fenced', () => {
     const call = inertCall(bounds, '/work/board', '/usr/bin/git', undefined, true);
@@ -52,7 +56,7 @@ describe('how the run starts git', () => {
 });
 
 describe('git configuration files', () => {
-  it('lists each file read and each include it names, resolved as git resolves them; the command line is no file', () => {
+  it('lists each file read and each include it names, resolved as git does; the command line is no file', () => {
     const out = [
       'file:/home/me/.gitconfig\0user.name\nMe',
       'file:.git/config\0include.path\n../team.gitconfig',

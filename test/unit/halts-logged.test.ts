@@ -38,7 +38,12 @@ describe('supervisor.log.md records every halt, one entry each', () => {
     });
     expect(halts(dir)).toHaveLength(1);
     expect(halts(dir)[0]).toMatch(
-      /^### \S+ Halt\n\n\*\*Agent:\*\* Manager {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n\*\*Issue:\*\* The Manager halted for a person \(status escalate\) after tasks\/001\.md: the API key is gone\n\n\*\*Action:\*\* Halting for a person \(exit 4\); the Manager's answer is written to kanban\.yaml\n/,
+      new RegExp(
+        String.raw`^### \S+ Halt\n\n\*\*Agent:\*\* Manager {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n` +
+          String.raw`\*\*Issue:\*\* The Manager halted for a person \(status escalate\) after tasks\/001\.md: ` +
+          String.raw`the API key is gone\n\n\*\*Action:\*\* Halting for a person \(exit 4\); ` +
+          String.raw`the Manager's answer is written to kanban\.yaml\n`,
+      ),
     );
   });
 
@@ -50,7 +55,10 @@ describe('supervisor.log.md records every halt, one entry each', () => {
     });
     expect(halts(dir)).toHaveLength(1);
     expect(halts(dir)[0]).toMatch(
-      /\*\*Agent:\*\* kanban-supervisor {2}\n\*\*Task:\*\* tasks\/002\.md {2}\n\*\*Issue:\*\* Stopped after max_steps \(1\) steps with tasks\/002\.md still current\./,
+      new RegExp(
+        String.raw`\*\*Agent:\*\* kanban-supervisor {2}\n\*\*Task:\*\* tasks\/002\.md {2}\n` +
+          String.raw`\*\*Issue:\*\* Stopped after max_steps \(1\) steps with tasks\/002\.md still current\.`,
+      ),
     );
     expect(halts(dir)[0]).toContain('**Action:** Stopping (exit 5)');
   });

@@ -149,15 +149,19 @@ describe('reading the store: events.jsonl, then the rotated events.1.jsonl', () 
     expect(read(store('c\nd\n'))).toEqual({ texts: ['d', 'c'], read: 4, bytes: 4, reachedStart: true });
   });
 
-  it('counts limitBytes across both files, and a limit spent at the end of the newer file has not reached the start', () => {
-    expect(read(store('c\nd\n', 'aa\nbb\n'), 8)).toEqual({
-      texts: ['d', 'c', 'bb'],
-      read: 8,
-      bytes: 10,
-      reachedStart: false,
-    });
-    expect(read(store('c\nd\n', 'a\nb\n'), 4)).toEqual({ texts: ['d', 'c'], read: 4, bytes: 8, reachedStart: false });
-  });
+  it(
+    'counts limitBytes across both files, and a limit spent ' +
+      'at the end of the newer file has not reached the start',
+    () => {
+      expect(read(store('c\nd\n', 'aa\nbb\n'), 8)).toEqual({
+        texts: ['d', 'c', 'bb'],
+        read: 8,
+        bytes: 10,
+        reachedStart: false,
+      });
+      expect(read(store('c\nd\n', 'a\nb\n'), 4)).toEqual({ texts: ['d', 'c'], read: 4, bytes: 8, reachedStart: false });
+    },
+  );
 
   it('is no history when neither file is there', () => {
     expect(read(tempDir('ks-store-'))).toBeUndefined();

@@ -137,26 +137,30 @@ describe('folding events into runs', () => {
     expect(runs[1]?.attempts[0]?.finished).toBeUndefined();
   });
 
-  it('gives, from events newest first, the runs and attempts a forward pass builds, and each step with what happened in it (fast-check)', () => {
-    fc.assert(
-      fc.property(fc.array(runPlan, { minLength: 1, maxLength: 5 }), (plans) => {
-        const events = historyOf(plans);
-        const runs = foldRuns(
-          (function* () {
-            yield* newestFirst(events);
-          })(),
-        );
-        expect(plain(runs)).toEqual(buildHistory(events));
-        const steps = runs.flatMap((run) => run.stepRecords.map((s) => [s.task, s.limitWaits, s.stopped ?? null]));
-        expect(steps).toEqual(plans.flatMap((plan) => plan.steps.map((s) => [s.task, 1, null])));
-      }),
-      { numRuns: 100 },
-    );
-  });
+  it(
+    'gives, from events newest first, the runs and attempts a forward pass builds, ' +
+      'and each step with what happened in it (fast-check)',
+    () => {
+      fc.assert(
+        fc.property(fc.array(runPlan, { minLength: 1, maxLength: 5 }), (plans) => {
+          const events = historyOf(plans);
+          const runs = foldRuns(
+            (function* () {
+              yield* newestFirst(events);
+            })(),
+          );
+          expect(plain(runs)).toEqual(buildHistory(events));
+          const steps = runs.flatMap((run) => run.stepRecords.map((s) => [s.task, s.limitWaits, s.stopped ?? null]));
+          expect(steps).toEqual(plans.flatMap((plan) => plan.steps.map((s) => [s.task, 1, null])));
+        }),
+        { numRuns: 100 },
+      );
+    },
+  );
 });
 
 describe('what status reads from the end of the history', () => {
-  it('finds the same last attempts, last run and last halt as building every run, with any chunk size (fast-check)', () => {
+  it('finds the same last attempts, run and halt as building every run, with any chunk size (fast-check)', () => {
     fc.assert(
       fc.property(
         fc.array(runPlan, { minLength: 1, maxLength: 5 }),

@@ -13,7 +13,8 @@ const NOW = new Date('2026-05-01T00:00:00.000Z');
 /** Events lines as the supervisor writes them, for run `run`, `steps` steps of tasks/001.md. */
 function runLines(run: string, steps: number, end?: string): string[] {
   const at = (n: number) =>
-    `2026-04-0${run.length % 9}T00:${String(Math.floor(n / 60)).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}.000Z`;
+    `2026-04-0${run.length % 9}T00:${String(Math.floor(n / 60)).padStart(2, '0')}:` +
+    `${String(n % 60).padStart(2, '0')}.000Z`;
   const lines = [{ time: at(0), type: 'run_started', run }];
   for (let step = 1; step <= steps; step++) {
     const where = { run, step, role: 'Implementor', task: 'tasks/001.md', attempt: 1 };
@@ -56,10 +57,18 @@ describe('status with a bounded read of the history', () => {
     const report = status({ file: path.join(dir, 'kanban.yaml'), windowBytes: 2048 });
     expect(report.history).toMatchObject({ read: 2048, limit: 2048, readAll: false });
     const text = formatStatus(report, NOW).split('\n');
-    expect(text[3]).toMatch(/^ {2}→ tasks\/001\.md {2}Implementor {2}✓ replied ok \(10ms, step 60 of the last run\)/);
+    expect(text[3]).toMatch(
+      new RegExp(
+        String.raw`^ {2}→ tasks\/001\.md {2}Implementor {2}✓ ` +
+          String.raw`replied ok \(10ms, step 60 of the last run\)`,
+      ),
+    );
     expect(text[4]).toMatch(/^ {4}tasks\/002\.md {2}Implementor {2}no outcome in the last 2 KiB of history( — .*)?$/);
     expect(text[5]).toMatch(
-      /^Last run: started before \S+ \S+ \(further back than the last 2 KiB of history read\), 60 step\(s\): no end recorded/,
+      new RegExp(
+        String.raw`^Last run: started before \S+ \S+ \(further back than the last 2 KiB of history read\), ` +
+          String.raw`60 step\(s\): no end recorded`,
+      ),
     );
     expect(text[6]).toBe('Last halt: none in the last 2 KiB of history');
   });
@@ -96,7 +105,8 @@ describe('a history that cannot be read', () => {
       unreadable(file, Object.assign(new Error(`EACCES: permission denied, open '${file}'`), { code: 'EACCES' }))
         .message,
     ).toBe(
-      '.kanban-supervisor/events.jsonl: the event history cannot be read (permission denied). Give yourself read access (chmod u+r .kanban-supervisor/events.jsonl) and try again.',
+      '.kanban-supervisor/events.jsonl: the event history cannot be read (permission denied). ' +
+        'Give yourself read access (chmod u+r .kanban-supervisor/events.jsonl) and try again.',
     );
     const dir = boardWithEvents(runLines('r', 1));
     const io = () =>
@@ -105,7 +115,11 @@ describe('a history that cannot be read', () => {
       });
     expect(io).toThrow(InputError);
     expect(io).toThrow(
-      /events\.jsonl: the event history cannot be read \(i\/o error\)\. Move it aside \(mv .*events\.jsonl .*events\.jsonl\.old\) to start a new history, or restore it; the board itself is not affected\.$/,
+      new RegExp(
+        String.raw`events\.jsonl: the event history cannot be read \(i\/o error\)\. ` +
+          String.raw`Move it aside \(mv .*events\.jsonl .*events\.jsonl\.old\) to start a new history, ` +
+          String.raw`or restore it; the board itself is not affected\.$`,
+      ),
     );
   });
 

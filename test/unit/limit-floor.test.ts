@@ -24,7 +24,7 @@ const quiet = { signals: new EventEmitter() };
 const waits = (dir: string) => events(dir).filter((e) => e.type === 'limit_wait');
 const HOUR_AGO = new Date(START - 3_600_000).toISOString();
 
-describe('a usage limit whose reset cannot be waited for is a bounded wait with backoff, never a burst of calls', () => {
+describe('a usage limit whose reset cannot be waited for is a bounded wait with backoff, not a burst of calls', () => {
   it('a reset already past waits limit_wait, doubling on each repeat, and names the reset it did not use', async () => {
     const { dir, file } = board('  limit_wait: 1m\n');
     const world = fakeWorld();
@@ -39,32 +39,41 @@ describe('a usage limit whose reset cannot be waited for is a bounded wait with 
     expect(world.elapsed()).toBe(900_000);
   });
 
-  it('a reset that stays past forever ends at max_limit_wait with exit 69 after a handful of calls, logged as a Halt', async () => {
-    const { dir, file } = board('  limit_wait: 1m\n  max_limit_wait: 1h\n');
-    const world = fakeWorld();
-    // Were each limit re-run at once, this would be a burst: it answers ok after 50 calls to end such a test.
-    const fake = fakeAgents({
-      Implementor: Array.from({ length: 50 }, () => `stderr:limit reached, resets at ${HOUR_AGO}`),
-    });
-    const error = await supervise({ file, seams: { runAttempt: fake.runAttempt, clock: world.clock, ...quiet } }).catch(
-      (e: unknown) => e,
-    );
-    expect(error).toMatchObject({
-      exitCode: 69,
-      message: expect.stringMatching(
-        /later than max_limit_wait \(1h00m\) lets this run wait after waiting 31m00s already\./,
-      ),
-    });
-    // 1 + 2 + 4 + 8 + 16 minutes waited; the next 32 would pass the hour.
-    expect(fake.of('Implementor')).toHaveLength(6);
-    expect(world.elapsed()).toBe(31 * 60_000);
-    const log = read(dir, 'supervisor.log.md');
-    expect(log.match(/^### \S+ Halt$/gm)).toHaveLength(1);
-    expect(log).toMatch(
-      /\*\*Agent:\*\* Implementor {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n\*\*Issue:\*\* Usage limit \(node\) until \S+ after waiting 31m00s already, past max_limit_wait \(1h00m\)/,
-    );
-    expect(log).toContain('**Action:** Stopping (exit 69)');
-  });
+  it(
+    'a reset that stays past forever ends at max_limit_wait with exit 69 after a handful of calls, ' +
+      'logged as a Halt',
+    async () => {
+      const { dir, file } = board('  limit_wait: 1m\n  max_limit_wait: 1h\n');
+      const world = fakeWorld();
+      // Were each limit re-run at once, this would be a burst: it answers ok after 50 calls to end such a test.
+      const fake = fakeAgents({
+        Implementor: Array.from({ length: 50 }, () => `stderr:limit reached, resets at ${HOUR_AGO}`),
+      });
+      const error = await supervise({
+        file,
+        seams: { runAttempt: fake.runAttempt, clock: world.clock, ...quiet },
+      }).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        exitCode: 69,
+        message: expect.stringMatching(
+          /later than max_limit_wait \(1h00m\) lets this run wait after waiting 31m00s already\./,
+        ),
+      });
+      // 1 + 2 + 4 + 8 + 16 minutes waited; the next 32 would pass the hour.
+      expect(fake.of('Implementor')).toHaveLength(6);
+      expect(world.elapsed()).toBe(31 * 60_000);
+      const log = read(dir, 'supervisor.log.md');
+      expect(log.match(/^### \S+ Halt$/gm)).toHaveLength(1);
+      expect(log).toMatch(
+        new RegExp(
+          String.raw`\*\*Agent:\*\* Implementor {2}\n\*\*Task:\*\* tasks\/001\.md {2}\n` +
+            String.raw`\*\*Issue:\*\* Usage limit \(node\) until \S+ after waiting 31m00s already, ` +
+            String.raw`past max_limit_wait \(1h00m\)`,
+        ),
+      );
+      expect(log).toContain('**Action:** Stopping (exit 69)');
+    },
+  );
 
   it('a reset too large for a Date is "no reset given", never a RangeError', async () => {
     const { dir, file } = board('  limit_wait: 2m\n');

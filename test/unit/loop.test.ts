@@ -80,7 +80,7 @@ describe('the loop through a fake attempt runner', () => {
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: null$/m);
   });
 
-  it('retries invalid output with the very same invocation, logging each retry, and takes the first valid reply', async () => {
+  it('retries invalid output with the same invocation, logs each retry, and takes the first valid reply', async () => {
     const { dir, file } = board(1);
     const { calls, runAttempt } = fakeAgents({
       Implementor: ['garbage', '{"status": "maybe", "message": "x"}', { status: 'ok', message: 'third time' }],
@@ -122,24 +122,31 @@ describe('the loop through a fake attempt runner', () => {
     expect(read(dir, 'kanban.yaml')).toMatch(/^current: tasks\/002\.md$/m);
   });
 
-  it('stops with exit 5 at max_steps, and when the Manager picks the same task after ok replies max_same_task times', async () => {
-    const going = board(2, '  max_steps: 3\n');
-    const round = {
-      status: 'ok',
-      message: 'again',
-      next_task: 'tasks/001.md',
-      tasks: ['tasks/001.md', 'tasks/002.md'],
-    };
-    const other = { ...round, next_task: 'tasks/002.md' };
-    await expect(
-      supervise({ file: going.file, seams: { ...fakeAgents({ Manager: [other, round, other, round] }), ...quiet() } }),
-    ).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining('max_steps (3)') });
+  it(
+    'stops with exit 5 at max_steps, and when the Manager ' +
+      'picks the same task after ok replies max_same_task times',
+    async () => {
+      const going = board(2, '  max_steps: 3\n');
+      const round = {
+        status: 'ok',
+        message: 'again',
+        next_task: 'tasks/001.md',
+        tasks: ['tasks/001.md', 'tasks/002.md'],
+      };
+      const other = { ...round, next_task: 'tasks/002.md' };
+      await expect(
+        supervise({
+          file: going.file,
+          seams: { ...fakeAgents({ Manager: [other, round, other, round] }), ...quiet() },
+        }),
+      ).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining('max_steps (3)') });
 
-    const stuck = board(2, '  max_same_task: 2\n');
-    await expect(
-      supervise({ file: stuck.file, seams: { ...fakeAgents({ Manager: [round, round, round] }), ...quiet() } }),
-    ).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining('picked tasks/001.md again 2 times') });
-  });
+      const stuck = board(2, '  max_same_task: 2\n');
+      await expect(
+        supervise({ file: stuck.file, seams: { ...fakeAgents({ Manager: [round, round, round] }), ...quiet() } }),
+      ).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining('picked tasks/001.md again 2 times') });
+    },
+  );
 
   it('runs one step with --once and says so', async () => {
     const { file } = board(3);

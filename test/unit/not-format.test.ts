@@ -67,7 +67,7 @@ function fakeClock(start = Date.parse('2026-11-23T20:00:00Z')) {
 const quiet = { signals: new EventEmitter() };
 
 describe('failures that are not invalid output', () => {
-  it('waits out a usage limit until its reset (plus a margin) and re-runs the same attempt, spending no retry', async () => {
+  it('waits out a usage limit until its reset (plus a margin), re-runs the same attempt, spends no retry', async () => {
     const { dir, file } = board();
     const { clock, at } = fakeClock();
     const { worker, runAttempt } = agents([
@@ -110,42 +110,53 @@ describe('failures that are not invalid output', () => {
     ).toEqual([60_000, 120_000, 240_000]);
   });
 
-  it('ends with exit 69 when the reset is further off than max_limit_wait, saying when; a run started before then waits, never hitting the limit again', async () => {
-    const { dir, file } = board('  max_limit_wait: 1h\n');
-    const { clock, at } = fakeClock();
-    const first = agents([['', 'limit reached, resets in 7200s']]);
-    const error = await supervise({ file, seams: { runAttempt: first.runAttempt, clock, ...quiet } }).catch(
-      (e: unknown) => e,
-    );
-    expect(error).toMatchObject({
-      exitCode: 69,
-      resetAt: new Date(at() + 7_230_000),
-      message: expect.stringMatching(
-        /^Implementor's node usage limit resets at .* \(in 2h00m\), later than max_limit_wait \(1h00m\) lets this run wait\. The board is unchanged; run again after /,
-      ),
-    });
-    expect(JSON.parse(read(dir, '.kanban-supervisor/waiting.json'))).toMatchObject({
-      for: 'usage_limit',
-      until: new Date(at() + 7_230_000).toISOString(),
-      role: 'Implementor',
-    });
+  it(
+    'ends with exit 69 when the reset is further off than max_limit_wait, saying when; ' +
+      'a run started before then waits, never hitting the limit again',
+    async () => {
+      const { dir, file } = board('  max_limit_wait: 1h\n');
+      const { clock, at } = fakeClock();
+      const first = agents([['', 'limit reached, resets in 7200s']]);
+      const error = await supervise({ file, seams: { runAttempt: first.runAttempt, clock, ...quiet } }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({
+        exitCode: 69,
+        resetAt: new Date(at() + 7_230_000),
+        message: expect.stringMatching(
+          new RegExp(
+            String.raw`^Implementor's node usage limit resets at .* \(in 2h00m\), ` +
+              String.raw`later than max_limit_wait \(1h00m\) lets this run wait\. The board is unchanged; ` +
+              String.raw`run again after `,
+          ),
+        ),
+      });
+      expect(JSON.parse(read(dir, '.kanban-supervisor/waiting.json'))).toMatchObject({
+        for: 'usage_limit',
+        until: new Date(at() + 7_230_000).toISOString(),
+        role: 'Implementor',
+      });
 
-    // Started again an hour and a half later: it waits the rest (within max_limit_wait), then runs.
-    const later = fakeClock(at() + 5_400_000);
-    const second = agents([]);
-    await supervise({ file, seams: { runAttempt: second.runAttempt, clock: later.clock, ...quiet } });
-    expect(second.worker).toHaveLength(1);
-    expect(later.at()).toBeGreaterThanOrEqual(Date.parse('2026-11-23T20:00:00Z') + 7_230_000);
-    expect(existsSync(path.join(dir, '.kanban-supervisor/waiting.json'))).toBe(false);
-  });
+      // Started again an hour and a half later: it waits the rest (within max_limit_wait), then runs.
+      const later = fakeClock(at() + 5_400_000);
+      const second = agents([]);
+      await supervise({ file, seams: { runAttempt: second.runAttempt, clock: later.clock, ...quiet } });
+      expect(second.worker).toHaveLength(1);
+      expect(later.at()).toBeGreaterThanOrEqual(Date.parse('2026-11-23T20:00:00Z') + 7_230_000);
+      expect(existsSync(path.join(dir, '.kanban-supervisor/waiting.json'))).toBe(false);
+    },
+  );
 
-  it('stops at the first attempt with exit 2 and the login hint when the login is missing, logging a halt', async () => {
+  it('stops at the first attempt with exit 2 and the login hint when not logged in, logging a halt', async () => {
     const { dir, file } = board();
     const { worker, runAttempt } = agents([['', 'fatal: not logged in']]);
     await expect(supervise({ file, seams: { runAttempt, ...quiet } })).rejects.toMatchObject({
       exitCode: 2,
       message: expect.stringMatching(
-        /^roles\/implementor\.md: Implementor's node cannot work until someone logs in or fixes its account: fatal: not logged in\. Run my-cli login\. Then run again/,
+        new RegExp(
+          String.raw`^roles\/implementor\.md: Implementor's node cannot work until someone logs in or fixes its ` +
+            String.raw`account: fatal: not logged in\. Run my-cli login\. Then run again`,
+        ),
       ),
     });
     expect(worker).toHaveLength(1);
@@ -154,18 +165,22 @@ describe('failures that are not invalid output', () => {
     );
   });
 
-  it('backs off from a transient service error (doubling), not counted as a retry, and after transient_retries counts it as invalid output', async () => {
-    const { dir, file } = board('  transient_retries: 2\n  transient_backoff: 10s\n');
-    const { clock } = fakeClock();
-    const overloaded: [string, string] = ['', 'service overloaded, try later'];
-    const { worker, runAttempt } = agents([overloaded, overloaded, overloaded]);
-    await supervise({ file, seams: { runAttempt, clock, ...quiet } });
-    expect(worker).toHaveLength(4); // 1 + 2 backoffs, then a format retry that succeeds
-    expect(
-      events(dir)
-        .filter((e) => e.type === 'backoff')
-        .map((e) => e.waitMs),
-    ).toEqual([10_000, 20_000]);
-    expect(events(dir).filter((e) => e.type === 'retry')).toHaveLength(1);
-  });
+  it(
+    'backs off from a transient service error (doubling), not counted as a retry, ' +
+      'and after transient_retries counts it as invalid output',
+    async () => {
+      const { dir, file } = board('  transient_retries: 2\n  transient_backoff: 10s\n');
+      const { clock } = fakeClock();
+      const overloaded: [string, string] = ['', 'service overloaded, try later'];
+      const { worker, runAttempt } = agents([overloaded, overloaded, overloaded]);
+      await supervise({ file, seams: { runAttempt, clock, ...quiet } });
+      expect(worker).toHaveLength(4); // 1 + 2 backoffs, then a format retry that succeeds
+      expect(
+        events(dir)
+          .filter((e) => e.type === 'backoff')
+          .map((e) => e.waitMs),
+      ).toEqual([10_000, 20_000]);
+      expect(events(dir).filter((e) => e.type === 'retry')).toHaveLength(1);
+    },
+  );
 });

@@ -12,7 +12,7 @@ function notifier(url: string, warnings: string[], waitThresholdMs = 60_000): No
 }
 
 describe('the notifier of a run (a real HTTP server on 127.0.0.1)', () => {
-  it('tells each --watch wait once, not again for the same wait, and keeps the run and task from the events', async () => {
+  it('tells each --watch wait once, not again for the same wait, with the run and task from the events', async () => {
     const got = await receiver();
     const warnings: string[] = [];
     const n = notifier(`${got.base}/hook`, warnings);
@@ -74,11 +74,12 @@ describe('the notifier of a run (a real HTTP server on 127.0.0.1)', () => {
     await n.flush(300);
     expect(performance.now() - started).toBeLessThan(3_000);
     expect(warnings).toEqual([
-      `the run's end could not be told to http://127.0.0.1:${got.port}/… (json): no answer before the run's end stopped waiting. The run's exit code is unchanged.`,
+      `the run's end could not be told to http://127.0.0.1:${got.port}/… (json): ` +
+        `no answer before the run's end stopped waiting. The run's exit code is unchanged.`,
     ]);
   });
 
-  it('after a signal stopped the run, waits at most STOPPED_CAP_MS from the end, a hook run meanwhile counted in', async () => {
+  it("after a signal, waits at most STOPPED_CAP_MS from the run's end, a hook run meanwhile counted in", async () => {
     const got = await receiver('never');
     const warnings: string[] = [];
     const n = notifier(`${got.base}/hook`, warnings);

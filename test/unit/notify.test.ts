@@ -19,14 +19,18 @@ const target = (entry: string) => {
 };
 
 describe('maskUrl', () => {
-  it('keeps the scheme, a format prefix and the host (with its port), and hides path, query, fragment and user name', () => {
-    expect(maskUrl('https://hooks.slack.com/services/T000/B000/XXXX')).toBe('https://hooks.slack.com/…');
-    expect(maskUrl('https://ntfy.sh')).toBe('https://ntfy.sh');
-    expect(maskUrl('https://user:pw@ntfy.example.com')).toBe('https://ntfy.example.com/…');
-    expect(maskUrl('json+http://127.0.0.1:8080/?token=abc')).toBe('json+http://127.0.0.1:8080/…');
-    expect(maskUrl('https://example.com/#frag')).toBe('https://example.com/…');
-    expect(maskUrl('not a url at all')).toBe('…(set, 16 chars)');
-  });
+  it(
+    'keeps the scheme, a format prefix and the host (with its port), ' +
+      'and hides path, query, fragment and user name',
+    () => {
+      expect(maskUrl('https://hooks.slack.com/services/T000/B000/XXXX')).toBe('https://hooks.slack.com/…');
+      expect(maskUrl('https://ntfy.sh')).toBe('https://ntfy.sh');
+      expect(maskUrl('https://user:pw@ntfy.example.com')).toBe('https://ntfy.example.com/…');
+      expect(maskUrl('json+http://127.0.0.1:8080/?token=abc')).toBe('json+http://127.0.0.1:8080/…');
+      expect(maskUrl('https://example.com/#frag')).toBe('https://example.com/…');
+      expect(maskUrl('not a url at all')).toBe('…(set, 16 chars)');
+    },
+  );
 
   it('never shows a path, query or fragment token, whatever it holds', () => {
     const token = fc.stringMatching(/^[A-Za-z0-9_-]{8,30}$/);
@@ -40,7 +44,7 @@ describe('maskUrl', () => {
 });
 
 describe('a notify entry', () => {
-  it('takes its format from the URL: Slack webhooks, ntfy.sh and ntfy.* hosts, JSON otherwise; a prefix forces one', () => {
+  it('takes its format from the URL: Slack webhooks, ntfy.sh and ntfy.* hosts, else JSON; a prefix forces one', () => {
     expect(target('https://hooks.slack.com/services/T/B/X').format).toBe('slack');
     expect(target('https://ntfy.sh/topic').format).toBe('ntfy');
     expect(target('https://ntfy.example.org/topic').format).toBe('ntfy');
@@ -72,43 +76,54 @@ describe('a notify entry', () => {
     for (const reason of words) expect(reason).not.toContain('SECRETPATH');
   });
 
-  it('env:NAME is read from the environment: unset is returned to be warned of, a bad value is an error naming the variable', () => {
-    const entries = [
-      { entry: 'env:HOOK', where: '--notify' },
-      { entry: 'env:GONE', where: 'supervisor.notify[1]' },
-    ];
-    expect(resolveTargets(entries, { HOOK: 'https://ntfy.sh/t' })).toEqual({
-      targets: [{ ...target('https://ntfy.sh/t'), where: '--notify, env:HOOK' }],
-      unset: [{ name: 'GONE', where: 'supervisor.notify[1]' }],
-    });
-    expect(() => resolveTargets(entries, { HOOK: 'ftp://x/SECRET' })).toThrow(
-      /^--notify: the variable HOOK holds no usable target \(ftp:\/\/x\/… is not an http or https URL\)\. Set it to /,
-    );
-    expect(unsetNotifyVariables(['env:HOOK', 'env:GONE', 'desktop', 5], { HOOK: 'x' })).toEqual(['GONE']);
-    expect(
-      describeTargets(['env:HOOK', 'env:GONE', 'https://hooks.slack.com/services/T/B/X'], {
-        HOOK: 'https://ntfy.sh/secret-topic',
-      }),
-    ).toEqual([
-      'env:HOOK → https://ntfy.sh/… (ntfy)',
-      'env:GONE (not set: nothing is sent)',
-      'https://hooks.slack.com/… (slack)',
-    ]);
-  });
+  it(
+    'env:NAME is read from the environment: unset is returned to be warned of, ' +
+      'a bad value is an error naming the variable',
+    () => {
+      const entries = [
+        { entry: 'env:HOOK', where: '--notify' },
+        { entry: 'env:GONE', where: 'supervisor.notify[1]' },
+      ];
+      expect(resolveTargets(entries, { HOOK: 'https://ntfy.sh/t' })).toEqual({
+        targets: [{ ...target('https://ntfy.sh/t'), where: '--notify, env:HOOK' }],
+        unset: [{ name: 'GONE', where: 'supervisor.notify[1]' }],
+      });
+      expect(() => resolveTargets(entries, { HOOK: 'ftp://x/SECRET' })).toThrow(
+        new RegExp(
+          String.raw`^--notify: the variable HOOK holds no usable target \(ftp:\/\/x\/… is not an http or ` +
+            String.raw`https URL\)\. Set it to `,
+        ),
+      );
+      expect(unsetNotifyVariables(['env:HOOK', 'env:GONE', 'desktop', 5], { HOOK: 'x' })).toEqual(['GONE']);
+      expect(
+        describeTargets(['env:HOOK', 'env:GONE', 'https://hooks.slack.com/services/T/B/X'], {
+          HOOK: 'https://ntfy.sh/secret-topic',
+        }),
+      ).toEqual([
+        'env:HOOK → https://ntfy.sh/… (ntfy)',
+        'env:GONE (not set: nothing is sent)',
+        'https://hooks.slack.com/… (slack)',
+      ]);
+    },
+  );
 
-  it("supervisor.notify and notify_wait: defaults, --notify added after the board's, a bad entry or duration an error", () => {
-    expect(notifySettings({}, {})).toEqual({ notify: [], notifyWaitMs: 15 * 60_000 });
-    expect(notifySettings({ notify: ['desktop'], notify_wait: '1h' }, { notify: ['https://ntfy.sh/t'] })).toEqual({
-      notify: ['desktop', 'https://ntfy.sh/t'],
-      notifyWaitMs: 3_600_000,
-    });
-    expect(() => notifySettings({ notify: ['desktop', 'htp:/x/SECRET'] }, {})).toThrow(
-      /^kanban\.yaml: supervisor\.notify\[1\]: …\(set, 13 chars\) is not an http or https URL\. Write /,
-    );
-    expect(() => notifySettings({ notify_wait: 'soon' }, {})).toThrow(
-      'kanban.yaml: supervisor.notify_wait must be a duration like 90s, 20m or 1h30m (got "soon").',
-    );
-  });
+  it(
+    "supervisor.notify and notify_wait: defaults, --notify added after the board's, " +
+      'a bad entry or duration an error',
+    () => {
+      expect(notifySettings({}, {})).toEqual({ notify: [], notifyWaitMs: 15 * 60_000 });
+      expect(notifySettings({ notify: ['desktop'], notify_wait: '1h' }, { notify: ['https://ntfy.sh/t'] })).toEqual({
+        notify: ['desktop', 'https://ntfy.sh/t'],
+        notifyWaitMs: 3_600_000,
+      });
+      expect(() => notifySettings({ notify: ['desktop', 'htp:/x/SECRET'] }, {})).toThrow(
+        /^kanban\.yaml: supervisor\.notify\[1\]: …\(set, 13 chars\) is not an http or https URL\. Write /,
+      );
+      expect(() => notifySettings({ notify_wait: 'soon' }, {})).toThrow(
+        'kanban.yaml: supervisor.notify_wait must be a duration like 90s, 20m or 1h30m (got "soon").',
+      );
+    },
+  );
 });
 
 describe('a notice', () => {
@@ -177,7 +192,11 @@ describe('a notice', () => {
     const slack = requestFor(target('https://hooks.slack.com/services/T/B/X'), notice);
     expect(JSON.parse(slack.body)).toEqual({
       text: expect.stringMatching(
-        /^kanban-supervisor: night: halted for a person \(exit 4\)\nkanban-supervisor: The Manager halted — ask\.\nBoard: \/boards\/night\/kanban\.yaml · task: tasks\/002\.md · exit 4\nNext: Answer it/,
+        new RegExp(
+          String.raw`^kanban-supervisor: night: halted for a person \(exit 4\)\n` +
+            String.raw`kanban-supervisor: The Manager halted — ask\.\n` +
+            String.raw`Board: \/boards\/night\/kanban\.yaml · task: tasks\/002\.md · exit 4\nNext: Answer it`,
+        ),
       ),
     });
     const ntfy = requestFor(target('https://ntfy.sh/t'), { ...notice, title: 'night — halted' });
@@ -198,7 +217,8 @@ describe('a notice', () => {
       JSON.parse(requestFor(target('https://hooks.slack.com/services/T/B/X'), notice).body) as { text: string }
     ).text;
     expect(text).toContain(
-      'The Manager said: &lt;!channel&gt; @\u2060here &amp; &lt;https://evil.example/login|Click to re-authenticate&gt;',
+      'The Manager said: &lt;!channel&gt; @\u2060here &amp; &lt;https://evil.example/login|Click to ' +
+        're-authenticate&gt;',
     );
     expect(text).not.toMatch(/[<>]|@here/);
     expect(desktopArgv('linux', notice)?.[4]).toMatch(
@@ -218,7 +238,10 @@ describe('a notice', () => {
       'kanban-supervisor: night: done (exit 0)',
     ]);
     expect(desktopArgv('darwin', notice)?.[2]).toMatch(
-      /^display notification "Done: \\"all\\" \\\\ ok\nBoard: [\s\S]*" with title "kanban-supervisor: night: done \(exit 0\)"$/,
+      new RegExp(
+        String.raw`^display notification "Done: \\"all\\" \\\\ ok\n` +
+          String.raw`Board: [\s\S]*" with title "kanban-supervisor: night: done \(exit 0\)"$`,
+      ),
     );
     expect(desktopArgv('win32', notice)).toBeUndefined();
   });

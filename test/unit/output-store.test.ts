@@ -62,25 +62,32 @@ describe('attempt output retention', () => {
     ]);
   });
 
-  it("counts what earlier runs left, drops runs past keep_runs at the start, and never touches a person's file there", () => {
-    const dir = makeBoard({});
-    for (const run of ['r1', 'r2', 'r3']) {
-      const store = new OutputStore(dir, run, WIDE);
-      attempt(store, 1, 'tasks/a.md', `${run}\n`, `${run} err\n`);
+  it(
+    'counts what earlier runs left, drops runs past keep_runs at the start, ' +
+      "and never touches a person's file there",
+    () => {
+      const dir = makeBoard({});
+      for (const run of ['r1', 'r2', 'r3']) {
+        const store = new OutputStore(dir, run, WIDE);
+        attempt(store, 1, 'tasks/a.md', `${run}\n`, `${run} err\n`);
+        store.dispose();
+      }
+      writeFileSync(path.join(dir, RUNS, 'r1', 'notes.txt'), 'mine\n');
+      const store = new OutputStore(dir, 'r4', { ...WIDE, runs: 2, attempts: 2 });
+      expect(readdirSync(path.join(dir, RUNS)).sort()).toEqual(['r1', 'r3']);
+      expect(runFiles(dir, 'r1')).toEqual(['notes.txt']);
+      attempt(store, 1, 'tasks/a.md', 'r4\n');
+      attempt(store, 2, 'tasks/a.md', 'r4 again\n');
       store.dispose();
-    }
-    writeFileSync(path.join(dir, RUNS, 'r1', 'notes.txt'), 'mine\n');
-    const store = new OutputStore(dir, 'r4', { ...WIDE, runs: 2, attempts: 2 });
-    expect(readdirSync(path.join(dir, RUNS)).sort()).toEqual(['r1', 'r3']);
-    expect(runFiles(dir, 'r1')).toEqual(['notes.txt']);
-    attempt(store, 1, 'tasks/a.md', 'r4\n');
-    attempt(store, 2, 'tasks/a.md', 'r4 again\n');
-    store.dispose();
-    // Two attempts in all: r3's went first, as the oldest; the person's file is not an attempt.
-    expect(readdirSync(path.join(dir, RUNS)).sort()).toEqual(['r1', 'r4']);
-    expect(runFiles(dir, 'r1')).toEqual(['notes.txt']);
-    expect(runFiles(dir, 'r4')).toEqual(['000000001-implementor-1-tasks_a.out', '000000002-implementor-1-tasks_a.out']);
-  });
+      // Two attempts in all: r3's went first, as the oldest; the person's file is not an attempt.
+      expect(readdirSync(path.join(dir, RUNS)).sort()).toEqual(['r1', 'r4']);
+      expect(runFiles(dir, 'r1')).toEqual(['notes.txt']);
+      expect(runFiles(dir, 'r4')).toEqual([
+        '000000001-implementor-1-tasks_a.out',
+        '000000002-implementor-1-tasks_a.out',
+      ]);
+    },
+  );
 
   it('never follows a run folder swapped for a symlink: what it points at is neither counted nor removed', () => {
     const dir = makeBoard({});

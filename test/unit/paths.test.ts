@@ -75,7 +75,8 @@ describe('resolveAllInBoard', () => {
     // Enough paths through each folder that every one of them is listed, not stat'ed.
     for (let i = 0; i < 40; i++) paths.push(`out-folder/x${i}.md`, `in-folder/${i}.md`);
     expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
-    expect(realsTrue(dir, paths)).toBe(40 + 3 + 41); // tasks/0..39.md; tasks/./1.md, tasks/sub/../2.md, tasks/3.md/; in-folder/4.md and in-folder/0..39.md
+    // tasks/0..39.md; tasks/./1.md, tasks/sub/../2.md, tasks/3.md/; in-folder/4.md and in-folder/0..39.md
+    expect(realsTrue(dir, paths)).toBe(40 + 3 + 41);
   });
 
   it('answers like resolveInBoard for a few paths', () => {
@@ -85,28 +86,32 @@ describe('resolveAllInBoard', () => {
     expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
   });
 
-  it('sees a task file removed, added or turned into a folder between two checks of the same list, however recently the folder was listed', () => {
-    for (const age of [0, 60_000]) {
-      const dir = tempDir();
-      mkdirSync(path.join(dir, 'tasks'));
-      const paths = Array.from({ length: 40 }, (_, i) => `tasks/${i}.md`);
-      for (const p of paths.slice(1)) writeFileSync(path.join(dir, p), 'task\n');
-      // A folder last changed a minute ago is one whose listing may be kept.
-      const old = new Date(Date.now() - age);
-      utimesSync(path.join(dir, 'tasks'), old, old);
-      const answer = (p: string) => resolveAllInBoard(dir, paths)[paths.indexOf(p)];
-      expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
-      expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
-      rmSync(path.join(dir, 'tasks/5.md'));
-      expect(answer('tasks/5.md')).toMatchObject({ ok: true, file: false });
-      writeFileSync(path.join(dir, 'tasks/0.md'), 'new\n');
-      expect(answer('tasks/0.md')).toMatchObject({ ok: true, file: true });
-      rmSync(path.join(dir, 'tasks/7.md'));
-      mkdirSync(path.join(dir, 'tasks/7.md'));
-      expect(answer('tasks/7.md')).toMatchObject({ ok: true, file: false });
-      expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
-    }
-  });
+  it(
+    'sees a task file removed, added or turned into a folder between two checks of the same list, ' +
+      'however recently the folder was listed',
+    () => {
+      for (const age of [0, 60_000]) {
+        const dir = tempDir();
+        mkdirSync(path.join(dir, 'tasks'));
+        const paths = Array.from({ length: 40 }, (_, i) => `tasks/${i}.md`);
+        for (const p of paths.slice(1)) writeFileSync(path.join(dir, p), 'task\n');
+        // A folder last changed a minute ago is one whose listing may be kept.
+        const old = new Date(Date.now() - age);
+        utimesSync(path.join(dir, 'tasks'), old, old);
+        const answer = (p: string) => resolveAllInBoard(dir, paths)[paths.indexOf(p)];
+        expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+        expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+        rmSync(path.join(dir, 'tasks/5.md'));
+        expect(answer('tasks/5.md')).toMatchObject({ ok: true, file: false });
+        writeFileSync(path.join(dir, 'tasks/0.md'), 'new\n');
+        expect(answer('tasks/0.md')).toMatchObject({ ok: true, file: true });
+        rmSync(path.join(dir, 'tasks/7.md'));
+        mkdirSync(path.join(dir, 'tasks/7.md'));
+        expect(answer('tasks/7.md')).toMatchObject({ ok: true, file: false });
+        expect(all(dir, paths)).toEqual(paths.map((p) => oneByOne(dir, p)));
+      }
+    },
+  );
 });
 
 describe('resolveInBoard on paper', () => {

@@ -67,7 +67,8 @@ describe('role files and invocations', () => {
   const role = parseRole(
     'roles/implementor.md',
     'Implementor',
-    '---\ncommand: [agent, -p, "{{prompt}}", "--task={{task_file}}"]\nstdin: none\nenv: {DEBUG: 1}\n---\nDo {{ task_file }} for {{role}}.\n',
+    '---\ncommand: [agent, -p, "{{prompt}}", "--task={{task_file}}"]\nstdin: none\nenv: {DEBUG: 1}\n---\n' +
+      'Do {{ task_file }} for {{role}}.\n',
   ).role as Role;
   const place = {
     boardDir: '/board',
@@ -116,7 +117,7 @@ describe('role files and invocations', () => {
     expect(plain).toMatchObject({ stdin: 'prompt', output: 'auto', prompt: 'Hello\n' });
   });
 
-  it('returns every problem of a role file at once, each with its line, and "did you mean" for a misspelled key', () => {
+  it('returns every problem of a role file at once, each with its line, "did you mean" for a misspelled key', () => {
     const check = parseRole(
       'roles/x.md',
       'X',

@@ -21,41 +21,46 @@ function mounts(args: string[]): string[] {
 describe('the fence (bubblewrap argv built from a role, the board and this machine)', () => {
   const spec = { write: [], read: [], hide: [], network: true };
 
-  it("makes the whole file system read-only, /tmp fresh, the board writable and the supervisor's state read-only, in that order", () => {
-    const fence = buildFence(spec, place({}));
-    expect(fence.args.slice(0, 9)).toEqual([
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      '--tmpfs',
-      '/tmp',
-    ]);
-    const m = mounts(fence.args);
-    expect(m.indexOf('--bind /work/board /work/board')).toBeGreaterThan(m.indexOf('--tmpfs /tmp'));
-    expect(m.indexOf('--ro-bind /work/board/.kanban-supervisor /work/board/.kanban-supervisor')).toBeGreaterThan(
-      m.indexOf('--bind /work/board /work/board'),
-    );
-    expect(fence.args.slice(-17)).toEqual([
-      ...['--unshare-user', '--uid', '65534', '--gid', '65534', '--cap-drop', 'ALL'],
-      ...['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'],
-      ...['--setenv', 'TMPDIR', '/tmp', '--chdir', '/work/board', '--'],
-    ]);
-    expect(fence.args).not.toContain('--new-session'); // it would take the agent out of the group the supervisor kills
-    expect(fence.args).not.toContain('--die-with-parent'); // it would kill the agent without its kill_grace
-    expect(fence.args).not.toContain('--unshare-net');
-    expect(fence).toMatchObject({
-      program: '/usr/bin/bwrap',
-      writable: ['/work/board'],
-      readOnly: ['/work/board/.kanban-supervisor'],
-      readable: [],
-      hidden: [],
-      network: true,
-    });
-  });
+  it(
+    "makes the whole file system read-only, /tmp fresh, the board writable and the supervisor's state read-only, " +
+      'in that order',
+    () => {
+      const fence = buildFence(spec, place({}));
+      expect(fence.args.slice(0, 9)).toEqual([
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--tmpfs',
+        '/tmp',
+      ]);
+      const m = mounts(fence.args);
+      expect(m.indexOf('--bind /work/board /work/board')).toBeGreaterThan(m.indexOf('--tmpfs /tmp'));
+      expect(m.indexOf('--ro-bind /work/board/.kanban-supervisor /work/board/.kanban-supervisor')).toBeGreaterThan(
+        m.indexOf('--bind /work/board /work/board'),
+      );
+      expect(fence.args.slice(-17)).toEqual([
+        ...['--unshare-user', '--uid', '65534', '--gid', '65534', '--cap-drop', 'ALL'],
+        ...['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'],
+        ...['--setenv', 'TMPDIR', '/tmp', '--chdir', '/work/board', '--'],
+      ]);
+      // It would take the agent out of the group the supervisor kills.
+      expect(fence.args).not.toContain('--new-session');
+      expect(fence.args).not.toContain('--die-with-parent'); // it would kill the agent without its kill_grace
+      expect(fence.args).not.toContain('--unshare-net');
+      expect(fence).toMatchObject({
+        program: '/usr/bin/bwrap',
+        writable: ['/work/board'],
+        readOnly: ['/work/board/.kanban-supervisor'],
+        readable: [],
+        hidden: [],
+        network: true,
+      });
+    },
+  );
 
   it('cuts the network with network: false', () => {
     expect(buildFence({ ...spec, network: false }, place({})).args).toContain('--unshare-net');
@@ -83,15 +88,19 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     expect(fence.hidden).toEqual(['/data/keys', '/var/agent/ssh.sock']);
   });
 
-  it('binds declared writable paths (~/ in the home folder, relative in the board folder); a missing one is not bound and is listed', () => {
-    const fence = buildFence(
-      { ...spec, write: ['~/.claude', 'out/../build', '/opt/cache', '~/.codex'] },
-      place({ '/home/ann/.claude': 'dir', '/work/board/build': 'dir', '/opt/cache': 'dir' }),
-    );
-    expect(fence.writable).toEqual(['/work/board', '/home/ann/.claude', '/work/board/build', '/opt/cache']);
-    expect(fence.missing).toEqual(['~/.codex']);
-    expect(mounts(fence.args)).toContain('--bind /home/ann/.claude /home/ann/.claude');
-  });
+  it(
+    'binds declared writable paths (~/ in the home folder, relative in the board folder); ' +
+      'a missing one is not bound and is listed',
+    () => {
+      const fence = buildFence(
+        { ...spec, write: ['~/.claude', 'out/../build', '/opt/cache', '~/.codex'] },
+        place({ '/home/ann/.claude': 'dir', '/work/board/build': 'dir', '/opt/cache': 'dir' }),
+      );
+      expect(fence.writable).toEqual(['/work/board', '/home/ann/.claude', '/work/board/build', '/opt/cache']);
+      expect(fence.missing).toEqual(['~/.codex']);
+      expect(mounts(fence.args)).toContain('--bind /home/ann/.claude /home/ann/.claude');
+    },
+  );
 
   it('lets a declared writable path that is also a default hidden one win: it is writable, not hidden', () => {
     const fence = buildFence(
@@ -114,21 +123,26 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     );
   });
 
-  it("keeps the repository's git folders read-only when they lie inside a writable path, last, whatever is declared", () => {
-    const inside = buildFence(
-      { ...spec, write: ['.git/hooks'] },
-      place({ '/work/board/.git/hooks': 'dir' }, {}, { gitDirs: ['/work/board/.git', '/elsewhere/.git'] }),
-    );
-    expect(inside.readOnly).toEqual(['/work/board/.kanban-supervisor', '/work/board/.git']);
-    const m = mounts(inside.args);
-    expect(m.indexOf('--ro-bind /work/board/.git /work/board/.git')).toBeGreaterThan(
-      m.indexOf('--bind /work/board/.git/hooks /work/board/.git/hooks'),
-    );
-    const above = buildFence(spec, place({}, {}, { gitDirs: ['/work/.git'] }));
-    expect(above.readOnly).toEqual(['/work/board/.kanban-supervisor']); // read-only already: nothing writable holds it
-  });
+  it(
+    "keeps the repository's git folders read-only when they " +
+      'lie inside a writable path, last, whatever is declared',
+    () => {
+      const inside = buildFence(
+        { ...spec, write: ['.git/hooks'] },
+        place({ '/work/board/.git/hooks': 'dir' }, {}, { gitDirs: ['/work/board/.git', '/elsewhere/.git'] }),
+      );
+      expect(inside.readOnly).toEqual(['/work/board/.kanban-supervisor', '/work/board/.git']);
+      const m = mounts(inside.args);
+      expect(m.indexOf('--ro-bind /work/board/.git /work/board/.git')).toBeGreaterThan(
+        m.indexOf('--bind /work/board/.git/hooks /work/board/.git/hooks'),
+      );
+      const above = buildFence(spec, place({}, {}, { gitDirs: ['/work/.git'] }));
+      // Read-only already: nothing writable holds it.
+      expect(above.readOnly).toEqual(['/work/board/.kanban-supervisor']);
+    },
+  );
 
-  it('keeps the board file, the role files and the Log read-only, last, even where a role declares them writable', () => {
+  it('keeps the board file, the role files and the Log read-only, last, even if a role declares them writable', () => {
     const own = ['/work/board/kanban.yaml', '/work/board/roles', '/work/board/supervisor.log.md'];
     const fence = buildFence({ ...spec, write: ['roles'] }, place({ '/work/board/roles': 'dir' }, {}, { own }));
     expect(fence.readOnly).toEqual(['/work/board/.kanban-supervisor', ...own]);
@@ -139,7 +153,8 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
     expect(m.indexOf('--ro-bind /work/board/kanban.yaml /work/board/kanban.yaml')).toBeGreaterThan(
       m.indexOf('--bind /work/board /work/board'),
     );
-    const elsewhere = buildFence(spec, place({}, {}, { own: ['/shared/roles'] })); // role files linked from outside any writable path are read-only already
+    // Role files linked from outside any writable path are read-only already.
+    const elsewhere = buildFence(spec, place({}, {}, { own: ['/shared/roles'] }));
     expect(elsewhere.readOnly).toEqual(['/work/board/.kanban-supervisor']);
   });
 
@@ -191,7 +206,8 @@ describe('sandbox: in a role file', () => {
     ['sandbox: {netwrk: false}', 'front-matter sandbox has an unknown key "netwrk". Did you mean network?'],
     [
       'sandbox: yes',
-      'front-matter sandbox must be a boolean or an object (got "yes"). Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], read: [~/.gitconfig], network: false}`.',
+      'front-matter sandbox must be a boolean or an object (got "yes"). Use `sandbox: true`, ' +
+        'or a map such as `sandbox: {write: [~/.cache/tool], read: [~/.gitconfig], network: false}`.',
     ],
   ])('refuses %s with one problem, its line and the fix', (line, message) => {
     const check = parseRole('roles/a.md', 'A', `---\ncommand: [agent]\n${line}\n---\nDo it.\n`);
@@ -229,7 +245,7 @@ describe('where the fence cannot be built', () => {
 });
 
 describe("the repository's git folders", () => {
-  it('are the nearest .git folder up the tree, or for a worktree its .git file, its git folder and the common one', () => {
+  it('are the nearest .git folder up the tree, or for a worktree its .git file, git folder and the common one', () => {
     const root = tempDir();
     mkdirSync(path.join(root, 'repo/.git/worktrees/wt'), { recursive: true });
     mkdirSync(path.join(root, 'repo/board'), { recursive: true });

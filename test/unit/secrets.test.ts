@@ -11,30 +11,34 @@ import { tempDir } from '../helpers.js';
 import { mask, maskArgv, maskDeep, maskText, secretValues } from '../../src/util/secrets.js';
 
 describe('the one rule for secrets', () => {
-  it('masks the value after a key-like flag, a key-like --flag=value, an HTTP credential and well-known keys in argv', () => {
-    const argv = [
-      'tool',
-      '--api-key',
-      'sk-abc',
-      '--auth-token=xyz12345',
-      '-H',
-      'Authorization: Bearer abcdefgh12345',
-      '--model',
-      'opus',
-      'ghp_abcdefghijklmnopqrstuvwx',
-    ];
-    expect(maskArgv(argv)).toEqual([
-      'tool',
-      '--api-key',
-      mask('sk-abc'),
-      `--auth-token=${mask('xyz12345')}`,
-      '-H',
-      `Authorization: Bearer ${mask('abcdefgh12345')}`,
-      '--model',
-      'opus',
-      mask('ghp_abcdefghijklmnopqrstuvwx'),
-    ]);
-  });
+  it(
+    'masks the value after a key-like flag, a key-like --flag=value, an HTTP credential and well-known keys in ' +
+      'argv',
+    () => {
+      const argv = [
+        'tool',
+        '--api-key',
+        'sk-abc',
+        '--auth-token=xyz12345',
+        '-H',
+        'Authorization: Bearer abcdefgh12345',
+        '--model',
+        'opus',
+        'ghp_abcdefghijklmnopqrstuvwx',
+      ];
+      expect(maskArgv(argv)).toEqual([
+        'tool',
+        '--api-key',
+        mask('sk-abc'),
+        `--auth-token=${mask('xyz12345')}`,
+        '-H',
+        `Authorization: Bearer ${mask('abcdefgh12345')}`,
+        '--model',
+        'opus',
+        mask('ghp_abcdefghijklmnopqrstuvwx'),
+      ]);
+    },
+  );
 
   it('masks known values anywhere in text, longest first, and leaves prose alone', () => {
     const secrets = secretValues(
@@ -108,22 +112,26 @@ describe('the one rule for secrets', () => {
 });
 
 describe("a board's secret values", () => {
-  it("are the values of secret-named variables of the environment and of every role's env:, longest first, no other", () => {
-    const dir = tempDir();
-    mkdirSync(path.join(dir, 'roles'));
-    const roleFile = (env: string) => `---\ncommand: [agent]\nenv:\n${env}---\nDo it.\n`;
-    writeFileSync(
-      path.join(dir, 'roles/implementor.md'),
-      roleFile('  DB_PASSWORD: role-password-1\n  REGION: eu-west-1\n'),
-    );
-    // A role file with problems still names its secrets.
-    writeFileSync(
-      path.join(dir, 'roles/broken.md'),
-      roleFile('  GH_TOKEN: ghp-very-long-value-2\n').replace('[agent]', '7'),
-    );
-    const env = { DEPLOY_TOKEN: 'deploy-value', HOME: '/home/ann-with-long-name', API_KEY: 'short' };
-    expect(boardSecrets(dir, env)).toEqual(['ghp-very-long-value-2', 'role-password-1', 'deploy-value']);
-  });
+  it(
+    'are the values of secret-named variables of the environment ' +
+      "and of every role's env:, longest first, no other",
+    () => {
+      const dir = tempDir();
+      mkdirSync(path.join(dir, 'roles'));
+      const roleFile = (env: string) => `---\ncommand: [agent]\nenv:\n${env}---\nDo it.\n`;
+      writeFileSync(
+        path.join(dir, 'roles/implementor.md'),
+        roleFile('  DB_PASSWORD: role-password-1\n  REGION: eu-west-1\n'),
+      );
+      // A role file with problems still names its secrets.
+      writeFileSync(
+        path.join(dir, 'roles/broken.md'),
+        roleFile('  GH_TOKEN: ghp-very-long-value-2\n').replace('[agent]', '7'),
+      );
+      const env = { DEPLOY_TOKEN: 'deploy-value', HOME: '/home/ann-with-long-name', API_KEY: 'short' };
+      expect(boardSecrets(dir, env)).toEqual(['ghp-very-long-value-2', 'role-password-1', 'deploy-value']);
+    },
+  );
 });
 
 describe('the event log', () => {

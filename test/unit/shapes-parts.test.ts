@@ -81,7 +81,8 @@ describe('the tail of events.jsonl', () => {
     );
     const torn = '{"time":"t","type":"done","ru';
     writeFileSync(path.join(dir, '.kanban-supervisor/events.jsonl'), `${lines.join('\n')}\n${torn}`);
-    const window = torn.length + 10 * ((lines[99] as string).length + 1) + 5; // the torn end, ten lines and the end of one more, cut
+    // The torn end, ten lines and the end of one more, cut.
+    const window = torn.length + 10 * ((lines[99] as string).length + 1) + 5;
     expect(tailEvents(dir, window).map((e) => e.step)).toEqual([91, 92, 93, 94, 95, 96, 97, 98, 99, 100]);
     expect(tailEvents(dir).map((e) => e.step)).toHaveLength(100);
     expect(tailEvents(tempDir())).toEqual([]);
@@ -103,7 +104,8 @@ describe('how the new events are shown', () => {
         style,
       ),
     ).toBe(
-      '⏸ waiting for an edit of kanban.yaml, a task or a role file — halted for a person: The Manager halted: port?',
+      '⏸ waiting for an edit of kanban.yaml, a task or a role file — halted for a person: ' +
+        'The Manager halted: port?',
     );
     expect(
       eventLine(at({ type: 'waiting', outcome: 'done', reason: 'r', via: 'polling', why: 'ENOSPC' }), style),
@@ -128,7 +130,8 @@ describe('how the new events are shown', () => {
       ),
     ).toBe('step 3 · Reviewer (periodic) · 2 task(s) done since its last run');
     expect(eventLine(at({ type: 'handed_to_manager', role: 'Implementor', attempts: 4 }), style)).toBe(
-      '  ✗ Implementor gave no valid reply in 4 attempts; the Manager gets {"status": "error"} for it (on_exhausted: manager)',
+      '  ✗ Implementor gave no valid reply in 4 attempts; ' +
+        'the Manager gets {"status": "error"} for it (on_exhausted: manager)',
     );
   });
 

@@ -138,30 +138,34 @@ describe('the shared folder', () => {
     });
   });
 
-  it('holds what one supervisor recorded for the next, privately; a stale entry is removed, with a note unless its own board learnt it', () => {
-    const s = shared();
-    expect(lookForSharedLimit(s, START, '/b/kanban.yaml')).toEqual({});
-    expect(recordSharedLimit(s, '/a/kanban.yaml', START, START + 60_000)).toBeUndefined();
-    expect(readdirSync(path.dirname(file(s)))).toEqual([account.file]); // no temp file left
-    expect(JSON.parse(readFileSync(file(s), 'utf8'))).toEqual({
-      cli: 'fake',
-      account: account.description,
-      until: new Date(START + 60_000).toISOString(),
-      board: '/a/kanban.yaml',
-      since: new Date(START).toISOString(),
-    });
-    expect(execFileSync('stat', ['-c', '%a', file(s)], { encoding: 'utf8' }).trim()).toBe('600');
-    expect(lookForSharedLimit(s, START + 1000, '/b/kanban.yaml').limit).toMatchObject({
-      until: START + 60_000,
-      file: file(s),
-    });
-    expect(lookForSharedLimit(s, START + 60_000, '/b/kanban.yaml').ignored).toMatch(/: stale: its limit ended at /);
-    expect(existsSync(file(s))).toBe(false);
-    // The board that learnt it removes its own stale entry without a note.
-    recordSharedLimit(s, '/a/kanban.yaml', START, START + 60_000);
-    expect(lookForSharedLimit(s, START + 60_000, '/a/kanban.yaml')).toEqual({});
-    expect(existsSync(file(s))).toBe(false);
-  });
+  it(
+    'holds what one supervisor recorded for the next, privately; a stale entry is removed, ' +
+      'with a note unless its own board learnt it',
+    () => {
+      const s = shared();
+      expect(lookForSharedLimit(s, START, '/b/kanban.yaml')).toEqual({});
+      expect(recordSharedLimit(s, '/a/kanban.yaml', START, START + 60_000)).toBeUndefined();
+      expect(readdirSync(path.dirname(file(s)))).toEqual([account.file]); // no temp file left
+      expect(JSON.parse(readFileSync(file(s), 'utf8'))).toEqual({
+        cli: 'fake',
+        account: account.description,
+        until: new Date(START + 60_000).toISOString(),
+        board: '/a/kanban.yaml',
+        since: new Date(START).toISOString(),
+      });
+      expect(execFileSync('stat', ['-c', '%a', file(s)], { encoding: 'utf8' }).trim()).toBe('600');
+      expect(lookForSharedLimit(s, START + 1000, '/b/kanban.yaml').limit).toMatchObject({
+        until: START + 60_000,
+        file: file(s),
+      });
+      expect(lookForSharedLimit(s, START + 60_000, '/b/kanban.yaml').ignored).toMatch(/: stale: its limit ended at /);
+      expect(existsSync(file(s))).toBe(false);
+      // The board that learnt it removes its own stale entry without a note.
+      recordSharedLimit(s, '/a/kanban.yaml', START, START + 60_000);
+      expect(lookForSharedLimit(s, START + 60_000, '/a/kanban.yaml')).toEqual({});
+      expect(existsSync(file(s))).toBe(false);
+    },
+  );
 
   it('never follows a symlink planted as an entry, reading or writing, nor blocks on a FIFO', () => {
     const s = shared();
@@ -265,7 +269,7 @@ describe('supervisors of one account', () => {
     );
   });
 
-  it("supervisor.shared_limits names the folder instead of the user's state folder, relative to the board", async () => {
+  it("supervisor.shared_limits names a folder instead of the user's state folder, relative to the board", async () => {
     const pool = tempDir('ks-pool-');
     // Boards are made in the temp folder too (tempDir): the pool is their sibling.
     await learnt('90s', `  max_limit_wait: 1m\n  shared_limits: ../${path.basename(pool)}\n`);
@@ -289,7 +293,7 @@ describe('supervisors of one account', () => {
     );
   });
 
-  it("keeps a command without an adapter to its board: one bash role's reset 300 days away stops no other board", async () => {
+  it("keeps a command with no adapter to its board: a bash role's reset in 300 days stops no other board", async () => {
     const bash = ['bash', 'agent.sh'];
     await learnt(`${300 * 86_400}s`, '  max_retries: 1\n', bash);
     expect(existsSync(path.join(String(process.env.XDG_STATE_HOME), 'kanban-supervisor'))).toBe(false);
@@ -311,7 +315,10 @@ describe('supervisors of one account', () => {
       supervise({ file: b.file, seams: { runAttempt: bAgents.runAttempt, clock: second.clock, ...quiet } }),
     ).rejects.toMatchObject({
       exitCode: 2,
-      message: `${pool} can be written by anyone (mode 777): another user could make every supervisor of this account wait, or never wait. Make it yours alone (chmod go-w, chown), or set supervisor.shared_limits to a folder only you can write.`,
+      message:
+        `${pool} can be written by anyone (mode 777): another user could make every supervisor of this account ` +
+        `wait, or never wait. Make it yours alone (chmod go-w, chown), or set supervisor.shared_limits to a ` +
+        `folder only you can write.`,
     });
     expect(bAgents.calls).toEqual([]);
     chmodSync(pool, 0o700);
@@ -349,7 +356,8 @@ describe('supervisors of one account', () => {
     const file = String(events(b.dir).find((e) => e.type === 'limit_wait')?.sharedFile);
     expect(file).toMatch(/\.json$/);
     expect(text).toContain(
-      `Learnt from the supervisor of ${a.file} at ${localStamp(new Date(START).toISOString())}, in ${file}: if the account is no longer limited, remove that file`,
+      `Learnt from the supervisor of ${a.file} at ${localStamp(new Date(START).toISOString())}, in ${file}: ` +
+        `if the account is no longer limited, remove that file`,
     );
     // The next run does not take that wait over as its own: it looks at the shared entry again.
     const again = fakeClock();

@@ -59,7 +59,8 @@ describe('status as a person reads it', () => {
   it("shows each reply's mark and message start, the task's title, and the last run's spend per role", () => {
     const text = formatStatus(report(), NOW);
     expect(text).toContain(
-      '    tasks/001.md  Implementor  ⊘ replied blocked: Needs a key for staging (1.2s, step 1 of the last run) — Write it\n',
+      '    tasks/001.md  Implementor  ⊘ replied blocked: Needs a key for staging (1.2s, step 1 of the last run) ' +
+        '— Write it\n',
     );
     expect(text).toContain(
       '  spent: $1.25, 42k tokens (Implementor $1.00, 40k tokens · Manager $0.250, 2.0k tokens)\n',
@@ -80,11 +81,19 @@ describe('status as a person reads it', () => {
     };
     const live = formatStatus(report({ waiting: { ...waiting, active: true } }), NOW);
     expect(live).toMatch(
-      /^Waiting: for claude's usage limit to reset at \S+ \S+ \(in 1h00m\), since \S+ \S+ \(Implementor on tasks\/002\.md\)\. The CLI said: You've hit your limit/m,
+      new RegExp(
+        String.raw`^Waiting: for claude's usage limit to reset at \S+ \S+ \(in 1h00m\), ` +
+          String.raw`since \S+ \S+ \(Implementor on tasks\/002\.md\)\. The CLI said: You've hit your limit`,
+        'm',
+      ),
     );
     const after = formatStatus(report({ waiting: { ...waiting, active: false } }), NOW);
     expect(after).toMatch(
-      /^Usage limit: the last run stopped for claude's usage limit, which resets at \S+ \S+ \(in 1h00m\); a run started before then waits for it\./m,
+      new RegExp(
+        String.raw`^Usage limit: the last run stopped for claude's usage limit, ` +
+          String.raw`which resets at \S+ \S+ \(in 1h00m\); a run started before then waits for it\.`,
+        'm',
+      ),
     );
   });
 
@@ -99,20 +108,30 @@ describe('status as a person reads it', () => {
       invalid: 'kanban.yaml:3: /current "x" is not in /tasks',
     };
     expect(formatStatus(report({ waiting: { ...waiting, active: true } }), NOW)).toMatch(
-      /^Waiting: resident \(--watch\) since \S+ \S+, for an edit of kanban\.yaml, a task or a role file; it would have ended: Done: the board has no next task\. Your last edit does not validate yet: kanban\.yaml:3:/m,
+      new RegExp(
+        String.raw`^Waiting: resident \(--watch\) since \S+ \S+, for an edit of kanban\.yaml, ` +
+          String.raw`a task or a role file; it would have ended: Done: the board has no next task\. ` +
+          String.raw`Your last edit does not validate yet: kanban\.yaml:3:`,
+        'm',
+      ),
     );
   });
 
-  it('says on a board with no current task how to run one (a task added to a finished board never runs by itself)', () => {
+  it('says on a board with no current task how to run one (a task added to a done board never runs by itself)', () => {
     const text = formatStatus(report({ current: null }), NOW);
     expect(text.split('\n')[0]).toBe(
-      'kanban.yaml · phase execute · current (none: nothing left to run. To run a task, set `current:` in kanban.yaml to its path (one of tasks).)',
+      'kanban.yaml · phase execute · current (none: nothing left to run. To run a task, ' +
+        'set `current:` in kanban.yaml to its path (one of tasks).)',
     );
   });
 
   it('says plainly that phase complete keeps the current task from running, and the fix', () => {
     expect(formatStatus(report({ phase: 'complete', completeWithCurrent: true }), NOW)).toMatch(
-      /^Note: phase is complete, so a run stops at once and tasks\/002\.md is not run\. To run it, set phase to another value/m,
+      new RegExp(
+        String.raw`^Note: phase is complete, so a run stops at once and tasks\/002\.md is not run\. To run it, ` +
+          String.raw`set phase to another value`,
+        'm',
+      ),
     );
   });
 
@@ -132,7 +151,12 @@ describe('status as a person reads it', () => {
       NOW,
     );
     expect(text).toMatch(
-      /^Last run: started \S+ \S+, 1 step\(s\): halted for a person: the Manager asked for one\. Answer it \(edit the task file or kanban\.yaml\), then run again \(exit 4\) — The Manager halted for a person/m,
+      new RegExp(
+        String.raw`^Last run: started \S+ \S+, 1 step\(s\): halted for a person: the Manager asked for one\. ` +
+          String.raw`Answer it \(edit the task file or kanban\.yaml\), then run again \(exit 4\) ` +
+          String.raw`— The Manager halted for a person`,
+        'm',
+      ),
     );
     expect(text).not.toContain('HaltedForHumanError');
   });

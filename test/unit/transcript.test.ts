@@ -34,16 +34,20 @@ const REPLY = 'Here is my reply.\n\n```json\n{\n  "status": "ok",\n  "message": 
 const WROTE = 'Wrote hello.txt.\n\n```json\n{"status":"ok","message":"wrote hello.txt"}\n```';
 
 describe('transcript of each known CLI, on its recorded output', () => {
-  it('Claude: the assistant text in full, a tool call as the status line words it, nothing for init, tool results and the result', () => {
-    expect(events('claude-reply.stream.jsonl').map((e) => claude.transcript?.(e, '/tmp'))).toEqual([
-      undefined,
-      REPLY,
-      undefined,
-    ]);
-    const tool = events('claude-tool.stream.jsonl');
-    expect(tool.map((e) => claude.transcript?.(e))).toEqual([undefined, 'Write: hello.txt', null, WROTE, undefined]);
-    expect(claude.activity(tool[3] as Record<string, unknown>)).toBe('Wrote hello.txt.');
-  });
+  it(
+    'Claude: the assistant text in full, a tool call as the status line words it, nothing for init, ' +
+      'tool results and the result',
+    () => {
+      expect(events('claude-reply.stream.jsonl').map((e) => claude.transcript?.(e, '/tmp'))).toEqual([
+        undefined,
+        REPLY,
+        undefined,
+      ]);
+      const tool = events('claude-tool.stream.jsonl');
+      expect(tool.map((e) => claude.transcript?.(e))).toEqual([undefined, 'Write: hello.txt', null, WROTE, undefined]);
+      expect(claude.activity(tool[3] as Record<string, unknown>)).toBe('Wrote hello.txt.');
+    },
+  );
 
   it('Codex: the agent message in full, a file change once', () => {
     expect(events('codex-reply.jsonl').map((e) => codex.transcript?.(e))).toEqual([
@@ -88,24 +92,32 @@ describe('Transcript', () => {
     expect(await shown(gemini, [recorded('gemini-reply.stream.jsonl')])).toBe(`${REPLY}\n`);
   });
 
-  it("passes other lines on as they are, puts a piece's line to an end before the next line, and cleans the text on a terminal", async () => {
-    const piece = (content: string) =>
-      `${JSON.stringify({ type: 'message', role: 'assistant', content, delta: true })}\n`;
-    const out = [
-      'plain line\n',
-      '{"not":"gemini"}\n',
-      piece('one, '),
-      piece('two'),
-      'after\n',
-      '{broken\n',
-      'no end',
-    ].join('');
-    expect(await shown(gemini, [Buffer.from(out)])).toBe(
-      'plain line\n{"not":"gemini"}\none, two\nafter\n{broken\nno end',
-    );
-    const red = `${JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: '\x1b[31mred\x1b[0m text' }] } })}\n`;
-    expect(await shown(claude, [Buffer.from(red)], true)).toBe('red text\n');
-  });
+  it(
+    "passes other lines on as they are, puts a piece's line to an end before the next line, " +
+      'and cleans the text on a terminal',
+    async () => {
+      const piece = (content: string) =>
+        `${JSON.stringify({ type: 'message', role: 'assistant', content, delta: true })}\n`;
+      const out = [
+        'plain line\n',
+        '{"not":"gemini"}\n',
+        piece('one, '),
+        piece('two'),
+        'after\n',
+        '{broken\n',
+        'no end',
+      ].join('');
+      expect(await shown(gemini, [Buffer.from(out)])).toBe(
+        'plain line\n{"not":"gemini"}\none, two\nafter\n{broken\nno end',
+      );
+      const red =
+        JSON.stringify({
+          type: 'assistant',
+          message: { content: [{ type: 'text', text: '\x1b[31mred\x1b[0m text' }] },
+        }) + '\n';
+      expect(await shown(claude, [Buffer.from(red)], true)).toBe('red text\n');
+    },
+  );
 
   it('drops a line too long to parse when its type never shows, passes any other on whole', async () => {
     const big = 'x'.repeat(300 * 1024);

@@ -85,17 +85,21 @@ describe('attemptUsage on what the real CLIs printed', () => {
     expect(attemptUsage(recording('codex-429-reset').stdout, ['codex'])).toBeUndefined();
   });
 
-  it("Gemini CLI: every model's tokens, the router's included; thoughts count as output (json and stream-json agree)", () => {
-    const expected = { inputTokens: 2400, cachedInputTokens: 1600, outputTokens: 200, totalTokens: 2600 };
-    expect(attemptUsage(recording('gemini-reply').stdout, ['gemini'])).toEqual(expected);
-    expect(attemptUsage(recording('gemini-reply.stream').stdout, ['gemini'])).toEqual(expected);
-    expect(attemptUsage(recordedFile('gemini.json'), ['gemini'])).toEqual({
-      inputTokens: 200,
-      cachedInputTokens: 0,
-      outputTokens: 35,
-      totalTokens: 235,
-    });
-  });
+  it(
+    "Gemini CLI: every model's tokens, the router's included; thoughts count as output (json and stream-json " +
+      'agree)',
+    () => {
+      const expected = { inputTokens: 2400, cachedInputTokens: 1600, outputTokens: 200, totalTokens: 2600 };
+      expect(attemptUsage(recording('gemini-reply').stdout, ['gemini'])).toEqual(expected);
+      expect(attemptUsage(recording('gemini-reply.stream').stdout, ['gemini'])).toEqual(expected);
+      expect(attemptUsage(recordedFile('gemini.json'), ['gemini'])).toEqual({
+        inputTokens: 200,
+        cachedInputTokens: 0,
+        outputTokens: 35,
+        totalTokens: 235,
+      });
+    },
+  );
 
   it('Gemini CLI: a limited attempt still reports what its router call spent', () => {
     expect(attemptUsage(recording('gemini-429-reset.stream').stdout, ['gemini'])).toEqual({
@@ -113,12 +117,16 @@ describe('attemptUsage on what the real CLIs printed', () => {
     expect(attemptUsage(recording('gemini-503-retries.stream').stdout, ['gemini'])).toBeUndefined();
   });
 
-  it("a known CLI's adapter reads only its own format; any other command (a wrapper script) is read in every known format", () => {
-    const claude = recording('claude-reply.stream').stdout;
-    expect(attemptUsage(claude, ['codex', 'exec'])).toBeUndefined();
-    expect(attemptUsage(claude, ['./run-claude.sh'])).toEqual(attemptUsage(claude, ['claude']));
-    expect(attemptUsage(recording('gemini-reply').stdout, ['node', 'wrapper.js'])).toEqual(
-      attemptUsage(recording('gemini-reply').stdout, ['gemini']),
-    );
-  });
+  it(
+    "a known CLI's adapter reads only its own format; any other command (a wrapper script) " +
+      'is read in every known format',
+    () => {
+      const claude = recording('claude-reply.stream').stdout;
+      expect(attemptUsage(claude, ['codex', 'exec'])).toBeUndefined();
+      expect(attemptUsage(claude, ['./run-claude.sh'])).toEqual(attemptUsage(claude, ['claude']));
+      expect(attemptUsage(recording('gemini-reply').stdout, ['node', 'wrapper.js'])).toEqual(
+        attemptUsage(recording('gemini-reply').stdout, ['gemini']),
+      );
+    },
+  );
 });

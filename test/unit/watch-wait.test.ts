@@ -38,22 +38,26 @@ function deps(
 }
 
 describe('waiting for a person to edit the board', () => {
-  it('ignores what was written before the wait began and wakes, debounced, on a later change of content, naming the file', async () => {
-    const { dir, files, write } = board();
-    write('kanban.yaml', 'current: null\ntasks: [tasks/001.md]\n# the supervisor wrote this\n');
-    const baseline = snapshot(dir, files);
-    const w = fakeWorld();
-    const fake = fakeWatcher();
-    w.at(12_000, () => {
-      write('tasks/001.md', '---\ntitle: one\n---\nANSWER: 8080\n');
-      fake.fire('tasks/001.md');
-    });
-    const wake = await waitForChange(deps(dir, files, w, fake.watcher), baseline);
-    expect(wake).toMatchObject({ by: 'change', files: ['tasks/001.md'] });
-    expect(w.elapsed()).toBe(12_500); // the event cut the poll short; one quiet debounce followed
-    expect(fake.watched).toEqual([['.', 'roles', 'tasks'].map((d) => path.join(dir, d))]);
-    expect(fake.closed()).toBe(1);
-  });
+  it(
+    'ignores what was written before the wait began and wakes, debounced, on a later change of content, ' +
+      'naming the file',
+    async () => {
+      const { dir, files, write } = board();
+      write('kanban.yaml', 'current: null\ntasks: [tasks/001.md]\n# the supervisor wrote this\n');
+      const baseline = snapshot(dir, files);
+      const w = fakeWorld();
+      const fake = fakeWatcher();
+      w.at(12_000, () => {
+        write('tasks/001.md', '---\ntitle: one\n---\nANSWER: 8080\n');
+        fake.fire('tasks/001.md');
+      });
+      const wake = await waitForChange(deps(dir, files, w, fake.watcher), baseline);
+      expect(wake).toMatchObject({ by: 'change', files: ['tasks/001.md'] });
+      expect(w.elapsed()).toBe(12_500); // the event cut the poll short; one quiet debounce followed
+      expect(fake.watched).toEqual([['.', 'roles', 'tasks'].map((d) => path.join(dir, d))]);
+      expect(fake.closed()).toBe(1);
+    },
+  );
 
   it('acts once on a burst of writes, after a whole quiet debounce period, on how the file ended up', async () => {
     const { dir, files, write } = board();
@@ -158,6 +162,7 @@ describe('how the watched files are compared', () => {
     write('tasks/002.md', 'new');
     const after = snapshot(dir, files, before);
     expect(changedFiles(before, after)).toEqual(['tasks/002.md']);
-    expect(snapshot(dir, files, after).get('kanban.yaml')).toBe(after.get('kanban.yaml')); // the same object: not read again
+    // The same object: not read again.
+    expect(snapshot(dir, files, after).get('kanban.yaml')).toBe(after.get('kanban.yaml'));
   });
 });

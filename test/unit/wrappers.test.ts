@@ -55,7 +55,10 @@ const ERRORS: Array<[file: string, cli: string, issue: RegExp]> = [
   [
     'gemini-429-reset.stream.jsonl',
     'gemini',
-    /^reported an error as Gemini CLI: \[API Error: You have exhausted your capacity on this model\. Your quota will reset after 5s\.\]/,
+    new RegExp(
+      String.raw`^reported an error as Gemini CLI: \[API Error: You have exhausted your capacity on this ` +
+        String.raw`model\. Your quota will reset after 5s\.\]`,
+    ),
   ],
   [
     'gemini-401.stream.jsonl',
@@ -172,8 +175,12 @@ describe('agent CLI wrappers on recorded real output', () => {
     expect(WRAPPERS.find((w) => w.name === 'codex')?.unwrap(new ParsedOutput(other))).toBeNull();
   });
 
-  it('reads a Gemini CLI object printed with a reply of its own that has a response field as a reply, not an envelope', () => {
-    const reply = { status: 'ok', message: 'm', response: 'mine' };
-    expect(extractReply(JSON.stringify(reply, null, 2))).toEqual({ found: true, reply, via: 'whole' });
-  });
+  it(
+    'reads a Gemini CLI object printed with a reply of its own that has a response field as a reply, ' +
+      'not an envelope',
+    () => {
+      const reply = { status: 'ok', message: 'm', response: 'mine' };
+      expect(extractReply(JSON.stringify(reply, null, 2))).toEqual({ found: true, reply, via: 'whole' });
+    },
+  );
 });
