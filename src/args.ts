@@ -63,7 +63,8 @@ export async function parseCommand(
     if (!token.inlineValue && /^--?[A-Za-z]/.test(token.value)) {
       throw await usage(
         verb,
-        `${shown} needs a value, but the next word is the option ${token.value}. Put the value right after it (${example}); a value that starts with - is written ${shown}=-VALUE.`,
+        `${shown} needs a value, but the next word is the option ${token.value}. ` +
+          `Put the value right after it (${example}); a value that starts with - is written ${shown}=-VALUE.`,
       );
     }
   }

@@ -138,7 +138,8 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
         ? ` (the last ${written.runs}; older runs are left out, --all shows every run)`
         : '';
       return print(
-        `Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s)${left}, ${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`,
+        `Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s)${left}, ` +
+          `${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`,
       );
     }
     case 'logs': {
@@ -165,7 +166,8 @@ async function help(positionals: string[]): Promise<number> {
     await import('./args.js')
   ).usage(
     'main',
-    `there is no command "${wanted}".${guess ? ` Did you mean ${guess}?` : ''} Commands: ${Object.keys(FLAGS).join(', ')}.`,
+    `there is no command "${wanted}".${guess ? ` Did you mean ${guess}?` : ''} Commands: ` +
+      `${Object.keys(FLAGS).join(', ')}.`,
   );
 }
 
@@ -199,7 +201,8 @@ async function report(error: unknown): Promise<number> {
     return error.exitCode;
   }
   process.stderr.write(
-    `kanban-supervisor: internal error (a bug in kanban-supervisor ${version()}, not in your board): ${(error as Error)?.stack ?? String(error)}\n` +
+    `kanban-supervisor: internal error (a bug in kanban-supervisor ${version()}, not in your board): ` +
+      `${(error as Error)?.stack ?? String(error)}\n` +
       'Please report it with the command you ran and this message.\n',
   );
   return 1;

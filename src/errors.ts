@@ -72,7 +72,10 @@ export class GuardError extends SupervisorError {
   }
 }
 
-/** A step's commit failed (exit 6): a pre-commit or commit-msg hook refused it, or git failed; the board stays as written. */
+/**
+ * A step's commit failed (exit 6): a pre-commit or commit-msg
+ * hook refused it, or git failed; the board stays as written.
+ */
 export class CommitFailedError extends SupervisorError {
   constructor(message: string) {
     super(message, ExitCode.commitFailed);
@@ -103,7 +106,9 @@ export class UnwritableError extends SupervisorError {
   }
 }
 
-/** Something planted where the supervisor writes — a symlink, a FIFO, a second hard link, a swapped folder (exit 73). */
+/**
+ * Something planted where the supervisor writes — a symlink, a FIFO, a second hard link, a swapped folder (exit 73).
+ */
 export class UnsafePathError extends UnwritableError {}
 
 /** stdout or stderr was closed under the supervisor (exit 74): it stopped its agent and wrote nothing more. */
@@ -150,7 +155,9 @@ export const OUTCOME_WORDS: Record<OutcomeKind, { short: string; long: string }>
   once: { short: 'one step done', long: 'one step done (--once)' },
   halted_for_human: {
     short: 'halted for a person',
-    long: 'halted for a person: the Manager asked for one. Answer it (edit the task file or kanban.yaml), then run again',
+    long:
+      'halted for a person: the Manager asked for one. ' +
+      'Answer it (edit the task file or kanban.yaml), then run again',
   },
   retries_exhausted: {
     short: 'retries exhausted',
@@ -159,7 +166,9 @@ export const OUTCOME_WORDS: Record<OutcomeKind, { short: string; long: string }>
   guard_stop: { short: 'stopped by a guard', long: 'stopped by a loop guard or a budget' },
   commit_failed: {
     short: 'commit failed',
-    long: "stopped: the step's commit failed (a git hook refused it, or git failed); the board is as the step wrote it. Fix what git says, commit the step's changes yourself, then run again",
+    long:
+      "stopped: the step's commit failed (a git hook refused it, or git failed); " +
+      "the board is as the step wrote it. Fix what git says, commit the step's changes yourself, then run again",
   },
   limit_wait: {
     short: 'usage limit',

@@ -44,7 +44,9 @@ Examples:
   {ks} logs --follow
   {ks} logs --stdout --raw | jq .
 `,
-  try: `Usage: {ks} try <role> [board] (--instruction TEXT | --task FILE) [--result JSON] [--max-retries N] [--timeout DUR] [--quiet]
+  try:
+    `Usage: {ks} try <role> [board] (--instruction TEXT | --task FILE) [--result JSON] ` +
+    `[--max-retries N] [--timeout DUR] [--quiet]
 
 Runs one role's agent once — its role file, the same inputs, format check and retries as a
 run — and prints its validated reply as JSON on stdout. The way to try a role file, or an

@@ -138,6 +138,8 @@ export function expectedReply(manager: boolean): object {
     type: 'object',
     required: [...(base.required as string[]), ...extra.required],
     properties: { ...(base.properties as object), ...extra.properties },
-    note: 'next_task must be one of tasks; every path relative, inside the board folder, an existing task file, listed once',
+    note:
+      'next_task must be one of tasks; every path relative, inside the board folder, ' +
+      'an existing task file, listed once',
   };
 }

@@ -34,7 +34,9 @@ export function checkUsage(usage: Usage | undefined): { usage: Usage | undefined
   return { usage: Object.keys(kept).length > 0 ? kept : undefined, ignored };
 }
 
-/** Add one attempt's usage to a total (failed and limited attempts too); figures that cannot be a spend are never added. */
+/**
+ * Add one attempt's usage to a total (failed and limited attempts too); figures that cannot be a spend are never added.
+ */
 export function addUsage(total: SpendTotal, usage: Usage | undefined): void {
   const checked = checkUsage(usage).usage;
   if (!checked) return;

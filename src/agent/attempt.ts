@@ -15,7 +15,10 @@ import { recordAgent } from './record.js';
 import { safeEnv } from './safe-env.js';
 import { wallTimeout } from './wall-timeout.js';
 
-/** How an attempt ended. Only `exited` can carry a reply; `gave-up`: its output showed a failure it would not recover from. */
+/**
+ * How an attempt ended. Only `exited` can carry a reply; `gave-up`:
+ * its output showed a failure it would not recover from.
+ */
 export type AttemptEnd = 'exited' | 'timeout' | 'idle-timeout' | 'gave-up' | 'interrupted' | 'spawn-failed';
 
 /** What one run of an agent produced. */
@@ -37,7 +40,10 @@ export interface AttemptResult {
   failure?: Failure;
 }
 
-/** What an attempt takes from its run: how it is told to stop, who shows its lines, and the board folder (for its record). */
+/**
+ * What an attempt takes from its run: how it is told to stop,
+ * who shows its lines, and the board folder (for its record).
+ */
 export interface AttemptContext {
   stop: StopSignals;
   /** Called with the agent's latest non-blank output line (the live status line shows it). */

@@ -17,7 +17,8 @@ export function checkCommand(
   const found = findProgram(invocation.file, invocation.env, invocation.cwd);
   if ('problem' in found)
     throw new InputError(
-      `${invocation.roleFile}: the ${invocation.role} command "${invocation.file}" ${found.problem}. Install it, or fix \`command:\` in ${invocation.roleFile}.`,
+      `${invocation.roleFile}: the ${invocation.role} command "${invocation.file}" ${found.problem}. ` +
+        `Install it, or fix \`command:\` in ${invocation.roleFile}.`,
     );
 }
 
@@ -46,7 +47,8 @@ const START_FAILURES: Record<string, string> = {
   ENAMETOOLONG: 'its path is too long. Fix `command:`',
   ERR_INVALID_ARG_VALUE: 'an argument or environment value holds a NUL byte. Fix `command:` or `env:`',
   E2BIG:
-    'its arguments and environment are too large for the system. Give big inputs on stdin (`stdin: prompt` or `stdin: json`), not as {{placeholders}} in `command:`',
+    'its arguments and environment are too large for the system. ' +
+    'Give big inputs on stdin (`stdin: prompt` or `stdin: json`), not as {{placeholders}} in `command:`',
 };
 
 function checkStrings(
@@ -57,22 +59,28 @@ function checkStrings(
   argv.forEach((arg, i) => {
     if (arg.includes('\0'))
       throw new InputError(
-        `${where} has a NUL byte in argument ${i}, which no program can receive. Remove it from \`command:\` or the input it comes from.`,
+        `${where} has a NUL byte in argument ${i}, which no program can receive. ` +
+          `Remove it from \`command:\` or the input it comes from.`,
       );
     if (Buffer.byteLength(arg) >= MAX_ARG_BYTES) {
       throw new InputError(
-        `${where} has an argument of ${Buffer.byteLength(arg)} bytes (argument ${i}); the system refuses more than ${MAX_ARG_BYTES - 1}. Give big inputs on stdin (\`stdin: prompt\` or \`stdin: json\`), not as {{placeholders}} in \`command:\`.`,
+        `${where} has an argument of ${Buffer.byteLength(arg)} bytes (argument ${i}); ` +
+          `the system refuses more than ${MAX_ARG_BYTES - 1}. ` +
+          `Give big inputs on stdin (\`stdin: prompt\` or \`stdin: json\`), not as {{placeholders}} in \`command:\`.`,
       );
     }
   });
   for (const [key, value] of Object.entries(invocation.env)) {
     if (key.includes('\0') || value.includes('\0'))
       throw new InputError(
-        `${where} would get a NUL byte in environment variable ${key.replace(/\0/g, '\\0')}, which no program can receive. Fix \`env:\` in ${invocation.roleFile}.`,
+        `${where} would get a NUL byte in environment variable ${key.replace(/\0/g, '\\0')}, ` +
+          `which no program can receive. Fix \`env:\` in ${invocation.roleFile}.`,
       );
     if (Buffer.byteLength(key) + Buffer.byteLength(value) + 1 >= MAX_ARG_BYTES) {
       throw new InputError(
-        `${where} would get an environment variable ${key} of ${Buffer.byteLength(value)} bytes; the system refuses more than ${MAX_ARG_BYTES - 2 - key.length}. Shorten it in \`env:\` of ${invocation.roleFile} or in the environment.`,
+        `${where} would get an environment variable ${key} of ${Buffer.byteLength(value)} bytes; ` +
+          `the system refuses more than ${MAX_ARG_BYTES - 2 - key.length}. ` +
+          `Shorten it in \`env:\` of ${invocation.roleFile} or in the environment.`,
       );
     }
   }

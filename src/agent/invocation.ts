@@ -77,7 +77,9 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
       ? JSON.stringify({
           ...inputs,
           history: undefined,
-          history_omitted: `${inputs.history.length} step(s), over the 64 KiB of KANBAN_INPUT: read stdin (stdin: json) or {{history}}`,
+          history_omitted:
+            `${inputs.history.length} step(s), over the 64 KiB of KANBAN_INPUT: ` +
+            `read stdin (stdin: json) or {{history}}`,
         })
       : json;
   if (envInput.length <= MAX_ENV_INPUT) env.KANBAN_INPUT = envInput;
@@ -108,7 +110,9 @@ export function spawnCommand(invocation: Pick<Invocation, 'file' | 'args' | 'fen
   return { file: invocation.fence.program, args: [...invocation.fence.args, invocation.file, ...invocation.args] };
 }
 
-/** The command as a person would type it, for messages and events (`claude -p …`), secrets masked (util/secrets.ts). */
+/**
+ * The command as a person would type it, for messages and events (`claude -p …`), secrets masked (util/secrets.ts).
+ */
 export function describeCommand(
   invocation: Pick<Invocation, 'file' | 'args'> & { env?: Invocation['env'] },
   max = 60,

@@ -30,7 +30,10 @@ export interface PreparedAgent {
   failures?: FailurePatterns;
 }
 
-/** What preparing an agent takes from its run: the environment agents inherit, the run's id (in the agent's tag) and the reply schemas. */
+/**
+ * What preparing an agent takes from its run: the environment agents inherit,
+ * the run's id (in the agent's tag) and the reply schemas.
+ */
 export interface AgentRun {
   env: NodeJS.ProcessEnv;
   runId: string;

@@ -40,7 +40,9 @@ function recordPath(owner: RecordOwner): string {
   return `${TRY_RECORDS}/agent-${process.pid}-${readProcInfo(process.pid)?.startTicks ?? 0}.json`;
 }
 
-/** The open record of one attempt's agent: written before it starts, completed once it has a pid, removed at its end. */
+/**
+ * The open record of one attempt's agent: written before it starts, completed once it has a pid, removed at its end.
+ */
 export interface RecordHandle {
   started(pid: number): void;
   remove(): void;

@@ -49,7 +49,8 @@ export type SweepResult =
 export async function sweepTagged(tag: string, options: SweepOptions = {}): Promise<SweepResult> {
   if (tag === '' || tag.includes('\0'))
     throw new InternalError(
-      `A sweep was asked for the tag ${JSON.stringify(tag)}, which would match no agent run. This is a bug: please report it.`,
+      `A sweep was asked for the tag ${JSON.stringify(tag)}, which would match no agent run. ` +
+        `This is a bug: please report it.`,
     );
   if ((options.platform ?? process.platform) !== 'linux') return { supported: false };
   const now = options.now ?? (() => performance.now());

@@ -49,17 +49,29 @@ export interface AgentCli extends Envelope {
   recognise(program: string): boolean;
   /** Event types of its stream that never show anything and can be long: skipped unparsed. */
   silent: readonly string[];
-  /** What one of its stdout events shows a person (file paths under `cwd` relative to it); undefined: nothing; null: not its event. */
+  /**
+   * What one of its stdout events shows a person (file paths under
+   * `cwd` relative to it); undefined: nothing; null: not its event.
+   */
   activity(event: Record<string, unknown>, cwd?: string): string | undefined | null;
-  /** What `logs` shows of one of its stdout events: the model's text in full, a tool call as `activity` words it; undefined: nothing; null: not its event. */
+  /**
+   * What `logs` shows of one of its stdout events: the model's text in full, a tool
+   * call as `activity` words it; undefined: nothing; null: not its event.
+   */
   transcript?(event: Record<string, unknown>, cwd?: string): Shown | undefined | null;
   /** The attempt's spend from its final totals, never a stream's running figures; undefined when none. */
   usage(events: Record<string, unknown>[]): Usage | undefined;
-  /** Classify a failed attempt (its stdout's JSON objects found once) from its envelope and stderr, never from the agent's transcript. */
+  /**
+   * Classify a failed attempt (its stdout's JSON objects found once)
+   * from its envelope and stderr, never from the agent's transcript.
+   */
   failure(attempt: FailedAttempt & { events: Record<string, unknown>[] }, context: FailureContext): Failure;
   /** A failure one line of its running output already shows: the attempt is stopped then, not at its timeout. */
   failureInLine?(line: string, stream: Stream): Failure | undefined;
-  /** What its login is read from in the agent's environment: a usage limit belongs to that account (src/limits/account.ts). */
+  /**
+   * What its login is read from in the agent's environment: a usage
+   * limit belongs to that account (src/limits/account.ts).
+   */
   login: LoginInputs;
   /** How a person logs in to it (a known CLI's; the generic one has none). */
   loginHint?: string;
@@ -84,7 +96,10 @@ export interface CallOptions {
 /** One of an agent's output streams. */
 export type Stream = 'stdout' | 'stderr';
 
-/** A transcript's text for one event: whole lines, or a `piece` of a message that the next piece continues on the same line (Gemini's `delta`). */
+/**
+ * A transcript's text for one event: whole lines, or a `piece` of a message
+ * that the next piece continues on the same line (Gemini's `delta`).
+ */
 export type Shown = string | { piece: string };
 
 /** How an adapter renders the model's text: one line for a status line, all of it for a transcript. */

@@ -11,19 +11,31 @@ import { reported, toolCall, wholeText, type AgentCli, type FailureContext, type
 // read: the model's text and tool results (the transcript) never are.
 
 // Not a limit any wait lifts: usage switched off, or money needed. A person must act.
-const ACCOUNT =
-  /usage allocation has been disabled|disabled for your org|seat type doesn't include|out of usage credits|org is out of usage|credit balance is too low|usage credits are required/i;
-const LOGIN =
-  /not logged in|please run \/login|invalid api key|fix external api key|oauth token (?:has expired|has been revoked)|authentication_error|invalid bearer token/i;
+const ACCOUNT = new RegExp(
+  String.raw`usage allocation has been disabled|disabled for your org|seat type doesn't include|` +
+    String.raw`out of usage credits|org is out of usage|credit balance is too low|usage credits are required`,
+  'i',
+);
+const LOGIN = new RegExp(
+  String.raw`not logged in|please run \/login|invalid api key|fix external api key|` +
+    String.raw`oauth token (?:has expired|has been revoked)|authentication_error|invalid bearer token`,
+  'i',
+);
 const LIMIT = /usage limit reached|hit your (?:[\w'’ ]+ )?limit|rate limit/i;
 // Claude Code says so itself when a 429 is the service shedding load, not the account's limit.
 const NOT_A_LIMIT = /not your usage limit/i;
-const SERVICE =
-  /overloaded|\b5\d\d\b|server-side issue|request timed out|unable to connect to api|connection (?:refused|error|reset)|fetch failed|socket hang up|econn\w+|etimedout|network/i;
+const SERVICE = new RegExp(
+  String.raw`overloaded|\b5\d\d\b|server-side issue|request timed out|unable to connect to api|` +
+    String.raw`connection (?:refused|error|reset)|fetch failed|socket hang up|econn\w+|etimedout|network`,
+  'i',
+);
 const LOGIN_HINT =
   "Run `claude` once and log in with /login, or set ANTHROPIC_API_KEY (in the environment or the role's env:).";
 
-/** Claude Code: `claude -p --output-format json` (one result object, or an array of messages with --verbose) or `stream-json` (JSONL). */
+/**
+ * Claude Code: `claude -p --output-format json` (one result object,
+ * or an array of messages with --verbose) or `stream-json` (JSONL).
+ */
 export const claude: AgentCli = {
   name: 'claude',
   recognise: (program) => program === 'claude' || program === '@anthropic-ai/claude-code',
@@ -41,7 +53,8 @@ export const claude: AgentCli = {
   calls: { schema: { option: '--json-schema', file: false, strict: false }, budget: '--max-budget-usd' },
   preset: 'claude',
   setup:
-    'Install Claude Code (npm install -g @anthropic-ai/claude-code) and log in once by running `claude`, or set ANTHROPIC_API_KEY.',
+    'Install Claude Code (npm install -g @anthropic-ai/claude-code) and log in once by running `claude`, ' +
+    'or set ANTHROPIC_API_KEY.',
 
   unwrap(out) {
     const whole = out.whole;
@@ -152,7 +165,8 @@ function shown(
   return null;
 }
 
-// {"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":5000,"error_status":429,"error":"rate_limit"}
+// {"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":5000,
+//  "error_status":429,"error":"rate_limit"}
 function retryLine(event: Record<string, unknown>): string {
   const attempt =
     typeof event.attempt === 'number'
@@ -170,7 +184,10 @@ function retryLine(event: Record<string, unknown>): string {
 function retryText(retry: Record<string, unknown> | undefined): string | undefined {
   if (!retry) return undefined;
   const status = numberField(retry, 'error_status');
-  return `still retrying the API request (attempt ${String(retry.attempt)}) after ${stringField(retry, 'error') ?? 'an error'}${status ? ` (${status})` : ''}`;
+  return (
+    `still retrying the API request (attempt ${String(retry.attempt)}) after ` +
+    `${stringField(retry, 'error') ?? 'an error'}${status ? ` (${status})` : ''}`
+  );
 }
 
 function syntheticText(message: Record<string, unknown> | undefined): string | undefined {

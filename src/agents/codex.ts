@@ -19,12 +19,19 @@ import {
 // 0.169.0 writes "You’ve" with a typographic apostrophe; the web UI and older versions a plain one.
 const LIMIT = /you[’']ve hit your usage limit/i;
 const RATE_LIMITED = /\b429\b|too many requests/i;
-const LOGIN =
-  /\b401\b|unauthorized|missing bearer|incorrect api key|invalid_api_key|missing environment variable|not logged in|please (?:re-?)?log ?in|refresh token|token (?:has )?expired|sign in again/i;
+const LOGIN = new RegExp(
+  String.raw`\b401\b|unauthorized|missing bearer|incorrect api key|invalid_api_key|missing environment variable|` +
+    String.raw`not logged in|please (?:re-?)?log ?in|refresh token|token (?:has )?expired|sign in again`,
+  'i',
+);
 // Not lifted by waiting: the plan has no Codex, or the API key has no money.
 const ACCOUNT = /upgrade to plus|usage is not included|quota exceeded\. check your plan and billing|\b403\b|forbidden/i;
-const SERVICE =
-  /waiting for network|stream disconnected|connection failed|error sending request|failed to lookup address|timed? ?out|\b5\d\d\b|internal server error|service unavailable|bad gateway|at capacity|high demand|overloaded/i;
+const SERVICE = new RegExp(
+  String.raw`waiting for network|stream disconnected|connection failed|error sending request|` +
+    String.raw`failed to lookup address|timed? ?out|\b5\d\d\b|internal server error|service unavailable|` +
+    String.raw`bad gateway|at capacity|high demand|overloaded`,
+  'i',
+);
 // Codex always starts with thread.started; a bare "error" event is not enough (opencode's JSONL
 // stream has one too).
 const OWN_EVENT = /^(thread|turn|item)\./;

@@ -20,12 +20,21 @@ import {
 // Only these are read; tool_use/tool_result events and model messages are the transcript.
 
 const AUTH_EXIT = 41;
-const LOGIN =
-  /api key not valid|api_key_invalid|unauthenticated|\b401\b|gemini_api_key|set an auth method|invalid auth method|login required|re-?authenticate|permission_denied|\b403\b|suspended/i;
-const SERVICE =
-  /overloaded|\bunavailable\b|service unavailable|\b5\d\d\b|internal error|fetch failed|econn\w+|etimedout|socket hang up|network/i;
-const QUOTA =
-  /quotaerror|resource_exhausted|\b429\b|exhausted your (?:daily )?(?:quota|capacity)|quota (?:will reset|exceeded)|exceeded your current quota|rate limit/i;
+const LOGIN = new RegExp(
+  String.raw`api key not valid|api_key_invalid|unauthenticated|\b401\b|gemini_api_key|set an auth method|` +
+    String.raw`invalid auth method|login required|re-?authenticate|permission_denied|\b403\b|suspended`,
+  'i',
+);
+const SERVICE = new RegExp(
+  String.raw`overloaded|\bunavailable\b|service unavailable|\b5\d\d\b|internal error|fetch failed|econn\w+|` +
+    String.raw`etimedout|socket hang up|network`,
+  'i',
+);
+const QUOTA = new RegExp(
+  String.raw`quotaerror|resource_exhausted|\b429\b|exhausted your (?:daily )?(?:quota|capacity)|` +
+    String.raw`quota (?:will reset|exceeded)|exceeded your current quota|rate limit`,
+  'i',
+);
 // Start-up chatter Gemini CLI prints on every run.
 const NOISE = /^(?:Warning:|Ripgrep is not available|\[STARTUP\]|YOLO mode|Loaded cached credentials)/;
 const LOGIN_HINT =
@@ -50,7 +59,8 @@ export const gemini: AgentCli = {
   loginHint: LOGIN_HINT,
   preset: 'gemini',
   setup:
-    'Install Gemini CLI (npm install -g @google/gemini-cli) and log in once by running `gemini`, or set GEMINI_API_KEY.',
+    'Install Gemini CLI (npm install -g @google/gemini-cli) and log in once by running `gemini`, ' +
+    'or set GEMINI_API_KEY.',
 
   unwrap(out) {
     const whole = out.whole;

@@ -38,7 +38,10 @@ export function agentFor(command: readonly string[]): AgentCli {
   return (program && AGENTS.find((agent) => agent.recognise(program.base) || agent.recognise(program.name))) || GENERIC;
 }
 
-/** The name of the program a role's argv runs, behind any launcher (`node wrapper.mjs` → wrapper): the generic adapter's CLI in an account. */
+/**
+ * The name of the program a role's argv runs, behind any launcher
+ * (`node wrapper.mjs` → wrapper): the generic adapter's CLI in an account.
+ */
 export function programOf(command: readonly string[]): string {
   return programWord(command)?.base ?? path.basename(command[0] ?? 'agent');
 }

@@ -2,7 +2,10 @@ import { StringDecoder } from 'node:string_decoder';
 import { cleanBlock } from '../util/clean-text.js';
 import { maskText } from '../util/secrets.js';
 
-/** One of our output streams, written with back-pressure; a reader that went away (`logs | head`) ends the writing quietly. */
+/**
+ * One of our output streams, written with back-pressure; a reader
+ * that went away (`logs | head`) ends the writing quietly.
+ */
 export class Output {
   private gone = false;
 
@@ -75,7 +78,10 @@ export class AgentText implements TextSink {
     await this.emit(text.slice(0, cut));
   }
 
-  /** The end of the stream: what is left, then (`ownLine`: before a heading) a line break if the agent did not end its last line. */
+  /**
+   * The end of the stream: what is left, then (`ownLine`: before a heading)
+   * a line break if the agent did not end its last line.
+   */
   async end(ownLine: boolean): Promise<void> {
     if (this.byLine) await this.emit(this.pending + this.decoder.end());
     this.pending = '';

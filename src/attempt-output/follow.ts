@@ -22,9 +22,9 @@ export interface FollowIO {
 }
 
 /**
- * Tail a running attempt: its stdout (a known CLI's as its transcript, unless `raw`) to our stdout and its stderr to our stderr as the agent
- * writes them, until the event log records the attempt's end (returned, as the fold has it), or its supervisor is
- * gone without recording one (undefined). `from` is the size of the event log when the attempt
+ * Tail a running attempt: its stdout (a known CLI's as its transcript, unless `raw`) to our stdout and its stderr to
+ * our stderr as the agent writes them, until the event log records the attempt's end (returned, as the fold has it), or
+ * its supervisor is gone without recording one (undefined). `from` is the size of the event log when the attempt
  * was found unfinished: its end can only come after. Each file is held open once found, so the
  * rename of a failed attempt's files (`.failed.out`) loses nothing.
  */

@@ -21,7 +21,9 @@ export type Unfinished = 'running' | 'stopped';
 /** The heading line of an attempt: who, what, which run, step and attempt, and how it ended (pure). */
 export function describeAttempt(a: AttemptRecord, unfinished: Unfinished): string {
   const who = a.manager ? `${a.role} after ${a.task}` : `${a.role} on ${a.task}`;
-  const where = `run ${a.run}, step ${a.step}, attempt ${a.attempt} of ${a.of}${a.rerun ? ` (run again ${a.rerun} time(s) after a usage limit or a service error)` : ''}`;
+  const where =
+    `run ${a.run}, step ${a.step}, attempt ${a.attempt} of ${a.of}` +
+    `${a.rerun ? ` (run again ${a.rerun} time(s) after a usage limit or a service error)` : ''}`;
   return cleanLine(`${who} · ${where} · started ${localStamp(a.start)} · ${describeEnd(a, unfinished)}`);
 }
 
@@ -38,7 +40,10 @@ export function attemptFiles(a: AttemptRecord, place: OutputPlace): { stdout?: s
   return { stdout: `${base}.out`, stderr: `${base}.err` };
 }
 
-/** Print an attempt's stdout and stderr as its files hold them now: a known CLI's stdout as its transcript, unless `raw`. */
+/**
+ * Print an attempt's stdout and stderr as its files hold them now:
+ * a known CLI's stdout as its transcript, unless `raw`.
+ */
 export async function printAttempt(
   boardDir: string,
   a: AttemptRecord,
@@ -68,7 +73,10 @@ export async function printAttempt(
   }
 }
 
-/** Open an attempt's output file for reading, never through a symlink; undefined when it is not there (yet, or any more). */
+/**
+ * Open an attempt's output file for reading, never through a symlink;
+ * undefined when it is not there (yet, or any more).
+ */
 export function openOutput(file: string): number | undefined {
   try {
     // follow: false — a symlink an agent left in place of its own output file is not read through.
@@ -78,7 +86,10 @@ export function openOutput(file: string): number | undefined {
   }
 }
 
-/** Pass what `fd` holds from its current position on to `text`, in chunks, never all of it in memory; returns the bytes read. */
+/**
+ * Pass what `fd` holds from its current position on to `text`,
+ * in chunks, never all of it in memory; returns the bytes read.
+ */
 export async function copyNew(fd: number, text: TextSink): Promise<number> {
   const chunk = Buffer.allocUnsafe(CHUNK);
   let total = 0;
@@ -103,7 +114,11 @@ function heading(
 ): string {
   if (file === undefined) return `==> ${which}: empty (the agent printed nothing there, so there is no file) <==`;
   if (fd === undefined)
-    return `==> ${which}: ${file} is not there ${finished ? '(removed by the retention limits: supervisor.keep_runs, keep_bytes, keep_attempts)' : '(nothing printed yet)'} <==`;
+    return `==> ${which}: ${file} is not there ${
+      finished
+        ? '(removed by the retention limits: supervisor.keep_runs, keep_bytes, keep_attempts)'
+        : '(nothing printed yet)'
+    } <==`;
   return `==> ${which}: ${file} (${fstatSync(fd).size} bytes)${shown} <==`;
 }
 

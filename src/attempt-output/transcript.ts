@@ -9,7 +9,10 @@ import { AgentText, type Output, type TextSink } from './copy-stream.js';
 // the CLI never shows, else passed on as written, without holding more than this much of it.
 const PARSE_MAX = 256 * 1024;
 
-/** The known CLI whose transcript `logs` shows for an attempt's stdout; undefined: the bytes as written (`--raw`, any other command, an older log). */
+/**
+ * The known CLI whose transcript `logs` shows for an attempt's stdout;
+ * undefined: the bytes as written (`--raw`, any other command, an older log).
+ */
 export function transcriptCli(a: Pick<AttemptRecord, 'cli'>, raw: boolean): AgentCli | undefined {
   return raw ? undefined : AGENTS.find((agent) => agent.name === a.cli && agent.transcript !== undefined);
 }

@@ -2,7 +2,10 @@ import { InputError } from '../errors.js';
 import { NotReadableError, readRegular } from '../fs/safe-read.js';
 import { runnable } from '../util/self-command.js';
 
-/** kanban.yaml could not be read (gone, a folder, no permission): exit 2, with the system's code, so a caller can tell a board moved away. */
+/**
+ * kanban.yaml could not be read (gone, a folder, no permission): exit 2,
+ * with the system's code, so a caller can tell a board moved away.
+ */
 export class BoardReadError extends InputError {
   constructor(
     readonly file: string,
@@ -34,7 +37,10 @@ export function readBoardText(file: string): string {
   return text;
 }
 
-/** A one-line reason why a file could not be read; `missing` is the fix when it does not exist (by default: check the path or create a board). */
+/**
+ * A one-line reason why a file could not be read; `missing` is the fix
+ * when it does not exist (by default: check the path or create a board).
+ */
 export function readFailure(file: string, error: unknown, missing?: string): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT')

@@ -104,7 +104,9 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
         warnings.push({
           file: task,
           line: taskLine(`/${key}`),
-          message: `front-matter key "${key}" looks like a misspelt role and is ignored (${runs}). If it names the role to run, rename it to role:.`,
+          message:
+            `front-matter key "${key}" looks like a misspelt role and is ignored (${runs}). ` +
+            `If it names the role to run, rename it to role:.`,
         });
       }
     } catch (error) {
@@ -112,7 +114,9 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
         problems.push({
           file: name,
           line: at(pointer),
-          message: `${fieldWords(pointer)} "${task}" ${error.reason}; an agent's work log would be written into it. List a task file of its own there.`,
+          message:
+            `${fieldWords(pointer)} "${task}" ${error.reason}; an agent's work log would be written into it. ` +
+            `List a task file of its own there.`,
         });
       else if (!(error instanceof SupervisorError)) throw error;
       else problems.push(problemFrom(error.message, task));
@@ -132,7 +136,8 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
         file: name,
         line,
         message:
-          'supervisor.periodic: the Manager cannot be a periodic role: every periodic reply goes to it. Name another role.',
+          'supervisor.periodic: the Manager cannot be a periodic role: ' +
+          'every periodic reply goes to it. Name another role.',
       });
     else if (!needs.has(role))
       needs.set(role, {
@@ -182,7 +187,9 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       problems.push({
         file: need.file,
         ...(need.line !== undefined && { line: need.line }),
-        message: `${roleFilePath(role)} does not exist, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`) or change the role.`,
+        message:
+          `${roleFilePath(role)} does not exist, but ${need.why}.${hint} Create it ` +
+          `(see \`${runnable('init --help')}\`) or change the role.`,
       });
   }
   problems.push(...unfencedRunProblems(dir, name, unfenced, env));
@@ -194,7 +201,9 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     warnings.push({
       file: name,
       line: at('/phase'),
-      message: `phase is complete, so a run stops at once and ${state.current} (current) is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`,
+      message:
+        `phase is complete, so a run stops at once and ${state.current} (current) is not run. ` +
+        `To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`,
     });
   }
   // Only a current that is null as written: a board whose current is broken has that problem instead.

@@ -17,8 +17,8 @@ import { parseYaml, type ParsedYaml } from './yaml.js';
 export type BoardChange = Partial<Pick<BoardState, 'current' | 'tasks' | 'phase' | 'sub_phase'>>;
 
 /**
- * Return YAML `text` with only the given top-level fields changed (kanban.yaml, or a task's front-matter). Values are spliced into
- * the original text so comments, key order, unknown keys, quoting and indentation
+ * Return YAML `text` with only the given top-level fields changed (kanban.yaml, or a task's front-matter). Values are
+ * spliced into the original text so comments, key order, unknown keys, quoting and indentation
  * everywhere else stay byte-for-byte as the person wrote them; if the board's shape
  * makes splicing unsafe, the yaml Document is edited and re-rendered instead.
  */
@@ -42,7 +42,8 @@ export function editYamlDocument(
     const parsed = parseYaml(spliced);
     if (parsed.ok && isDeepStrictEqual(parsed.value, expected)) return { text: spliced, parsed };
   }
-  const fresh = parseDocument(text, { logLevel: 'silent' }); // the yaml library never prints (its warnings reached the console)
+  // the yaml library never prints (its warnings reached the console)
+  const fresh = parseDocument(text, { logLevel: 'silent' });
   for (const [key, value] of Object.entries(change)) fresh.set(key, value);
   return { text: String(fresh) };
 }

@@ -20,8 +20,12 @@ export interface WrittenPart {
 }
 
 // Programs that run a file their arguments name (a shell, an interpreter, a launcher): `sh ./notify.sh`.
-const RUNS_A_FILE =
-  /^(sh|bash|dash|zsh|ksh|mksh|fish|busybox|node|nodejs|deno|bun|tsx|ts-node|python|pypy|perl|ruby|php|lua|luajit|rscript|awk|gawk|env|nice|nohup|setsid|timeout|stdbuf|time|ionice|chrt|taskset|sudo|doas|xargs)[\d.]*$/i;
+const RUNS_A_FILE = new RegExp(
+  String.raw`^(sh|bash|dash|zsh|ksh|mksh|fish|busybox|node|nodejs|deno|bun|tsx|ts-node|python|pypy|perl|ruby|php|` +
+    String.raw`lua|luajit|rscript|awk|gawk|env|nice|nohup|setsid|timeout|stdbuf|time|ionice|chrt|taskset|sudo|doas|` +
+    String.raw`xargs)[\d.]*$`,
+  'i',
+);
 
 /**
  * Where the fenced agents of the board in `boardDir` can write: the board folder and the paths
@@ -77,7 +81,10 @@ export function writtenPart(
   return undefined;
 }
 
-/** The first entry of a PATH that lies where a fenced agent can write, or is relative (the working folder: the board's, for agents and hooks). */
+/**
+ * The first entry of a PATH that lies where a fenced agent can write, or is
+ * relative (the working folder: the board's, for agents and hooks).
+ */
 export function writablePathEntry(pathValue: string | undefined, writes: FencedWrites): string | undefined {
   if (!pathValue) return undefined;
   return pathValue

@@ -23,7 +23,8 @@ export function locateBoard(arg: string | undefined, cwd = process.cwd(), env = 
             `In that folder: docker run --rm -v "$PWD:/board" ${image}`,
         );
       throw new InputError(
-        `there is no ${BOARD_NAME} in this folder (${cwd}). Pass the path of a board (its kanban.yaml or its folder), or create one here: ${runnable('init')}`,
+        `there is no ${BOARD_NAME} in this folder (${cwd}). ` +
+          `Pass the path of a board (its kanban.yaml or its folder), or create one here: ${runnable('init')}`,
       );
     }
     return BOARD_NAME;
@@ -32,7 +33,8 @@ export function locateBoard(arg: string | undefined, cwd = process.cwd(), env = 
   const file = path.join(arg, BOARD_NAME);
   if (!existsSync(path.resolve(cwd, file))) {
     throw new InputError(
-      `${arg} is a folder without a ${BOARD_NAME}. Pass the path of a board (its kanban.yaml or its folder), or create one there: ${runnable(`init ${shellWord(arg)}`)}`,
+      `${arg} is a folder without a ${BOARD_NAME}. Pass the path of a board (its kanban.yaml or its folder), ` +
+        `or create one there: ${runnable(`init ${shellWord(arg)}`)}`,
     );
   }
   return file;

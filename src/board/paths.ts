@@ -49,7 +49,10 @@ export function resolveAllInBoard(boardDir: string, relatives: readonly string[]
   });
 }
 
-/** The normal form of a board path (`tasks/./a.md` and `tasks//a.md` are `tasks/a.md`), or the path itself if it has none. */
+/**
+ * The normal form of a board path (`tasks/./a.md` and `tasks//a.md`
+ * are `tasks/a.md`), or the path itself if it has none.
+ */
 export function normalPath(relative: string): string {
   return relative.length > 0 && !relative.includes('\0') ? path.posix.normalize(relative).replace(/\/$/, '') : relative;
 }

@@ -28,7 +28,10 @@ export interface Board extends BoardState {
   dir: string;
   /** The exact text read, to see a person's edits before writing. */
   text: string;
-  /** The parse of `text` (made by this read, or the one that checked it when this run wrote it); never changed, a write splices by it. */
+  /**
+   * The parse of `text` (made by this read, or the one that checked
+   * it when this run wrote it); never changed, a write splices by it.
+   */
   doc: Document;
   settings: BoardSettings;
 }
@@ -114,7 +117,9 @@ function pathProblems(dir: string, name: string, state: BoardState): Array<{ poi
     else if (first !== undefined)
       found.push({
         pointer: `/tasks/${i}`,
-        message: `${fieldWords(`/tasks/${i}`)} ${JSON.stringify(task)} is already listed as ${fieldWords(`/tasks/${first}`)}. List each task once.`,
+        message:
+          `${fieldWords(`/tasks/${i}`)} ${JSON.stringify(task)} is already listed as ` +
+          `${fieldWords(`/tasks/${first}`)}. List each task once.`,
       });
     seen.set(normalPath(task), first ?? i);
   });
@@ -129,12 +134,15 @@ function pathProblems(dir: string, name: string, state: BoardState): Array<{ poi
   else if (notTask)
     found.push({
       pointer: '/current',
-      message: `current ${JSON.stringify(state.current)} is ${notTask}, not a task file. Set it to a task path from tasks.`,
+      message:
+        `current ${JSON.stringify(state.current)} is ${notTask}, not a task file. ` +
+        `Set it to a task path from tasks.`,
     });
   else if (!state.tasks.includes(state.current))
     found.push({
       pointer: '/current',
-      message: `current ${JSON.stringify(state.current)} is not in tasks. Add it to tasks or set current to one of them.`,
+      message:
+        `current ${JSON.stringify(state.current)} is not in tasks. ` + `Add it to tasks or set current to one of them.`,
     });
   return found;
 }
@@ -198,14 +206,18 @@ export function readBoardSeen(file: string): WrittenText {
   return { text, parsed: parseYaml(text) };
 }
 
-/** The board a text read from `file` holds (reusing `written`'s parse when it is of this text); its first problem is an InputError. */
+/**
+ * The board a text read from `file` holds (reusing `written`'s parse
+ * when it is of this text); its first problem is an InputError.
+ */
 export function boardOf(file: string, text: string, written?: WrittenText): Board {
   const { board, problems } = parseBoard(file, text, written?.text === text ? written.parsed : undefined);
   if (!board) {
     const shown = path.relative(process.cwd(), file);
     const more =
       problems.length > 1
-        ? ` (and ${problems.length - 1} more problem(s): run \`${runnable(`validate${shown === 'kanban.yaml' ? '' : ` ${shellWord(shown)}`}`)}\`)`
+        ? ` (and ${problems.length - 1} more problem(s): run ` +
+          `\`${runnable(`validate${shown === 'kanban.yaml' ? '' : ` ${shellWord(shown)}`}`)}\`)`
         : '';
     throw new InputError(`${formatProblem(problems[0] as Problem)}${more}`);
   }

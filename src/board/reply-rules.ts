@@ -46,7 +46,8 @@ export function loadReplyRules(
     return { manager, paths, extra: compiler.compile(`${where.absolute}\0${text}`, schema) };
   } catch (error) {
     throw new InputError(
-      `${role.schema}: is not a valid JSON Schema (${(error as Error).message}). Fix it or remove the schema line in ${role.file}.`,
+      `${role.schema}: is not a valid JSON Schema (${(error as Error).message}). ` +
+        `Fix it or remove the schema line in ${role.file}.`,
     );
   }
 }

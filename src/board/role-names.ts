@@ -25,7 +25,10 @@ export function missingRoleHint(boardDir: string, name: string): string {
   const files = roleFiles(boardDir);
   const other = files.find((file) => file !== path.basename(wanted) && file.toLowerCase() === path.basename(wanted));
   if (other)
-    return ` ${path.join('roles', other)} exists, but role files are found by their lower-case name: rename it to ${wanted}.`;
+    return (
+      ` ${path.join('roles', other)} exists, ` +
+      `but role files are found by their lower-case name: rename it to ${wanted}.`
+    );
   const names = files
     .filter((file) => file === file.toLowerCase() && file.endsWith('.md'))
     .map((file) => capitalised(file.slice(0, -3)));

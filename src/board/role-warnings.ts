@@ -16,14 +16,21 @@ export function roleWarnings(role: Role, boardTimeoutMs: number | undefined): Pr
     warnings.push({
       file: role.file,
       line: role.lineOf('/stdin'),
-      message: `stdin is none and no argument of \`command:\` holds {{prompt}}, so ${cli.name} gets no prompt at all. Use \`stdin: prompt\`, or pass the prompt as its last argument: "{{prompt}}" (see \`${runnable(`init --agent ${cli.preset ?? cli.name}`)}\`).`,
+      message:
+        `stdin is none and no argument of \`command:\` holds {{prompt}}, so ${cli.name} gets no prompt at all. ` +
+        `Use \`stdin: prompt\`, or pass the prompt as its last argument: ` +
+        `"{{prompt}}" (see \`${runnable(`init --agent ${cli.preset ?? cli.name}`)}\`).`,
     });
   }
   if (role.timeoutMs !== undefined && boardTimeoutMs !== undefined && role.timeoutMs < boardTimeoutMs) {
     warnings.push({
       file: role.file,
       line: role.lineOf('/timeout'),
-      message: `timeout ${formatDuration(role.timeoutMs)} is shorter than supervisor.timeout ${formatDuration(boardTimeoutMs)} in kanban.yaml, and a role's timeout wins (over --timeout too): ${role.name} is stopped after ${formatDuration(role.timeoutMs)}. Remove the line to use the board's, or keep it if that is meant.`,
+      message:
+        `timeout ${formatDuration(role.timeoutMs)} is shorter than supervisor.timeout ` +
+        `${formatDuration(boardTimeoutMs)} in kanban.yaml, and a role's timeout wins (over --timeout too): ` +
+        `${role.name} is stopped after ${formatDuration(role.timeoutMs)}. ` +
+        `Remove the line to use the board's, or keep it if that is meant.`,
     });
   }
   return warnings;

@@ -26,7 +26,10 @@ export interface Role {
   env: Record<string, string>;
   /** Board-relative path of an extra JSON Schema the role's replies must also satisfy. */
   schema?: string;
-  /** Hand the role's reply schema to its CLI (`cli_schema: true`; Claude Code, Codex): the format is right within its run. */
+  /**
+   * Hand the role's reply schema to its CLI (`cli_schema: true`;
+   * Claude Code, Codex): the format is right within its run.
+   */
   cliSchema?: boolean;
   /** How to recognise this CLI's usage limits, login failures and transient errors (role `failures:`). */
   failures?: FailurePatterns;
@@ -43,7 +46,10 @@ export interface Role {
 /** A role file read and checked: the role when it can be used, and every problem found. */
 export interface RoleCheck {
   role?: Role;
-  /** The role as far as it could be read, when it has problems: enough to check its placeholders, command and schema too. */
+  /**
+   * The role as far as it could be read, when it has problems:
+   * enough to check its placeholders, command and schema too.
+   */
   draft?: Role;
   problems: Problem[];
   /** The file does not exist (the caller knows who needed it). */
@@ -95,7 +101,9 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
         {
           file,
           line: parsed.line,
-          message: `${parsed.message}. ${placeholderHint(text) ?? parsed.fix ?? 'Fix the front-matter between the --- lines.'}`,
+          message:
+            `${parsed.message}. ` +
+            `${placeholderHint(text) ?? parsed.fix ?? 'Fix the front-matter between the --- lines.'}`,
         },
       ],
     };
@@ -106,7 +114,8 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
           file,
           line: 1,
           message:
-            'has no front-matter. Start it with ---, a `command: [...]` line and --- (see docs/board.md, "Role files").',
+            'has no front-matter. Start it with ---, a `command: [...]` line and --- ' +
+            '(see docs/board.md, "Role files").',
         },
       ],
     };
@@ -120,8 +129,9 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
         problems.push({
           file,
           line: lineOf(pointerOf(error)),
-          message:
-            `front-matter ${plainSchemaMessage(problem)}. ${roleFix(problem, error.params, placeholderHint(text))}`.trim(),
+          message: (
+            `front-matter ${plainSchemaMessage(problem)}. ` + `${roleFix(problem, error.params, placeholderHint(text))}`
+          ).trim(),
         });
     }
   }
@@ -172,7 +182,8 @@ export function loadRole(boardDir: string, name: string, wantedBy: string): Role
   if (check.missing) {
     const file = roleFilePath(name);
     throw new InputError(
-      `${file}: no such role file, but ${wantedBy} needs role ${name}.${missingRoleHint(boardDir, name)} Create ${file} (see \`${runnable('init --help')}\`) or change the role.`,
+      `${file}: no such role file, but ${wantedBy} needs role ${name}.${missingRoleHint(boardDir, name)} Create ` +
+        `${file} (see \`${runnable('init --help')}\`) or change the role.`,
     );
   }
   if (!check.role) throw new InputError(problemsMessage(check.problems));
@@ -209,7 +220,10 @@ function roleFix(problem: string, params: unknown, hint: string | undefined): st
   if (problem.startsWith('/stdin')) return 'Use `stdin: prompt`, `stdin: json` or `stdin: none`.';
   if (problem.startsWith('/output')) return 'Use `output: auto` unless you need a named strategy.';
   if (problem.startsWith('/sandbox'))
-    return 'Use `sandbox: true`, or a map such as `sandbox: {write: [~/.cache/tool], read: [~/.gitconfig], network: false}`.';
+    return (
+      'Use `sandbox: true`, or a map such as ' +
+      '`sandbox: {write: [~/.cache/tool], read: [~/.gitconfig], network: false}`.'
+    );
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';
   if (problem.startsWith('/cli_schema')) return 'Use `cli_schema: true` (hand the CLI the reply schema) or `false`.';
   return 'See the role file format in docs/board.md, "Role files".';

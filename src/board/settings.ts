@@ -45,12 +45,18 @@ export interface Settings {
   watchPollMs: number;
   /** A batch job's time budget: the run stops by then (exit 124); null: none. */
   maxTimeMs: number | null;
-  /** The folder of account limits shared with other supervisors (`supervisor.shared_limits`); null: the user's state folder. */
+  /**
+   * The folder of account limits shared with other supervisors
+   * (`supervisor.shared_limits`); null: the user's state folder.
+   */
   sharedLimits: string | null;
   /** One commit per applied step (`supervisor.git_commit`), and how long one git command may run. */
   gitCommit: boolean;
   gitTimeoutMs: number;
-  /** Notifications (SPEC §5c, "Heard"): where they go, `supervisor.notify` then `--notify`; a usage-limit wait longer than notifyWaitMs is told. */
+  /**
+   * Notifications (SPEC §5c, "Heard"): where they go, `supervisor.notify`
+   * then `--notify`; a usage-limit wait longer than notifyWaitMs is told.
+   */
   notify: string[];
   notifyWaitMs: number;
 }
@@ -121,7 +127,10 @@ export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Set
   };
 }
 
-/** Where notifications go and the wait worth telling of (pure); a malformed entry of supervisor.notify is an InputError naming it and the fix. */
+/**
+ * Where notifications go and the wait worth telling of (pure); a malformed
+ * entry of supervisor.notify is an InputError naming it and the fix.
+ */
 export function notifySettings(board: BoardSettings, flags: SettingsFlags): Pick<Settings, 'notify' | 'notifyWaitMs'> {
   const listed =
     board.notify === undefined || board.notify === null

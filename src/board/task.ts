@@ -34,12 +34,14 @@ export function readTask(
   const parsed = parseFrontMatter(head);
   if (!parsed.ok)
     throw new InputError(
-      `${task}:${parsed.line}: ${parsed.message}. ${parsed.fix ? `${parsed.fix} ` : ''}Fix the front-matter between the --- lines.`,
+      `${task}:${parsed.line}: ${parsed.message}. ` +
+        `${parsed.fix ? `${parsed.fix} ` : ''}Fix the front-matter between the --- lines.`,
     );
   const role = parsed.data.role;
   if (role !== undefined && role !== null && !isRoleName(role)) {
     throw new InputError(
-      `${task}:${parsed.lineOf('/role')}: front-matter role must be a role name like Implementor (got ${JSON.stringify(role)}). Fix or remove the role line.`,
+      `${task}:${parsed.lineOf('/role')}: front-matter role must be a role name like Implementor ` +
+        `(got ${JSON.stringify(role)}). Fix or remove the role line.`,
     );
   }
   return { meta: parsed.data as TaskMeta, lineOf: parsed.lineOf };

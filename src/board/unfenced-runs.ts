@@ -34,7 +34,8 @@ export function unfencedRunProblems(
   own(
     'kanban-supervisor itself',
     INSTALLED,
-    'the next run would run what an agent changed there. Install it outside the board folder (npm install -g kanban-supervisor, or in a parent folder).',
+    'the next run would run what an agent changed there. ' +
+      'Install it outside the board folder (npm install -g kanban-supervisor, or in a parent folder).',
   );
   own(
     'the node running kanban-supervisor',
@@ -45,7 +46,10 @@ export function unfencedRunProblems(
   if (entry !== undefined)
     problems.push({
       file: boardName,
-      message: `the PATH of this run ${pathWords(entry, writes)}, ${fenced}: a program started by name (git, bwrap, an unfenced agent) could be one an agent put there. Take it out of PATH.`,
+      message:
+        `the PATH of this run ${pathWords(entry, writes)}, ${fenced}: ` +
+        `a program started by name (git, bwrap, an unfenced agent) could be one an agent put there. ` +
+        `Take it out of PATH.`,
     });
   for (const { role, inputs } of unfenced) problems.push(...roleProblems(role, inputs, dir, env, writes, fenced));
   return problems;
@@ -70,14 +74,22 @@ function roleProblems(
     problems.push({
       file: role.file,
       line: role.lineOf(`/command/${argv.indexOf(written.word)}`),
-      message: `${written.what === 'script' ? `the script ${written.word} given to ${argv[0] ?? ''}` : `the program ${written.word}`} lies in ${written.place}, ${runs}. Move it to a folder no fenced agent can write and give its full path in \`command:\`, ${fence}.`,
+      message:
+        `${
+          written.what === 'script'
+            ? `the script ${written.word} given to ${argv[0] ?? ''}`
+            : `the program ${written.word}`
+        } lies in ${written.place}, ${runs}. ` +
+        `Move it to a folder no fenced agent can write and give its full path in \`command:\`, ${fence}.`,
     });
   const entry = role.env.PATH === undefined ? undefined : writablePathEntry(role.env.PATH, writes);
   if (entry !== undefined)
     problems.push({
       file: role.file,
       line: role.lineOf('/env/PATH'),
-      message: `env: PATH ${pathWords(entry, writes)}, ${runs}: a program it starts by name could be one an agent put there. Take it out of PATH, ${fence}.`,
+      message:
+        `env: PATH ${pathWords(entry, writes)}, ${runs}: ` +
+        `a program it starts by name could be one an agent put there. Take it out of PATH, ${fence}.`,
     });
   return problems;
 }
@@ -85,7 +97,8 @@ function roleProblems(
 function pathWords(entry: string, writes: FencedWrites): string {
   return path.isAbsolute(entry)
     ? `lists ${entry}, in ${writablePlace(entry, writes) ?? ''}`
-    : `lists ${JSON.stringify(entry)}, a folder relative to the working folder (the board folder, for agents and hooks)`;
+    : `lists ${JSON.stringify(entry)}, a folder relative to the working folder ` +
+        `(the board folder, for agents and hooks)`;
 }
 
 // A command element as the run would fill it; '' when it cannot be (an unknown placeholder, reported on its own).

@@ -20,10 +20,14 @@ export const budget: OpenCapability = (): Capability => {
       if (!cap) return undefined;
       return {
         message:
-          `Stopped: this run's agents have spent ${formatSpend(spent)}, reaching ${cap}, the cap on this run's spend (earlier runs of the board are not counted: \`report --all\` totals them all). ` +
-          `Every reply paid for reached the Manager and its answer is written; ${String(board.current)} is current. Raise the budget (or pass --max-cost) and run again to carry on.`,
+          `Stopped: this run's agents have spent ${formatSpend(spent)}, reaching ${cap}, the cap on this run's spend ` +
+          `(earlier runs of the board are not counted: \`report --all\` totals them all). ` +
+          `Every reply paid for reached the Manager and its answer is written; ${String(board.current)} is current. ` +
+          `Raise the budget (or pass --max-cost) and run again to carry on.`,
         // Carrying on after an edit would stop again after the next attempt, having spent more.
-        edit: `this run has already reached ${cap}; raise it to carry on (a --max-cost given on the command line cannot be raised by an edit: restart the run).`,
+        edit:
+          `this run has already reached ${cap}; raise it to carry on ` +
+          `(a --max-cost given on the command line cannot be raised by an edit: restart the run).`,
       };
     },
     // No reply came and the budget is reached (a call stopped at its --max-budget-usd): a retry

@@ -31,11 +31,13 @@ export function formatDryRun(plan: DryRunPlan): string {
   lines.push(`${pad('cwd')}${n.cwd}`);
   lines.push(`${pad('timeout')}${formatDuration(n.timeoutMs)} ${timeoutWhy(n.timeout, n.roleFile)}`);
   lines.push(
-    `${pad('')}${n.idleTimeoutMs === null ? 'no idle timeout' : `idle timeout ${formatDuration(n.idleTimeoutMs)}`}; up to ${n.maxRetries} retr${n.maxRetries === 1 ? 'y' : 'ies'} with these exact inputs`,
+    `${pad('')}${n.idleTimeoutMs === null ? 'no idle timeout' : `idle timeout ${formatDuration(n.idleTimeoutMs)}`}; ` +
+      `up to ${n.maxRetries} retr${n.maxRetries === 1 ? 'y' : 'ies'} with these exact inputs`,
   );
   n.envSources.forEach((v, i) =>
     lines.push(
-      `${pad(i === 0 ? 'env' : '')}${v.name}=${v.value}${v.from === 'role' ? `   (${n.roleFile} env:)` : v.from === 'inherited' ? '   (inherited)' : ''}`,
+      `${pad(i === 0 ? 'env' : '')}${v.name}=${v.value}` +
+        `${v.from === 'role' ? `   (${n.roleFile} env:)` : v.from === 'inherited' ? '   (inherited)' : ''}`,
     ),
   );
   if (n.fence) lines.push(...fenceLines(n.fence, n.roleFile, pad));
@@ -44,12 +46,14 @@ export function formatDryRun(plan: DryRunPlan): string {
   for (const { label, text } of below) lines.push(...block(label, text));
   if (n.stdin !== null) lines.push(...block('stdin', n.stdin));
   lines.push(
-    `Then: the Manager (${n.manager.roleFile}: ${n.manager.command}) gets the reply as {{result}} and picks the next task.`,
+    `Then: the Manager (${n.manager.roleFile}: ${n.manager.command}) gets the reply as {{result}} ` +
+      `and picks the next task.`,
   );
   if (plan.git)
     lines.push(
       plan.git.commits
-        ? `Commits: the step, once the Manager's answer is written, would be one commit in ${plan.git.repository ?? ''} (supervisor.git_commit; never pushed).`
+        ? `Commits: the step, once the Manager's answer is written, ` +
+            `would be one commit in ${plan.git.repository ?? ''} (supervisor.git_commit; never pushed).`
         : `Commits: none (supervisor.git_commit is on, but ${plan.git.why ?? 'there is no repository'}).`,
     );
   return `${lines.join('\n')}\n${notify}`;

@@ -46,7 +46,9 @@ export interface DryRunPlan {
     promptArgs: number[];
     /** The exact stdin text, or null for /dev/null. */
     stdin: string | null;
-    /** The variables the agent gets that matter here: KANBAN_*, the role's `env:` (masked), inherited secrets (masked). */
+    /**
+     * The variables the agent gets that matter here: KANBAN_*, the role's `env:` (masked), inherited secrets (masked).
+     */
     env: Record<string, string>;
     /** Where each shown variable comes from, and whether its value is masked. */
     envSources: ShownVariable[];
@@ -62,7 +64,9 @@ export interface DryRunPlan {
   };
   /** What a real run would refuse (exit 2) that the dry run shows anyway, e.g. an agent program not installed. */
   warnings: string[];
-  /** With supervisor.git_commit: whether each step would be a commit, and in which repository (null: none, `why` says). */
+  /**
+   * With supervisor.git_commit: whether each step would be a commit, and in which repository (null: none, `why` says).
+   */
   git?: { commits: boolean; repository: string | null; why?: string };
   /** Where the run's notifications would go, masked (scheme and host only). */
   notify: string[];
@@ -91,7 +95,8 @@ export async function dryRun(
         board.current === null
           ? `the board has no next task (current: null${board.phase === 'complete' ? ', phase: complete' : ''}). ` +
             toRunMore(board, path.basename(file)).replace(/\.$/, '')
-          : `the board is complete (phase: complete), so ${board.current} (current) is not run; to run it, set phase to another value (e.g. execute)`,
+          : `the board is complete (phase: complete), so ${board.current} (current) is not run; ` +
+            `to run it, set phase to another value (e.g. execute)`,
     };
   }
   const settings = resolveSettings(board.settings, options);
@@ -112,7 +117,8 @@ export async function dryRun(
       task: board.current,
       role: invocation.role,
       roleFile: invocation.roleFile,
-      // A key written into `command:` (`--api-key sk-…`, `Authorization: Bearer …`) or a role's env: value in it is masked like the env.
+      // A key written into `command:` (`--api-key sk-…`, `Authorization: Bearer …`)
+      // or a role's env: value in it is masked like the env.
       argv: maskArgv([invocation.file, ...invocation.args], secretValues(invocation.env, worker.role.env)),
       promptArgs: worker.role.command.flatMap((part, i) => (part.includes('{{prompt}}') ? [argvIndex(worker, i)] : [])),
       stdin: invocation.stdin === null ? null : invocation.stdin.toString('utf8'),
@@ -148,7 +154,8 @@ export function timeoutChoice(
   return { ms: winner.ms, from: winner.from, asked };
 }
 
-// As a run's start finds the repository (git/find-repo.ts); a missing identity is a warning here, as a missing command is.
+// As a run's start finds the repository (git/find-repo.ts); a missing
+// identity is a warning here, as a missing command is.
 async function gitPlan(
   file: string,
   env: NodeJS.ProcessEnv,

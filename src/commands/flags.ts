@@ -40,7 +40,8 @@ function dollarsFlag(value: string): number {
   const n = Number(value.replace(/^\$/, ''));
   if (value.trim() === '' || !(n > 0) || !Number.isFinite(n))
     throw new InputError(
-      `--max-cost must be an amount of US dollars above 0 (got ${JSON.stringify(value)}), e.g. --max-cost 5 or --max-cost 2.50.`,
+      `--max-cost must be an amount of US dollars above 0 (got ${JSON.stringify(value)}), e.g. ` +
+        `--max-cost 5 or --max-cost 2.50.`,
     );
   return n;
 }

@@ -70,7 +70,9 @@ export function init(options: InitOptions): InitResult {
   const existing = Object.keys(files).filter((name) => lexists(path.join(options.dir, name)));
   if (existing.length && !options.force) {
     throw new InputError(
-      `${path.join(options.dir, existing[0] as string)} already exists${existing.length > 1 ? ` (and ${existing.length - 1} more board file(s))` : ''}; nothing was written. Use another folder, or pass --force to overwrite.`,
+      `${path.join(options.dir, existing[0] as string)} already exists` +
+        `${existing.length > 1 ? ` (and ${existing.length - 1} more board file(s))` : ''}; ` +
+        `nothing was written. Use another folder, or pass --force to overwrite.`,
     );
   }
   // The folder the person named is theirs (a symlink they made included); inside it, nothing is

@@ -47,7 +47,8 @@ export async function logsCommand(
   const { flags } = options;
   if (flags.stdout && flags.stderr)
     throw new InputError(
-      `--stdout and --stderr each print one stream alone; give one of them, or neither for both under headings. See \`${runnable('logs --help')}\`.`,
+      `--stdout and --stderr each print one stream alone; give one of them, or neither for both under headings. ` +
+        `See \`${runnable('logs --help')}\`.`,
     );
   const file = realBoardPath(options.file);
   const dir = path.dirname(file);
@@ -64,13 +65,15 @@ export async function logsCommand(
   if (!flags.follow || !running) {
     if (flags.follow)
       io.stderr.write(
-        `No attempt is running now${found.finished ? '' : ' (its supervisor stopped during the last one)'}; here is the last one${Object.keys(filter).length ? ' that matches' : ''}.\n`,
+        `No attempt is running now${found.finished ? '' : ' (its supervisor stopped during the last one)'}; ` +
+          `here is the last one${Object.keys(filter).length ? ' that matches' : ''}.\n`,
       );
     await printAttempt(dir, found, place, streams, running ? 'running' : 'stopped', out, flags.raw === true);
     return 0;
   }
   io.stderr.write(
-    `Following ${describeAttempt(found, 'running')}${streams === 'stderr' ? '' : shownAs(found.cli, flags.raw === true)}. Ctrl-C stops following, not the run.\n`,
+    `Following ${describeAttempt(found, 'running')}` +
+      `${streams === 'stderr' ? '' : shownAs(found.cli, flags.raw === true)}. Ctrl-C stops following, not the run.\n`,
   );
   const err = new Output(io.stderr, io.stderr.isTTY === true, secrets);
   const ended = await followAttempt(dir, found, place, search.size, {
@@ -120,7 +123,10 @@ function nothingFound(search: Search, filter: AttemptFilter, place: OutputPlace,
   if (!search.anyEvents) {
     const first =
       place === TRY_PLACE ? runnable(`try Implementor${arg} --instruction "Say hello"`) : runnable(arg.trim());
-    return `${place.events}: no attempts recorded yet, so there is no output to show. ${place === TRY_PLACE ? 'Try a role first' : 'Run the board first'}: ${first}`;
+    return (
+      `${place.events}: no attempts recorded yet, so there is no output to show. ` +
+      `${place === TRY_PLACE ? 'Try a role first' : 'Run the board first'}: ${first}`
+    );
   }
   if (filter.step !== undefined) {
     const run = filter.run ?? search.lastRun;

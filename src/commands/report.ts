@@ -153,7 +153,8 @@ export function report(options: ReportOptions): ReportResult {
     const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof SupervisorError || typeof code !== 'string') throw error;
     throw new UnwritableError(
-      `${path.relative(process.cwd(), out) || out}: the report cannot be written (${code}). ${WRITE_FIXES[code] ?? 'Write it elsewhere with --out FILE.'}`,
+      `${path.relative(process.cwd(), out) || out}: the report cannot be written (${code}). ` +
+        `${WRITE_FIXES[code] ?? 'Write it elsewhere with --out FILE.'}`,
     );
   }
   const attempts = parts.runs.reduce((n, run) => n + run.attempts.length, 0);

@@ -10,7 +10,10 @@ import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/clean-text.js';
 import { localStamp } from '../util/time.js';
 
-/** `status` as a person reads it, local times, every text from the board or an agent cleaned for a terminal (pure but for `now`). */
+/**
+ * `status` as a person reads it, local times, every text from the board
+ * or an agent cleaned for a terminal (pure but for `now`).
+ */
 export function formatStatus(report: StatusReport, now: Date = new Date()): string {
   const name = path.basename(report.file);
   const phase =
@@ -22,7 +25,8 @@ export function formatStatus(report: StatusReport, now: Date = new Date()): stri
   const lines = [`${name} · ${phase} · current ${current}`];
   if (report.completeWithCurrent)
     lines.push(
-      `Note: phase is complete, so a run stops at once and ${clean(report.current ?? '')} is not run. To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`,
+      `Note: phase is complete, so a run stops at once and ${clean(report.current ?? '')} is not run. ` +
+        `To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`,
     );
   lines.push(`Supervisor: ${lockText(report.lock, now)}`);
   const waiting = report.waiting && waitingText(report.waiting, now);
@@ -38,7 +42,8 @@ export function formatStatus(report: StatusReport, now: Date = new Date()): stri
         : notFound(report.history, 'no outcome', 'not run yet');
     const title = task.title ? ` — ${shorten(clean(task.title), 50)}` : '';
     lines.push(
-      `  ${task.current ? '→' : ' '} ${clean(task.task).padEnd(width)}  ${(task.role ?? '?').padEnd(roleWidth)}  ${last}${title}`,
+      `  ${task.current ? '→' : ' '} ${clean(task.task).padEnd(width)}  ` +
+        `${(task.role ?? '?').padEnd(roleWidth)}  ${last}${title}`,
     );
   }
   lines.push(...lastRunLines(report, now));
@@ -53,7 +58,8 @@ function lastRunLines(report: StatusReport, now: Date): string[] {
   const run = report.lastRun;
   if (!run)
     return [
-      `Last run: ${notFound(report.history, 'none', 'none recorded (.kanban-supervisor/events.jsonl is empty or missing)')}`,
+      `Last run: ` +
+        `${notFound(report.history, 'none', 'none recorded (.kanban-supervisor/events.jsonl is empty or missing)')}`,
     ];
   const start = run.startNotRead
     ? `started before ${localStamp(run.start)} (${beyond(report.history)})`
@@ -64,7 +70,8 @@ function lastRunLines(report: StatusReport, now: Date): string[] {
     : lock.state === 'running' || lock.state === 'elsewhere'
       ? `still running${lock.state === 'elsewhere' ? ` ${placeOf(lock)}` : ''} ` +
         `(${formatDuration(now.getTime() - Date.parse(run.start))} so far)`
-      : 'no end recorded: the supervisor was killed or crashed. Run again to resume; it stops what that run left first.';
+      : 'no end recorded: the supervisor was killed or crashed. ' +
+        'Run again to resume; it stops what that run left first.';
   const lines = [`Last run: ${start}, ${run.steps} step(s): ${ended}`];
   if (run.commits) lines.push(`  committed: ${run.commits.count} step(s), ${reviewCommits(run.commits)}`);
   const spent = formatSpend(run.spend.total);
@@ -96,19 +103,28 @@ function waitingText(waiting: NonNullable<StatusReport['waiting']>, now: Date): 
   const learnt =
     waiting.learntFrom === undefined
       ? undefined
-      : `Learnt from the supervisor of ${clean(waiting.learntFrom)} at ${localStamp(waiting.learntAt ?? waiting.since)}, ` +
+      : `Learnt from the supervisor of ${clean(waiting.learntFrom)} at ` +
+        `${localStamp(waiting.learntAt ?? waiting.since)}, ` +
         `in ${clean(waiting.sharedFile ?? '?')}: if the account is no longer limited, remove that file` +
         `${waiting.active ? ' and start this run again' : ''}.`;
   if (!waiting.active) {
     if (learnt) return `Usage limit: ${cli}'s, until${until}; a run looks again before calling it. ${learnt}`;
     return waiting.until
-      ? `Usage limit: the last run stopped for ${cli}'s usage limit, which resets ${until.trim()}; a run started before then waits for it. The CLI said: ${reason}`
+      ? `Usage limit: the last run stopped for ${cli}'s usage limit, which resets ${until.trim()}; ` +
+          `a run started before then waits for it. The CLI said: ${reason}`
       : '';
   }
   if (waiting.for === 'usage_limit')
-    return `Waiting: for ${cli}'s usage limit to reset${until}, ${since} (${clean(waiting.role ?? '')} on ${clean(waiting.task ?? '')}). ${learnt ?? `The CLI said: ${reason}`}`;
+    return (
+      `Waiting: for ${cli}'s usage limit to reset${until}, ${since} ` +
+      `(${clean(waiting.role ?? '')} on ${clean(waiting.task ?? '')}). ${learnt ?? `The CLI said: ${reason}`}`
+    );
   const invalid = waiting.invalid ? ` Your last edit does not validate yet: ${clean(waiting.invalid)}` : '';
-  return `Waiting: resident (--watch) ${since}, for an edit of kanban.yaml, a task or a role file${until ? `, or the usage limit's reset${until}` : ''}; it would have ended: ${reason}.${invalid}`;
+  return (
+    `Waiting: resident (--watch) ${since}, for an edit of kanban.yaml, ` +
+    `a task or a role file${until ? `, or the usage limit's reset${until}` : ''}; ` +
+    `it would have ended: ${reason}.${invalid}`
+  );
 }
 
 // Status reads the history from its end and stops at a bound: "nothing found" is only
@@ -132,7 +148,10 @@ function lockText(lock: LockStatus, now: Date): string {
     case 'free':
       return 'none running (the board is not locked)';
     case 'running':
-      return `running: pid ${lock.pid} since ${localStamp(lock.since)} (${formatDuration(now.getTime() - Date.parse(lock.since))})`;
+      return (
+        `running: pid ${lock.pid} since ${localStamp(lock.since)} ` +
+        `(${formatDuration(now.getTime() - Date.parse(lock.since))})`
+      );
     case 'elsewhere':
       return (
         `running ${placeOf(lock)}: pid ${lock.pid} there, on ${clean(lock.host)}, since ${localStamp(lock.since)} ` +
@@ -163,9 +182,14 @@ function attemptText(attempt: AttemptRecord, lastRun: LastRun | undefined): stri
   const took = formatDuration(attempt.finished.durationMs);
   if (attempt.finished.valid) {
     const said = attempt.finished.message ? `: ${shorten(clean(attempt.finished.message), 80)}` : '';
-    return `${mark(attempt.finished.status)} replied ${clean(attempt.finished.status ?? '?')}${said} (${took}, ${when})`;
+    return (
+      `${mark(attempt.finished.status)} replied ${clean(attempt.finished.status ?? '?')}` + `${said} (${took}, ${when})`
+    );
   }
-  return `✗ attempt ${attempt.attempt}/${attempt.of} ${shorten(clean(attempt.finished.issue ?? attempt.finished.end), 200)} (${when})`;
+  return (
+    `✗ attempt ${attempt.attempt}/${attempt.of} ` +
+    `${shorten(clean(attempt.finished.issue ?? attempt.finished.end), 200)} (${when})`
+  );
 }
 
 function mark(status: string | undefined): string {

@@ -56,7 +56,10 @@ export interface StatusReport {
   lock: LockStatus;
   lastRun?: LastRun;
   lastHalt?: RunEnd & { run: string };
-  /** How much of the history (events.jsonl, then events.1.jsonl) was read: from the end, until all of the above was found or the window was full. */
+  /**
+   * How much of the history (events.jsonl, then events.1.jsonl) was read:
+   * from the end, until all of the above was found or the window was full.
+   */
   history: HistoryWindow;
   /** What a run waits for (a usage limit's reset, a person's edit under --watch), and whether that run still runs. */
   waiting?: Waiting & { active: boolean };

@@ -73,7 +73,8 @@ export async function tryRole(
     io.stdout.write(`${JSON.stringify(maskDeep(reply, boardSecrets(board.dir, io.env)), null, 2)}\n`);
     if (flags.quiet !== true)
       io.stderr.write(
-        `${role} gave a valid reply (status ${String(reply.status)}). Its output: ${runnable(`logs${boardArg(options.file)} --try`)}\n`,
+        `${role} gave a valid reply (status ${String(reply.status)}). ` +
+          `Its output: ${runnable(`logs${boardArg(options.file)} --try`)}\n`,
       );
     return 0;
   } catch (error) {
@@ -89,7 +90,8 @@ export function tryInputs(board: Board, role: string, flags: TryFlags): AgentInp
   const task = typeof flags.task === 'string' ? checkedTask(board, flags.task) : undefined;
   if (instruction === undefined && task === undefined) {
     throw new InputError(
-      `try needs something for ${role} to do: --instruction TEXT (its {{instruction}}) or --task FILE (a task file of the board), e.g. \`${runnable(`try ${shellWord(role)} --instruction "Say hello"`)}\`.`,
+      `try needs something for ${role} to do: --instruction TEXT (its {{instruction}}) or --task FILE ` +
+        `(a task file of the board), e.g. \`${runnable(`try ${shellWord(role)} --instruction "Say hello"`)}\`.`,
     );
   }
   const kanban_file = path.basename(board.file);
@@ -120,7 +122,8 @@ function checkedTask(board: Board, task: string): string {
   const where = resolveInBoard(board.dir, task);
   if (!where.ok)
     throw new InputError(
-      `--task ${task}: the task path ${where.reason}. Give the task file's path inside the board folder, e.g. tasks/001-example.md.`,
+      `--task ${task}: the task path ${where.reason}. Give the task file's path inside the board folder, ` +
+        `e.g. tasks/001-example.md.`,
     );
   const relative = normalPath(task);
   readTaskMeta(board.dir, relative);
@@ -136,7 +139,8 @@ function resultFlag(value: string | boolean): Record<string, unknown> {
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new InputError(
-      `--result must be a JSON object, the worker's reply (got ${JSON.stringify(value)}), e.g. --result '{"status":"ok","message":"done"}'.`,
+      `--result must be a JSON object, the worker's reply (got ${JSON.stringify(value)}), e.g. ` +
+        `--result '{"status":"ok","message":"done"}'.`,
     );
   }
   return parsed as Record<string, unknown>;

@@ -15,6 +15,12 @@ export function formatValidation(result: Validation, cwd: string): string {
   const warnings = result.warnings.map((w) => `${shown(w)} (warning)\n`).join('');
   const note = result.note ? ` ${result.note}` : '';
   if (result.problems.length === 0)
-    return `${warnings}${name}: OK — ${result.tasks} task file(s) and ${result.roles.length} role file(s) (${result.roles.join(', ')}) checked.${note}\n`;
-  return `${result.problems.map(shown).join('\n')}\n${warnings}${result.problems.length} problem(s) found; nothing was run or changed.\n`;
+    return (
+      `${warnings}${name}: OK — ${result.tasks} task file(s) and ${result.roles.length} role file(s) ` +
+      `(${result.roles.join(', ')}) checked.${note}\n`
+    );
+  return (
+    `${result.problems.map(shown).join('\n')}\n${warnings}${result.problems.length} problem(s) found; ` +
+    `nothing was run or changed.\n`
+  );
 }

@@ -6,7 +6,10 @@ import { BackwardLines } from './read-backwards.js';
 import type { Line } from './line.js';
 import { EVENTS, rotatedFile } from './event-types.js';
 
-/** One file of the store, open for reading; `size` is taken at opening, so a run appending meanwhile changes nothing read. */
+/**
+ * One file of the store, open for reading; `size` is taken at opening,
+ * so a run appending meanwhile changes nothing read.
+ */
 export interface StoreFile {
   fd: number;
   size: number;
@@ -108,7 +111,8 @@ export function unreadable(file: string, error: unknown): InputError {
   const fix =
     code === 'EACCES' || code === 'EPERM'
       ? `Give yourself read access (chmod u+r ${shown}) and try again.`
-      : `Move it aside (mv ${shown} ${shown}.old) to start a new history, or restore it; the board itself is not affected.`;
+      : `Move it aside (mv ${shown} ${shown}.old) to start a new history, or restore it; ` +
+        `the board itself is not affected.`;
   return new InputError(`${shown}: the event history cannot be read (${describe(error)}). ${fix}`);
 }
 

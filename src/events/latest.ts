@@ -24,7 +24,10 @@ export interface HistoryWindow {
   readAll: boolean;
 }
 
-/** The last run as the fold has it (without its attempts and steps), set when it began further back than the part of the history read. */
+/**
+ * The last run as the fold has it (without its attempts and steps),
+ * set when it began further back than the part of the history read.
+ */
 export type LatestRun = Omit<RunRecord, 'attempts' | 'stepRecords'> & { startNotRead?: true };
 
 /** What `status` shows from the history. */
@@ -39,8 +42,8 @@ export interface Latest {
 /**
  * `status`'s view of the fold: the history read from its end until it has all status shows —
  * the last run whole (its attempts handed to `lastRunAttempt`), the last run whose last end
- * was not done, each task's last worker attempt — or `windowBytes` were read. A line is parsed only if it may matter, told from a
- * peek at it: most lines of a long history are about tasks already found.
+ * was not done, each task's last worker attempt — or `windowBytes` were read. A line is parsed only if it may matter,
+ * told from a peek at it: most lines of a long history are about tasks already found.
  */
 export function readLatest(
   boardDir: string,

@@ -23,7 +23,10 @@ export const LF = 0x0a;
 
 const CR = 0x0d;
 
-/** A line's bytes (without the LF) decoded, its CR dropped; undefined for an empty line or one over maxLineBytes (CR included). */
+/**
+ * A line's bytes (without the LF) decoded, its CR dropped; undefined
+ * for an empty line or one over maxLineBytes (CR included).
+ */
 export function decodeLine(bytes: Buffer, start: number, maxLineBytes: number): Line | undefined {
   if (bytes.length > maxLineBytes) return undefined;
   const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;

@@ -117,9 +117,15 @@ export function isManagerTurn(event: SupervisorEvent): boolean {
   return event.done_task !== undefined;
 }
 
-/** The key that pairs an attempt's started and finished events (a re-run after a usage limit repeats its attempt number). */
+/**
+ * The key that pairs an attempt's started and finished events
+ * (a re-run after a usage limit repeats its attempt number).
+ */
 export function attemptKey(event: SupervisorEvent): string {
-  return `${event.run}\0${String(event.step)}\0${String(event.role)}\0${String(event.task)}\0${String(event.attempt)}\0${String(event.rerun ?? 0)}`;
+  return (
+    `${event.run}\0${String(event.step)}\0${String(event.role)}\0${String(event.task)}\0${String(event.attempt)}\0` +
+    `${String(event.rerun ?? 0)}`
+  );
 }
 
 /** Whether an attempt ended by a timeout (wall or idle). */

@@ -65,7 +65,8 @@ export class LineLog {
       cutBack(fd, before);
       // A short write on a regular file: the disk or the quota ran out part way.
       throw new UnwritableError(
-        `Cannot append to ${this.shown}: only ${written} of ${bytes.length} bytes were written (the disk is full?). Free some space and run again.`,
+        `Cannot append to ${this.shown}: only ${written} of ${bytes.length} bytes were written ` +
+          `(the disk is full?). Free some space and run again.`,
       );
     }
   }

@@ -50,7 +50,8 @@ export function notARegularFile(shown: string): UnsafePathError {
 /** A file with more than one name: one of them may be planted to a file outside the board folder. */
 export function hardLinked(shown: string, links: number): UnsafePathError {
   return new UnsafePathError(
-    `${shown} has ${links} hard links (one may point at a file outside the board folder); refusing to write to it. Remove it and run again.`,
+    `${shown} has ${links} hard links (one may point at a file outside the board folder); ` +
+      `refusing to write to it. Remove it and run again.`,
   );
 }
 
@@ -64,13 +65,16 @@ export function notOwned(shown: string, owner: number, me: number): UnsafePathEr
 /** What was opened is not where it was meant to be: a folder on the way was swapped meanwhile. */
 export function movedWhileOpening(shown: string, actual: string): UnsafePathError {
   return new UnsafePathError(
-    `${shown} ended up at ${actual} while it was opened (a folder on its way was moved or swapped for a symlink); refusing to write there. Remove what replaced the folder and run again.`,
+    `${shown} ended up at ${actual} while it was opened ` +
+      `(a folder on its way was moved or swapped for a symlink); refusing to write there. ` +
+      `Remove what replaced the folder and run again.`,
   );
 }
 
 /** A relative path that could leave the board folder: only our own code builds these, so it is a bug. */
 export function badRelativePath(relative: string): InternalError {
   return new InternalError(
-    `kanban-supervisor tried to write ${JSON.stringify(relative)}, which is not a plain path inside the board folder. This is a bug: please report it.`,
+    `kanban-supervisor tried to write ${JSON.stringify(relative)}, ` +
+      `which is not a plain path inside the board folder. This is a bug: please report it.`,
   );
 }

@@ -14,7 +14,10 @@ export function writeWhole(fd: number, bytes: Uint8Array, shown: string): void {
   }
 }
 
-/** The temp file name beside `name`: the pid, so a later run can remove a dead run's leftover, and a random part nobody can plant in advance. */
+/**
+ * The temp file name beside `name`: the pid, so a later run can remove
+ * a dead run's leftover, and a random part nobody can plant in advance.
+ */
 export function tempName(name: string, random = randomBytes(6).toString('hex')): string {
   return `.${name}.${process.pid}-${random}.tmp`;
 }

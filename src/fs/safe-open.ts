@@ -38,7 +38,9 @@ export type OpenHow = 'exclusive' | 'append';
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
 
-/** Create `relative` (its folders too) as a new file; refuses any existing name, a symlink above all. Returns the fd. */
+/**
+ * Create `relative` (its folders too) as a new file; refuses any existing name, a symlink above all. Returns the fd.
+ */
 export function openExclusive(boardDir: string, relative: string, options: OpenOptions = {}): number {
   return openInBoard(boardDir, relative, 'exclusive', options);
 }

@@ -20,7 +20,10 @@ export interface OpenedFile {
   stats: Stats;
 }
 
-/** Why a file cannot be read as a regular file (exit 2): `why` in a few words, `code` Node's errno code when there is one. */
+/**
+ * Why a file cannot be read as a regular file (exit 2): `why`
+ * in a few words, `code` Node's errno code when there is one.
+ */
 export class NotReadableError extends InputError {
   constructor(
     message: string,
@@ -33,7 +36,10 @@ export class NotReadableError extends InputError {
 
 const { O_RDONLY, O_NONBLOCK, O_NOFOLLOW } = constants;
 
-/** Open `file` for reading without blocking; undefined when it does not exist, NotReadableError (naming `shown`) when it is not a regular file or cannot be opened. */
+/**
+ * Open `file` for reading without blocking; undefined when it does not exist,
+ * NotReadableError (naming `shown`) when it is not a regular file or cannot be opened.
+ */
 export function openRegular(file: string, shown: string, options: ReadOptions = {}): OpenedFile | undefined {
   let fd: number;
   try {
@@ -73,7 +79,8 @@ export function openRegular(file: string, shown: string, options: ReadOptions = 
     );
   const what = stats.isFIFO() ? 'a FIFO' : stats.isSocket() ? 'a socket' : 'a device';
   throw new NotReadableError(
-    `${shown}: is ${what}, not a regular file; refusing to read it (it could block the supervisor). Replace it with a regular file.`,
+    `${shown}: is ${what}, not a regular file; refusing to read it (it could block the supervisor). ` +
+      `Replace it with a regular file.`,
     `it is ${what}, not a regular file`,
     undefined,
   );

@@ -41,7 +41,8 @@ export async function findRepo(file: string, bounds: GitBounds): Promise<FoundRe
   const [top, gitDir] = shownPath(found.stdout).split('\n');
   if (found.code !== 0 || !top || !gitDir)
     throw new InputError(
-      `${file}: supervisor.git_commit is on, but git refuses the board's folder: ${gitSaid(found.stderr)}. Fix that, or set supervisor.git_commit to false.`,
+      `${file}: supervisor.git_commit is on, but git refuses the board's folder: ${gitSaid(found.stderr)}. ` +
+        `Fix that, or set supervisor.git_commit to false.`,
     );
   const repo: GitRepo = {
     top,
@@ -56,14 +57,18 @@ export async function findRepo(file: string, bounds: GitBounds): Promise<FoundRe
   return { repo };
 }
 
-// git commits with no identity only by guessing one (or not at all): found now, with the `git config` lines that fix it.
+// git commits with no identity only by guessing one (or not at all):
+// found now, with the `git config` lines that fix it.
 async function refuseNoIdentity(file: string, top: string, call: GitCall): Promise<void> {
   for (const who of ['GIT_AUTHOR_IDENT', 'GIT_COMMITTER_IDENT']) {
     const ident = await runGit(['var', who], call);
     if (ident.code === 0) continue;
     throw new InputError(
-      `${file}: supervisor.git_commit is on, but git has no identity to commit with in ${top} (${gitSaid(ident.stderr, '', 12).split(' / ').at(-1) ?? ''}). ` +
-        `Set one: git -C ${JSON.stringify(top)} config user.name "Your Name" && git -C ${JSON.stringify(top)} config user.email "you@example.com" (add --global for every repository), or set supervisor.git_commit to false.`,
+      `${file}: supervisor.git_commit is on, but git has no identity to commit with in ${top} ` +
+        `(${gitSaid(ident.stderr, '', 12).split(' / ').at(-1) ?? ''}). ` +
+        `Set one: git -C ${JSON.stringify(top)} config user.name "Your Name" && git -C ${JSON.stringify(top)} ` +
+        `config user.email "you@example.com" (add --global for every repository), ` +
+        `or set supervisor.git_commit to false.`,
     );
   }
 }
@@ -82,6 +87,8 @@ function refuseHalfDone(file: string, repo: GitRepo): void {
   const found = Object.entries(HALF_DONE).find(([name]) => existsSync(path.join(repo.gitDir, name)));
   if (found)
     throw new InputError(
-      `${file}: supervisor.git_commit is on, but ${found[1]} is in progress in ${repo.top}: a step's commit would become part of it. Finish it (git commit, git rebase --continue) or abort it (git merge --abort, git rebase --abort), then run again.`,
+      `${file}: supervisor.git_commit is on, but ${found[1]} is in progress in ${repo.top}: ` +
+        `a step's commit would become part of it. Finish it (git commit, git rebase --continue) ` +
+        `or abort it (git merge --abort, git rebase --abort), then run again.`,
     );
 }

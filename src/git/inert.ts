@@ -42,7 +42,10 @@ export function inertCall(
   };
 }
 
-/** git as found on PATH, never inside the board folder (where an agent could have put one of its own); undefined when none. */
+/**
+ * git as found on PATH, never inside the board folder (where an agent
+ * could have put one of its own); undefined when none.
+ */
 export function findGit(env: Readonly<Record<string, string | undefined>>, boardDir: string): string | undefined {
   const found = findProgram('git', { PATH: outsidePath(env.PATH, boardDir) }, '/');
   if (!('file' in found)) return undefined;

@@ -53,7 +53,8 @@ export function commitMessage(
   listed(
     body,
     leftOut,
-    'Left out of this commit: git repositories of their own, made during this step, that this repository does not know as submodules (the supervisor does not look into them; add one yourself if it belongs here):',
+    'Left out of this commit: git repositories of their own, made during this step, that this repository ' +
+      'does not know as submodules (the supervisor does not look into them; add one yourself if it belongs here):',
   );
   return `${subject}\n\n${body.join('\n')}\n`;
 }
@@ -82,7 +83,9 @@ export function commitWarnings(
     ...(id !== null && dirtyBefore.length > 0
       ? [
           {
-            issue: `${list(dirtyBefore)} had uncommitted changes before step ${about.step}, and the step changed them again: ${commit} holds both the earlier changes and the step's`,
+            issue:
+              `${list(dirtyBefore)} had uncommitted changes before step ${about.step}, ` +
+              `and the step changed them again: ${commit} holds both the earlier changes and the step's`,
             action: 'Committed; the commit message lists these paths',
           },
         ]
@@ -90,8 +93,14 @@ export function commitWarnings(
     ...(leftOut.length > 0
       ? [
           {
-            issue: `${list(leftOut)}: made during step ${about.step}, a git repository of its own that the repository does not know as a submodule, left out of ${commit || "the step's commit (nothing else changed: no commit)"}, since the supervisor's git does not look into it`,
-            action: `Left out${commit && '; the commit message names it'}. Look at it: if it belongs in the repository, add it yourself (git submodule add), else delete it`,
+            issue:
+              `${list(leftOut)}: made during step ${about.step}, ` +
+              `a git repository of its own that the repository does not know as a submodule, ` +
+              `left out of ${commit || "the step's commit (nothing else changed: no commit)"}, ` +
+              `since the supervisor's git does not look into it`,
+            action:
+              `Left out${commit && '; the commit message names it'}. ` +
+              `Look at it: if it belongs in the repository, add it yourself (git submodule add), else delete it`,
           },
         ]
       : []),

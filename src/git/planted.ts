@@ -16,13 +16,17 @@ export async function refusePlanted(file: string, repo: GitPin, at: (pin?: GitPi
   if (real(repo.top) !== real(path.dirname(file)) || parent === repo.top) return;
   const around = await runGit(['rev-parse', '--show-toplevel', '--absolute-git-dir'], { ...at(), cwd: parent });
   const [top, gitDir] = shownPath(around.stdout).split('\n');
-  if (around.code !== 0 || !top || !gitDir) return; // none around it (or one git refuses, which nothing commits into either)
+  // none around it (or one git refuses, which nothing commits into either)
+  if (around.code !== 0 || !top || !gitDir) return;
   const held = await runGit(['ls-files', '--stage', '-z', '--', path.relative(top, repo.top)], at({ top, gitDir }));
   const entries = held.stdout.split('\0').filter(Boolean);
   if (held.code !== 0 || entries.length === 0 || (entries.length === 1 && entries[0]?.startsWith('160000 '))) return;
   throw new InputError(
-    `${file}: supervisor.git_commit is on, but the board folder is a git repository of its own (${repo.gitDir}) inside the repository ${top} (${gitDir}), which holds the board's files and does not know it as a submodule. An agent may have made it, and the run would commit into it and run what it says. ` +
-      `If you did not make it, remove it (rm -rf ${JSON.stringify(path.join(repo.top, '.git'))}) and run again; if you did, make it a submodule of ${top}, or set supervisor.git_commit to false.`,
+    `${file}: supervisor.git_commit is on, but the board folder is a git repository of its own (${repo.gitDir}) ` +
+      `inside the repository ${top} (${gitDir}), which holds the board's files and does not know it as a submodule. ` +
+      `An agent may have made it, and the run would commit into it and run what it says. ` +
+      `If you did not make it, remove it (rm -rf ${JSON.stringify(path.join(repo.top, '.git'))}) and run again; ` +
+      `if you did, make it a submodule of ${top}, or set supervisor.git_commit to false.`,
   );
 }
 
@@ -41,12 +45,17 @@ export async function refuseBoardConfig(file: string, repo: GitPin, call: GitCal
   );
   if (found)
     throw new InputError(
-      `${file}: supervisor.git_commit is on and a role is fenced, but git reads its configuration from ${found}, in the board folder, where a fenced agent can rewrite it and choose the programs the supervisor's git runs. ` +
-        `Move it out of the board folder (and the include.path that names it with it), or set supervisor.git_commit to false.`,
+      `${file}: supervisor.git_commit is on and a role is fenced, but git reads its configuration from ${found}, ` +
+        `in the board folder, where a fenced agent can rewrite it and choose the programs the supervisor's git runs. ` +
+        `Move it out of the board folder (and the include.path that names it with it), ` +
+        `or set supervisor.git_commit to false.`,
     );
 }
 
-/** The files git reads its configuration from, would include, or would read as its global one (pure), by `git config --list --show-origin -z`. */
+/**
+ * The files git reads its configuration from, would include, or would
+ * read as its global one (pure), by `git config --list --show-origin -z`.
+ */
 export function configFiles(output: string, cwd: string, env: Readonly<Record<string, string | undefined>>): string[] {
   const home = env.HOME;
   const fields = shownPath(output).split('\0');

@@ -22,7 +22,10 @@ const INHERITED_GIT = [
   'GIT_PREFIX',
 ];
 
-/** The environment git runs with: the caller's, without the variables above, never prompting, pathspecs taken literally (pure). */
+/**
+ * The environment git runs with: the caller's, without the variables above,
+ * never prompting, pathspecs taken literally (pure).
+ */
 export function gitEnv(
   env: Readonly<Record<string, string | undefined>>,
   more: Record<string, string> = {},

@@ -19,7 +19,10 @@ export interface GitBounds {
   stop?: StopSignals;
 }
 
-/** A git command as the run starts it: the one program found at its start, and the options that keep it inert (inert.ts). */
+/**
+ * A git command as the run starts it: the one program found at its start,
+ * and the options that keep it inert (inert.ts).
+ */
 export interface GitCall extends GitBounds {
   /** git's absolute path. */
   program: string;

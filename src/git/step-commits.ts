@@ -54,7 +54,10 @@ export class StepCommits {
     return { step, states: await this.changed(this.call(step), null) };
   }
 
-  /** Commit what the step changed, once its answer is written; a failure stops the run (exit 6). Resolves with the commit id, or null when nothing changed. */
+  /**
+   * Commit what the step changed, once its answer is written; a failure stops
+   * the run (exit 6). Resolves with the commit id, or null when nothing changed.
+   */
   async commit(note: TreeNote, about: CommitAbout): Promise<string | null> {
     const call = this.call(note.step);
     const now = await this.changed(call, about);
@@ -158,12 +161,14 @@ export class StepCommits {
     const board = path.basename(this.run.file);
     const why =
       result.stopped === 'timeout'
-        ? `${what} ran longer than supervisor.git_timeout (${formatDuration(this.run.timeoutMs)}) and was stopped with everything it started${what === 'git commit' ? ' (a hook that hangs?)' : ''}`
+        ? `${what} ran longer than supervisor.git_timeout (${formatDuration(this.run.timeoutMs)}) and was stopped ` +
+          `with everything it started${what === 'git commit' ? ' (a hook that hangs?)' : ''}`
         : result.startError !== undefined
           ? `${what} could not start (${result.startError})`
           : `${what} exited ${String(result.code)}: ${gitSaid(result.stderr, result.stdout)}`;
     const issue = about
-      ? `The commit of step ${about.step} (${about.task}: ${about.role}${paths > 0 ? `, ${paths} path(s)` : ''}) failed: ${why}`
+      ? `The commit of step ${about.step} (${about.task}: ${about.role}` +
+        `${paths > 0 ? `, ${paths} path(s)` : ''}) failed: ${why}`
       : `Noting the work tree as a step started failed: ${why}`;
     const after = about
       ? `${board} is as the step wrote it and the step's changes are left uncommitted in the work tree`

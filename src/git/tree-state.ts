@@ -39,7 +39,9 @@ export function pathState(top: string, file: string): PathState {
   return { state: kind, seen: `${kind}:${seen}`, hashed: true };
 }
 
-/** The work tree as git sees it: every path that differs from HEAD, with what it holds; or the git command that failed. */
+/**
+ * The work tree as git sees it: every path that differs from HEAD, with what it holds; or the git command that failed.
+ */
 export type TreeStates = Map<string, string> | { what: string; result: GitResult };
 
 /**

@@ -33,13 +33,15 @@ export function parseHook(flag: Hook['flag'], text: string, cwd: string, env: No
   const split = splitWords(text);
   if (!split.ok)
     throw new InputError(
-      `${flag} ${JSON.stringify(text)} ${split.reason}. Give the command and its arguments, e.g. ${flag} "notify-send 'board halted'".`,
+      `${flag} ${JSON.stringify(text)} ${split.reason}. Give the command and its arguments, e.g. ` +
+        `${flag} "notify-send 'board halted'".`,
     );
   const argv = split.words as [string, ...string[]];
   const found = findProgram(argv[0], env, cwd);
   if ('problem' in found)
     throw new InputError(
-      `${flag}: the command "${argv[0]}" ${found.problem}. Install it or fix the ${flag} command (it is run as argv, not through a shell).`,
+      `${flag}: the command "${argv[0]}" ${found.problem}. ` +
+        `Install it or fix the ${flag} command (it is run as argv, not through a shell).`,
     );
   const writes = fencedWrites(cwd, env);
   const written = writes && writtenPart(argv, found.file, cwd, writes);
@@ -47,7 +49,9 @@ export function parseHook(flag: Hook['flag'], text: string, cwd: string, env: No
     const what = written.what === 'script' ? `the script ${written.word} (run by ${argv[0]})` : argv[0];
     const moved = argv.map((word) => (word === written.word ? `$HOME/bin/${path.basename(word)}` : word)).join(' ');
     throw new InputError(
-      `${flag}: ${what} lies in ${written.place}, where a fenced agent (${writes.roles.join(', ')}) can write, and hooks run unfenced. Move it to a folder no fenced agent can write and give its full path, e.g. ${flag} "${moved}".`,
+      `${flag}: ${what} lies in ${written.place}, where a fenced agent (${writes.roles.join(', ')}) can write, ` +
+        `and hooks run unfenced. Move it to a folder no fenced agent can write and give its full path, ` +
+        `e.g. ${flag} "${moved}".`,
     );
   }
   return { flag, argv, program: found.file };

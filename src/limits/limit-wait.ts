@@ -183,8 +183,11 @@ export class LimitWaits {
         action: 'Stopping (exit 69); the board is unchanged and the next run resumes at this task after the reset',
       });
       throw new LimitWaitError(
-        `${where.role}'s ${cli} usage limit ${resetKnown ? 'resets' : 'gave no usable reset time; the next try would be'} at ${localStamp(until)} (in ${formatDuration(until - now)}), later than ${cap.words}${waited}. ` +
-          `The board is unchanged; run again after ${localStamp(until)} (status --json shows it as waiting.until)${cap.fix}. ${said}`,
+        `${where.role}'s ${cli} usage limit ` +
+          `${resetKnown ? 'resets' : 'gave no usable reset time; the next try would be'} at ${localStamp(until)} ` +
+          `(in ${formatDuration(until - now)}), later than ${cap.words}${waited}. ` +
+          `The board is unchanged; run again after ${localStamp(until)} ` +
+          `(status --json shows it as waiting.until)${cap.fix}. ${said}`,
         new Date(until),
       );
     }

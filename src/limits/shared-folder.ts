@@ -99,7 +99,9 @@ function untrusted(stats: Stats): string | undefined {
   if (me !== undefined && stats.uid !== me && stats.uid !== 0)
     return `is owned by uid ${stats.uid}, not by you (uid ${me}) nor root`;
   if ((stats.mode & 0o022) !== 0)
-    return `can be written by ${stats.mode & 0o002 ? 'anyone' : 'its group'} (mode ${(stats.mode & 0o777).toString(8)})`;
+    return (
+      `can be written by ${stats.mode & 0o002 ? 'anyone' : 'its group'} ` + `(mode ${(stats.mode & 0o777).toString(8)})`
+    );
   return undefined;
 }
 

@@ -53,7 +53,9 @@ export async function acquireBoardLock(
     onCompromised: (error: Error) =>
       onLost(
         new BoardLockedError(
-          `${board}: the run lock .kanban-supervisor/run.lock was lost (${error.message}); stopped to keep two supervisors off one board. Check that no other supervisor runs on it, then run again.`,
+          `${board}: the run lock .kanban-supervisor/run.lock was lost (${error.message}); ` +
+            `stopped to keep two supervisors off one board. ` +
+            `Check that no other supervisor runs on it, then run again.`,
         ),
       ),
   };
@@ -180,6 +182,8 @@ function lockedError(board: string, owner: LockOwner | null): BoardLockedError {
     ? `pid ${owner.pid} on ${owner.host}, since ${owner.since}, running ${owner.board}`
     : 'owner unknown';
   return new BoardLockedError(
-    `${board} is locked by another kanban-supervisor (${who}). Wait for it to finish or stop it; if none runs, remove .kanban-supervisor/run.lock (a lock from another host also goes stale after ${STALE_MS / 1000}s).`,
+    `${board} is locked by another kanban-supervisor (${who}). Wait for it to finish or stop it; ` +
+      `if none runs, remove .kanban-supervisor/run.lock ` +
+      `(a lock from another host also goes stale after ${STALE_MS / 1000}s).`,
   );
 }

@@ -76,6 +76,7 @@ function incompleteLog(shown: string, kept: number, error: unknown): UnwritableE
       ? message.slice(prefix.length)
       : `${message}. Check the disk and run again.`;
   return new UnwritableError(
-    `Cannot write ${shown} in full: this attempt's output log is incomplete (${kept} bytes kept, the rest lost), so the run stopped after it; ${cause}`,
+    `Cannot write ${shown} in full: this attempt's output log is incomplete (${kept} bytes kept, the rest lost), ` +
+      `so the run stopped after it; ${cause}`,
   );
 }

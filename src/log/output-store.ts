@@ -68,7 +68,10 @@ export class OutputStore {
     return { out: new AttemptFile(this.dir, `${base}.out`), err: new AttemptFile(this.dir, `${base}.err`) };
   }
 
-  /** An attempt is over: mark a failed one, count its files, prune past the limits. Returns the files kept, board-relative. */
+  /**
+   * An attempt is over: mark a failed one, count its files, prune
+   * past the limits. Returns the files kept, board-relative.
+   */
   close(output: AttemptOutput, failed: boolean): { out?: string; err?: string } {
     const names: { out?: string; err?: string } = {};
     const kept: string[] = [];
@@ -165,7 +168,10 @@ export class OutputStore {
  * console number it; a re-run of it after a usage limit or a service error adds `.rerun<R>`.
  */
 export function attemptFileBase(step: number, role: string, attempt: number, task: string, rerun = 0): string {
-  return `${String(step).padStart(9, '0')}-${role.toLowerCase()}-${attempt}-${slug(task)}${rerun > 0 ? `.rerun${rerun}` : ''}`;
+  return (
+    `${String(step).padStart(9, '0')}-${role.toLowerCase()}-${attempt}-${slug(task)}` +
+    `${rerun > 0 ? `.rerun${rerun}` : ''}`
+  );
 }
 
 // Task paths name the files; only what is safe in a file name is kept.

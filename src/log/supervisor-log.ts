@@ -15,7 +15,10 @@ export interface LogEntry {
   kind: 'Retry Event' | 'Halt' | 'Warning' | 'Retries Exhausted';
   agent: string;
   task: string;
-  /** SPEC §4's `retry number/max_retries`, with the attempt it stands for (`1/3 (retry 1 of 3 follows: attempt 2/4)`), for retries and halts. */
+  /**
+   * SPEC §4's `retry number/max_retries`, with the attempt it stands for
+   * (`1/3 (retry 1 of 3 follows: attempt 2/4)`), for retries and halts.
+   */
   attempt?: string;
   issue: string;
   expected?: object;

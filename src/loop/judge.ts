@@ -10,7 +10,10 @@ export type Judgement =
 
 const RECEIVED_MAX = 4000;
 
-/** Judge an attempt by the format of its output only (the agent CLIs' envelopes given); the exit code alone never decides (SPEC §3). */
+/**
+ * Judge an attempt by the format of its output only (the agent CLIs'
+ * envelopes given); the exit code alone never decides (SPEC §3).
+ */
 export function judgeAttempt(
   result: AttemptResult,
   output: OutputStrategy,
@@ -54,7 +57,10 @@ function invalid(issue: string, result: AttemptResult): Judgement {
 // Only the end of a long stdout is kept; a reply that began before it cannot be found.
 function truncatedNote(result: AttemptResult): string {
   if (!result.stdoutTruncated) return '';
-  return ` (only the last ${Math.round(Buffer.byteLength(result.stdout) / 1024)} KiB of its ${result.stdoutBytes} bytes of stdout were searched; the reply must come last)`;
+  return (
+    ` (only the last ${Math.round(Buffer.byteLength(result.stdout) / 1024)} KiB of its ${result.stdoutBytes} bytes ` +
+    `of stdout were searched; the reply must come last)`
+  );
 }
 
 // Many CLIs say why they failed on stderr only (Gemini CLI with no key): the reason must show.

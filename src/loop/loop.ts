@@ -52,7 +52,8 @@ async function pass(ctx: RunContext, numbers: StepNumbers): Promise<LoopResult> 
         throw guardStop(
           ctx,
           board,
-          `Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`,
+          `Stopped after max_steps (${settings.maxSteps}) steps with ${board.current} still current. ` +
+            `If the Manager is going round in circles, fix it; else raise supervisor.max_steps or pass --max-steps.`,
         );
       steps++;
       const task = board.current as string; // not finished: current is a task
@@ -64,7 +65,8 @@ async function pass(ctx: RunContext, numbers: StepNumbers): Promise<LoopResult> 
         throw guardStop(
           ctx,
           board,
-          `The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`,
+          `The Manager picked ${board.current} again ${sameTask} times in a row after ok replies; ` +
+            `stopped as a loop guard. Check the Manager's role file, or raise supervisor.max_same_task.`,
         );
       for (const asked of ctx.capabilities.afterStep(task, settings)) {
         extra++;

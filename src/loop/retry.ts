@@ -42,7 +42,9 @@ export async function runAgent(
     if (attempt === total) return exhausted(ctx, run, settings, ended);
     logFailure(ctx, run, ended, {
       kind: 'Retry Event',
-      attempt: `${attempt}/${settings.maxRetries} (retry ${attempt} of ${settings.maxRetries} follows: attempt ${attempt + 1}/${total})`,
+      attempt:
+        `${attempt}/${settings.maxRetries} ` +
+        `(retry ${attempt} of ${settings.maxRetries} follows: attempt ${attempt + 1}/${total})`,
       action: 'Rescheduling with exact same parameters',
     });
     ctx.events.emit('retry', { ...ended.where, retry: attempt, maxRetries: settings.maxRetries, issue: ended.issue });
@@ -76,7 +78,8 @@ function exhausted(ctx: RunContext, run: AgentRun, settings: Settings, ended: In
   ctx.events.emit('halted', { ...ended.where, exitCode: 3, reason: 'retries_exhausted', issue: ended.issue });
   const last = ended.stdoutFile ? `; last output: ${ended.stdoutFile}` : '';
   throw new RetriesExhaustedError(
-    `${role} gave no valid reply for ${run.task} in ${total} attempt(s); the last one ${ended.judgement.issue}. The board is unchanged. ` +
+    `${role} gave no valid reply for ${run.task} in ${total} attempt(s); the last one ${ended.judgement.issue}. ` +
+      `The board is unchanged. ` +
       `Log: supervisor.log.md${last}. Fix the agent or ${roleFile}, then run again to resume at this task.`,
   );
 }
@@ -101,5 +104,8 @@ function logFailure(
 /** The Supervisor Log's name for what an agent run is about. */
 function logTaskOf(run: AgentRun): string {
   if (run.inputs.done_task === undefined) return run.task;
-  return `${run.inputs.kanban_file} (${run.inputs.done_task === null ? `trigger: ${run.trigger ?? '?'}` : `done_task: ${run.inputs.done_task}`})`;
+  return (
+    `${run.inputs.kanban_file} ` +
+    `(${run.inputs.done_task === null ? `trigger: ${run.trigger ?? '?'}` : `done_task: ${run.inputs.done_task}`})`
+  );
 }

@@ -61,7 +61,10 @@ export async function runStep(ctx: RunContext, board: Board, settings: Settings,
   const next = change.current ?? null;
   const written = writeAnswer(ctx, board, task, answer, change);
   if (written.keptHumanEdit) {
-    const issue = `${path.basename(board.file)} was changed during the step (${written.fields.join(', ')}); the person's version is kept and the Manager's answer (next_task ${JSON.stringify(answer.next_task)}) is not written`;
+    const issue =
+      `${path.basename(board.file)} was changed during the step (${written.fields.join(', ')}); ` +
+      `the person's version is kept and the Manager's answer ` +
+      `(next_task ${JSON.stringify(answer.next_task)}) is not written`;
     ctx.world.log({
       kind: 'Warning',
       agent: 'Manager',
@@ -105,7 +108,10 @@ function writeAnswer(
       error.code === 'ENOENT'
         ? 'is gone: it was moved or deleted during the step'
         : error.message.replace(`${board.file}: `, '');
-    const issue = `${name} ${why}, so the Manager's answer (status ${String(answer.status)}, next_task ${JSON.stringify(answer.next_task)}) cannot be written; nothing was written in its place`;
+    const issue =
+      `${name} ${why}, so the Manager's answer ` +
+      `(status ${String(answer.status)}, next_task ${JSON.stringify(answer.next_task)}) cannot be written; ` +
+      `nothing was written in its place`;
     ctx.world.log({
       kind: 'Halt',
       agent: 'kanban-supervisor',
@@ -114,7 +120,8 @@ function writeAnswer(
       action: 'Stopping (exit 2); the agents have ended',
     });
     throw new InputError(
-      `${board.file}: ${issue}. Put it back (e.g. \`git checkout ${name}\`, or move it back) and run again: the run carries on from the board as it is then.`,
+      `${board.file}: ${issue}. Put it back (e.g. \`git checkout ${name}\`, or move it back) and run again: ` +
+        `the run carries on from the board as it is then.`,
     );
   }
 }

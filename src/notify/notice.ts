@@ -35,7 +35,10 @@ export interface NoticePlace {
   time: Date;
 }
 
-/** The notice for a run's end (pure): `line` is the outcome as printed; what to do next is the outcome table's (errors.ts). */
+/**
+ * The notice for a run's end (pure): `line` is the outcome as printed;
+ * what to do next is the outcome table's (errors.ts).
+ */
 export function endNotice(outcome: { kind: OutcomeKind; exitCode: number }, line: string, at: NoticePlace): Notice {
   const words = OUTCOME_WORDS[outcome.kind];
   return {
@@ -81,7 +84,9 @@ export function waitingNotice(event: Readonly<Record<string, unknown>>, at: Noti
     outcome: kind,
     exitCode: typeof event.exitCode === 'number' ? event.exitCode : null,
     message: `Waiting (--watch): ${String(event.reason ?? OUTCOME_WORDS[kind].long)}`,
-    next: `${nextOf(OUTCOME_WORDS[kind].long)} The run is still there: it carries on once an edit of the board validates${until}.`,
+    next:
+      `${nextOf(OUTCOME_WORDS[kind].long)} The run is still there: ` +
+      `it carries on once an edit of the board validates${until}.`,
     title: `${boardName(at.file)}: ${OUTCOME_WORDS[kind].short}, waiting for a person`,
   };
 }
@@ -115,7 +120,8 @@ export function plainText(notice: Notice, withTitle: boolean): string {
   const lines = [
     ...(withTitle ? [`kanban-supervisor: ${notice.title}`] : []),
     notice.message,
-    `Board: ${notice.board}${notice.task ? ` · task: ${notice.task}` : ''}${notice.exitCode === null ? '' : ` · exit ${notice.exitCode}`}`,
+    `Board: ${notice.board}${notice.task ? ` · task: ${notice.task}` : ''}` +
+      `${notice.exitCode === null ? '' : ` · exit ${notice.exitCode}`}`,
   ];
   if (notice.next && !notice.message.includes(notice.next)) lines.push(`Next: ${notice.next}`);
   return lines.join('\n');
@@ -148,7 +154,8 @@ function boardName(file: string): string {
   return path.basename(path.dirname(file)) || file;
 }
 
-// The table's long wording says what happened, then (after the first ". ") what to do; the first part alone when there is nothing to do.
+// The table's long wording says what happened, then (after the first
+// ". ") what to do; the first part alone when there is nothing to do.
 function nextOf(long: string): string {
   const cut = long.indexOf('. ');
   return cut === -1 ? 'See the message.' : `${long.slice(cut + 2)}.`;

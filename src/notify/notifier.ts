@@ -16,7 +16,10 @@ export interface NotifierOptions {
   policy?: SendPolicy;
 }
 
-/** How long the end of a run waits in all for its notifications (SEND_POLICY's tries fit in it but for a receiver that never answers). */
+/**
+ * How long the end of a run waits in all for its notifications
+ * (SEND_POLICY's tries fit in it but for a receiver that never answers).
+ */
 export const FLUSH_CAP_MS = 10_000;
 /** The same after a signal or the time limit stopped the run: such a stop ends well inside `docker stop`'s 10 s. */
 export const STOPPED_CAP_MS = 2_000;
@@ -50,7 +53,10 @@ export class Notifier {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** The event listener of a run: keeps the run and task, and tells of a long usage-limit wait and of a resident run's wait for a person. */
+  /**
+   * The event listener of a run: keeps the run and task, and tells of a long
+   * usage-limit wait and of a resident run's wait for a person.
+   */
   readonly listener = (event: { type: string; [field: string]: unknown }): void => {
     if (event.type === 'run_started' && typeof event.run === 'string') this.run = event.run;
     if (event.type === 'step_started' && typeof event.task === 'string') this.task = event.task;
@@ -121,13 +127,15 @@ export class Notifier {
       if (this.toldMissing) return;
       this.toldMissing = true;
       this.options.warn(
-        'desktop notifications need notify-send (Debian/Ubuntu: apt-get install libnotify-bin) or, on macOS, osascript; none is installed, so none is shown.',
+        'desktop notifications need notify-send (Debian/Ubuntu: apt-get install libnotify-bin) ' +
+          'or, on macOS, osascript; none is installed, so none is shown.',
       );
       return;
     }
     const entry = target.where ? `, ${target.where}` : '';
     this.options.warn(
-      `the ${TOLD[notice.event]} could not be told to ${target.shown} (${target.format}${entry}): ${why}. The run's exit code is unchanged.`,
+      `the ${TOLD[notice.event]} could not be told to ${target.shown} (${target.format}${entry}): ${why}. ` +
+        `The run's exit code is unchanged.`,
     );
   }
 

@@ -2,7 +2,10 @@ import { execFile } from 'node:child_process';
 import { markupFree, plainText, requestFor, type Notice } from './notice.js';
 import type { NotifyTarget } from './target.js';
 
-/** How a notice leaves the machine: Node's fetch, a program for the desktop, a pause between tries. Tests pass their own. */
+/**
+ * How a notice leaves the machine: Node's fetch, a program for the desktop,
+ * a pause between tries. Tests pass their own.
+ */
 export interface SendDeps {
   fetch: typeof fetch;
   /** Run a program to its end; resolves with why it failed, 'missing' when it is not installed, or undefined. */
@@ -98,7 +101,9 @@ async function post(
   // fetch refuses a URL with a user name in it: it is sent as HTTP basic authentication (a protected ntfy topic).
   const url = new URL(target.url);
   if (url.username !== '' || url.password !== '') {
-    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    headers.authorization =
+      `Basic ` +
+      `${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
     url.username = '';
     url.password = '';
   }
@@ -110,7 +115,8 @@ async function post(
       redirect: 'manual',
       signal: AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]),
     });
-    // The status decides: a body that never ends is let go, not waited for (a 200 is a delivery, not a timeout to retry).
+    // The status decides: a body that never ends is let go, not
+    // waited for (a 200 is a delivery, not a timeout to retry).
     response.body?.cancel().catch(() => undefined);
     return response.status < 300 ? undefined : `HTTP ${response.status}`;
   } catch (error) {

@@ -1,7 +1,10 @@
 import { InputError } from '../errors.js';
 import { maskUrl } from '../util/secrets.js';
 
-/** How a notification is worded on the wire: Slack's `{"text"}`, ntfy's plain text with headers, our JSON, or the desktop's notifier. */
+/**
+ * How a notification is worded on the wire: Slack's `{"text"}`, ntfy's
+ * plain text with headers, our JSON, or the desktop's notifier.
+ */
 export type NotifyFormat = 'slack' | 'ntfy' | 'json' | 'desktop';
 
 /** Where one notification goes, ready to send. */
@@ -15,7 +18,10 @@ export interface NotifyTarget {
   where?: string;
 }
 
-/** One entry of `supervisor.notify` / `--notify` as written: a target, the name of a variable holding one, or what is wrong with it. */
+/**
+ * One entry of `supervisor.notify` / `--notify` as written: a target,
+ * the name of a variable holding one, or what is wrong with it.
+ */
 export type NotifyEntry =
   { ok: true; target: NotifyTarget } | { ok: true; envName: string } | { ok: false; reason: string };
 
@@ -23,7 +29,8 @@ const PREFIXES: readonly NotifyFormat[] = ['slack', 'ntfy', 'json'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** How each kind of entry is written, for the fix in a message. */
 export const NOTIFY_FORMS =
-  'an http(s) URL (Slack webhook, ntfy topic, or any URL for JSON), slack+URL, ntfy+URL or json+URL to force a format, desktop, or env:NAME';
+  'an http(s) URL (Slack webhook, ntfy topic, or any URL for JSON), ' +
+  'slack+URL, ntfy+URL or json+URL to force a format, desktop, or env:NAME';
 
 /** Read one entry (pure). The entry itself never appears in a reason: it may hold a token. */
 export function parseNotifyEntry(entry: string): NotifyEntry {
@@ -99,7 +106,9 @@ export function resolveTargets(
     const inner = parseNotifyEntry(value);
     if (!inner.ok || !('target' in inner))
       throw new InputError(
-        `${where}: the variable ${parsed.envName} ${inner.ok ? 'names another variable' : `holds no usable target (${inner.reason})`}. Set it to ${NOTIFY_FORMS.replace(/, or env:NAME$/, '')}.`,
+        `${where}: the variable ${parsed.envName} ` +
+          `${inner.ok ? 'names another variable' : `holds no usable target (${inner.reason})`}. ` +
+          `Set it to ${NOTIFY_FORMS.replace(/, or env:NAME$/, '')}.`,
       );
     targets.push({ ...inner.target, where: `${where}, env:${parsed.envName}` });
   }
@@ -117,10 +126,16 @@ export function unsetNotifyVariables(entries: unknown, env: Readonly<Record<stri
 
 /** The warning for an `env:NAME` entry whose variable is not set (pure). */
 export function unsetWarning(name: string, where: string): string {
-  return `${where}: env:${name} is not set, so no notification goes there. Set ${name} in the run's environment, or remove the entry.`;
+  return (
+    `${where}: env:${name} is not set, so no notification goes there. ` +
+    `Set ${name} in the run's environment, or remove the entry.`
+  );
 }
 
-/** Where notifications would go, as --dry-run shows them (pure): masked, `env:NAME` with what it holds or that it is unset. */
+/**
+ * Where notifications would go, as --dry-run shows them (pure):
+ * masked, `env:NAME` with what it holds or that it is unset.
+ */
 export function describeTargets(
   entries: readonly string[],
   env: Readonly<Record<string, string | undefined>>,

@@ -8,7 +8,10 @@ import type { Style } from './style.js';
 // A reply's message is shown in full in the event log; on a line, its start.
 const MESSAGE_CHARS = 160;
 
-/** The mark of a reply status: ok in green, blocked and escalate in yellow, error in red — never a green ✓ for anything but ok. */
+/**
+ * The mark of a reply status: ok in green, blocked and escalate in yellow,
+ * error in red — never a green ✓ for anything but ok.
+ */
 export function statusMark(status: unknown, style: Style): string {
   switch (status) {
     case 'ok':
@@ -39,22 +42,45 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
   switch (event.type) {
     case 'attempt_finished':
       if (event.valid)
-        return `  ${statusMark(event.status, style)} ${role} replied ${replyText(event.status, event.message)}${took}${ignoredText(event, style)}`;
-      return `  ${style.red('✗')} ${role} attempt ${String(event.attempt)}/${String(event.of ?? '?')}: ${cleanLine(String(event.issue ?? event.end))}${took}${ignoredText(event, style)}`;
+        return (
+          `  ${statusMark(event.status, style)} ${role} replied ${replyText(event.status, event.message)}${took}` +
+          `${ignoredText(event, style)}`
+        );
+      return (
+        `  ${style.red('✗')} ${role} attempt ${String(event.attempt)}/${String(event.of ?? '?')}: ` +
+        `${cleanLine(String(event.issue ?? event.end))}${took}${ignoredText(event, style)}`
+      );
     case 'retry':
-      return `  ${style.yellow('↻')} retry ${String(event.retry)}/${String(event.maxRetries)} with the exact same inputs`;
+      return (
+        `  ${style.yellow('↻')} retry ${String(event.retry)}/${String(event.maxRetries)} ` +
+        `with the exact same inputs`
+      );
     case 'board_written':
       return `  → next task: ${event.current === null ? '(none)' : cleanLine(String(event.current))}`;
     case 'git_committed':
-      return `  ${style.dim(`committed ${String(event.commit).slice(0, 12)} (${Number(event.paths)} path${event.paths === 1 ? '' : 's'})`)}`;
+      return `  ${style.dim(
+        `committed ${String(event.commit).slice(0, 12)} (${Number(event.paths)} path${event.paths === 1 ? '' : 's'})`,
+      )}`;
     case 'human_edit_kept':
       return `  ${style.yellow('!')} ${cleanLine(String(event.issue))}`;
     case 'limit_wait':
-      return `  ${style.yellow('⏸')} ${role} hit ${cleanLine(String(event.cli))}'s usage limit; waiting until ${localClock(String(event.until))} (${formatDuration(Number(event.waitMs))}${event.resetKnown ? '' : typeof event.ignoredReset === 'string' ? `, the reset time given (${localClock(event.ignoredReset)}) is past or absurd` : ', no reset time given'}): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
+      return (
+        `  ${style.yellow('⏸')} ${role} hit ${cleanLine(String(event.cli))}'s usage limit; ` +
+        `waiting until ${localClock(String(event.until))} (${formatDuration(Number(event.waitMs))}${
+          event.resetKnown
+            ? ''
+            : typeof event.ignoredReset === 'string'
+              ? `, the reset time given (${localClock(event.ignoredReset)}) is past or absurd`
+              : ', no reset time given'
+        }): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`
+      );
     case 'limit_resumed':
       return `  ▶ the limit has reset; ${role} runs again with the same inputs`;
     case 'handed_to_manager':
-      return `  ${style.red('✗')} ${role} gave no valid reply in ${String(event.attempts)} attempts; the Manager gets {"status": "error"} for it (on_exhausted: manager)`;
+      return (
+        `  ${style.red('✗')} ${role} gave no valid reply in ${String(event.attempts)} attempts; ` +
+        `the Manager gets {"status": "error"} for it (on_exhausted: manager)`
+      );
     case 'waiting':
       return `${style.yellow('⏸')} ${waitingText(event)}`;
     case 'woke':
@@ -62,11 +88,25 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
         ? '▶ the usage limit has reset; carrying on from the board as it is'
         : `▶ ${filesText(event.files)} changed; carrying on from the board as it is`;
     case 'warning':
-      return `${style.yellow('!')} ${cleanLine(String(event.file))}${event.line === undefined ? '' : `:${String(event.line)}`}: ${shorten(cleanLine(String(event.message)), MESSAGE_CHARS)} (warning)`;
+      return (
+        `${style.yellow('!')} ${cleanLine(String(event.file))}` +
+        `${event.line === undefined ? '' : `:${String(event.line)}`}: ` +
+        `${shorten(cleanLine(String(event.message)), MESSAGE_CHARS)} (warning)`
+      );
     case 'edit_invalid':
-      return `  ${style.yellow('!')} ${cleanLine(String(event.file))}${event.line === undefined ? '' : `:${String(event.line)}`}: ${shorten(cleanLine(String(event.problem)), MESSAGE_CHARS)}${Number(event.problems) > 1 ? ` (and ${Number(event.problems) - 1} more problem(s))` : ''}; still waiting for a change`;
+      return (
+        `  ${style.yellow('!')} ${cleanLine(String(event.file))}` +
+        `${event.line === undefined ? '' : `:${String(event.line)}`}: ` +
+        `${shorten(cleanLine(String(event.problem)), MESSAGE_CHARS)}` +
+        `${Number(event.problems) > 1 ? ` (and ${Number(event.problems) - 1} more problem(s))` : ''}; ` +
+        `still waiting for a change`
+      );
     case 'backoff':
-      return `  ${style.yellow('↻')} ${cleanLine(String(event.cli))} service error; ${role} again in ${formatDuration(Number(event.waitMs))} (${String(event.retry)}/${String(event.of)}): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
+      return (
+        `  ${style.yellow('↻')} ${cleanLine(String(event.cli))} service error; ` +
+        `${role} again in ${formatDuration(Number(event.waitMs))} (${String(event.retry)}/${String(event.of)}): ` +
+        `${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`
+      );
     default:
       return step(event, role, task);
   }
@@ -82,13 +122,19 @@ export function waitingText(event: SupervisorEvent): string {
   const ended = Object.hasOwn(OUTCOME_WORDS, String(event.outcome))
     ? OUTCOME_WORDS[event.outcome as OutcomeKind].short
     : cleanLine(String(event.outcome));
-  return `waiting for an edit of kanban.yaml, a task or a role file${until}${via} — ${ended}: ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`;
+  return (
+    `waiting for an edit of kanban.yaml, a task or a role file${until}${via} — ${ended}: ` +
+    `${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`
+  );
 }
 
 // Spend figures a CLI reported that cannot be a spend, and were not counted.
 function ignoredText(event: SupervisorEvent, style: Style): string {
   if (!Array.isArray(event.usageIgnored)) return '';
-  return ` ${style.yellow('!')} reported spend ignored (not a finite, non-negative number): ${cleanLine(event.usageIgnored.map(String).join(', '))}`;
+  return (
+    ` ${style.yellow('!')} reported spend ignored (not a finite, non-negative number): ` +
+    `${cleanLine(event.usageIgnored.map(String).join(', '))}`
+  );
 }
 
 function filesText(files: unknown): string {
@@ -99,11 +145,17 @@ function filesText(files: unknown): string {
 
 function step(event: SupervisorEvent, role: string, task: string): string | null {
   if (event.type === 'step_started' && event.trigger !== undefined)
-    return `step ${String(event.step)} · ${role} (periodic) · ${String(event.done_tasks ?? 0)} task(s) done since its last run`;
+    return (
+      `step ${String(event.step)} · ${role} (periodic) · ${String(event.done_tasks ?? 0)} ` +
+      `task(s) done since its last run`
+    );
   if (event.type === 'step_started') return `step ${String(event.step)} · ${role} · ${task}`;
   // A re-run after a usage limit or a service error is the same attempt again.
   if (event.type === 'attempt_started' && ((event.attempt ?? 1) > 1 || event.rerun !== undefined))
-    return `  attempt ${String(event.attempt)}/${String(event.of)}${event.rerun === undefined ? '' : ' again'} · ${role}`;
+    return (
+      `  attempt ${String(event.attempt)}/${String(event.of)}` +
+      `${event.rerun === undefined ? '' : ' again'} · ${role}`
+    );
   if (event.type === 'run_started')
     return `run ${event.run} on ${cleanLine(String(event.board))} (pid ${String(event.pid)})`;
   return null;

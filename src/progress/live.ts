@@ -119,7 +119,8 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
         const failed = event.type === 'halted' || event.type === 'interrupted';
         const mark = failed ? style.red('✗') : statusMark(ended.status, style);
         const line = (m: string, dim: (s: string) => string) =>
-          `${m} step ${ended.number} · ${ended.role} · ${ended.task}${nextOf(event)} ${dim(`(${formatDuration(now() - ended.start)})`)}`;
+          `${m} step ${ended.number} · ${ended.role} · ${ended.task}${nextOf(event)} ` +
+          `${dim(`(${formatDuration(now() - ended.start)})`)}`;
         permanent(line(failed ? '✗' : statusMark(ended.status, PLAIN), PLAIN.dim), line(mark, style.dim));
         break;
       }

@@ -68,7 +68,9 @@ export function failedOutcome(error: unknown, file?: string, spent = ''): Outcom
   let message = error.message.replace(/\s*\n\s*/g, ' ').trim();
   if (kind === 'halted_for_human') {
     const again = file ? runnable(file) : 'the same command';
-    message += `${/[.!?]$/.test(message) ? '' : '.'} Answer it (edit the task file or ${file ? path.basename(file) : 'kanban.yaml'}), then run again to continue: ${again}`;
+    message +=
+      `${/[.!?]$/.test(message) ? '' : '.'} Answer it ` +
+      `(edit the task file or ${file ? path.basename(file) : 'kanban.yaml'}), then run again to continue: ${again}`;
   }
   // A budget stop already names its spend.
   if (spent && !message.includes(spent)) message += ` (The run spent ${spent}.)`;

@@ -25,7 +25,8 @@ export function plainReporter(output: PlainOutput): Reporter {
     if (!attempt) return;
     const quiet = latest ? `; last output ${formatDuration(now() - latest.at)} ago: ${latest.text}` : '; no output yet';
     output.write(
-      `${stamp()}   … ${attempt.role} attempt ${attempt.number}/${attempt.of} running for ${formatDuration(now() - attempt.start)}${quiet}\n`,
+      `${stamp()}   … ${attempt.role} attempt ${attempt.number}/${attempt.of} running for ` +
+        `${formatDuration(now() - attempt.start)}${quiet}\n`,
     );
   };
   const timer = output.heartbeatMs ? setInterval(beat, output.heartbeatMs) : undefined;

@@ -26,14 +26,17 @@ if (trigger !== undefined) {
     status: ok ? 'ok' : 'escalate',
     message: ok
       ? `${trigger} replied ok; ${current ?? 'no task'} stays current`
-      : `${trigger} ended with status ${String(result.status)}: ${String(result.message ?? '')}. Read it, act on it, then edit the board to carry on.`,
+      : `${trigger} ended with status ${String(result.status)}: ${String(result.message ?? '')}. ` +
+        `Read it, act on it, then edit the board to carry on.`,
     next_task: current,
     tasks,
   });
 } else if (result.status !== 'ok') {
   reply({
     status: 'escalate',
-    message: `${done} ended with status ${String(result.status)}: ${String(result.message ?? '')}. Look at its work log, fix it, then run again.`,
+    message:
+      `${done} ended with status ${String(result.status)}: ${String(result.message ?? '')}. ` +
+      `Look at its work log, fix it, then run again.`,
     next_task: done,
     tasks,
   });

@@ -39,7 +39,8 @@ if (script === undefined) {
   if (task)
     appendFileSync(
       task,
-      `${heading}\n### ${started.toISOString()} ${String(inputs.role ?? 'shell agent')}\n\n\`\`\`\n${shown}${shown.endsWith('\n') || !shown ? '' : '\n'}\`\`\`\nexit: ${code}\n`,
+      `${heading}\n### ${started.toISOString()} ${String(inputs.role ?? 'shell agent')}` +
+        `\n\n\`\`\`\n${shown}${shown.endsWith('\n') || !shown ? '' : '\n'}\`\`\`\nexit: ${code}\n`,
     );
   const lastLine = output.trim().split('\n').at(-1) ?? '';
   reply(

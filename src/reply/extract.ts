@@ -15,7 +15,10 @@ export interface Envelope {
   unwrap(out: ParsedOutput): Unwrapped | null;
 }
 
-/** How the reply is found in stdout: auto, whole, fenced, last-line, or an agent CLI's envelope by name (see role.schema.json). */
+/**
+ * How the reply is found in stdout: auto, whole, fenced, last-line,
+ * or an agent CLI's envelope by name (see role.schema.json).
+ */
 export type OutputStrategy = string;
 
 /** The reply candidate found in stdout (not yet validated), or why none was found. */

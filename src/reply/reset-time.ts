@@ -23,7 +23,9 @@ const SHOWN_MINUTE = MINUTE;
 // reads as just passed (Claude Code shows a date only beyond 24 h).
 const CLOCK_SLACK = MINUTE;
 
-const DURATION_PART = String.raw`(\d+(?:\.\d+)?)\s*(ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)(?![a-z]),?\s*(?:and\s+)?`;
+const DURATION_PART =
+  String.raw`(\d+(?:\.\d+)?)\s*(ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)` +
+  String.raw`(?![a-z]),?\s*(?:and\s+)?`;
 
 function unitMs(unit: string): number {
   const u = unit.toLowerCase();
@@ -33,7 +35,10 @@ function unitMs(unit: string): number {
   return u.startsWith('m') ? MINUTE : 1000;
 }
 
-/** A duration as CLIs word it ("5s", "5.2s", "500ms", "1h30m", "45 minutes", "3 days 6 hours 57 minutes") in ms; null if it is not one. */
+/**
+ * A duration as CLIs word it ("5s", "5.2s", "500ms", "1h30m",
+ * "45 minutes", "3 days 6 hours 57 minutes") in ms; null if it is not one.
+ */
 export function parseWordedDuration(text: string): number | null {
   const trimmed = text.trim().replace(/\.$/, '');
   // A fresh sticky pattern per call: its lastIndex is state.

@@ -18,7 +18,10 @@ export function sumKnown(values: Array<number | undefined>): number | undefined 
   return known.length > 0 ? known.reduce((a, b) => a + b, 0) : undefined;
 }
 
-/** A Usage with its unknown figures dropped and its total added (never an undefined key); undefined when nothing is known. */
+/**
+ * A Usage with its unknown figures dropped and its total added
+ * (never an undefined key); undefined when nothing is known.
+ */
 export function usageFigures(usage: Usage): Usage | undefined {
   const all: Usage = { ...usage, totalTokens: sumKnown([usage.inputTokens, usage.outputTokens]) };
   const known = Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as Usage;

@@ -25,7 +25,11 @@ export function attemptRow(a: AttemptRecord, link: Linker): string {
     a.finished ? formatDuration(a.finished.durationMs) : '—',
     spentBy(a) || '—',
   ];
-  return `<tr class="${kind(a)}" data-attempt-row="${esc(attemptId(a))}">${cells.map((c) => `<td>${esc(c)}</td>`).join('')}<td class="result">${esc(result(a))}</td><td>${logs || '—'}</td></tr>`;
+  return (
+    `<tr class="${kind(a)}" data-attempt-row="${esc(attemptId(a))}">` +
+    `${cells.map((c) => `<td>${esc(c)}</td>`).join('')}<td class="result">${esc(result(a))}</td>` +
+    `<td>${logs || '—'}</td></tr>`
+  );
 }
 
 /** The timeline lane an attempt goes in: its task's, or its periodic role's. */
@@ -45,7 +49,10 @@ export function kind(a: AttemptRecord): string {
 export function result(a: AttemptRecord): string {
   if (!a.finished) return 'no end recorded';
   if (a.finished.valid)
-    return `replied ${cleanLine(a.finished.status ?? '')}${a.finished.message ? `: ${shorten(cleanLine(a.finished.message), 200)}` : ''}`;
+    return (
+      `replied ${cleanLine(a.finished.status ?? '')}` +
+      `${a.finished.message ? `: ${shorten(cleanLine(a.finished.message), 200)}` : ''}`
+    );
   return cleanLine(a.finished.issue ?? a.finished.end);
 }
 

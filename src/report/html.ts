@@ -62,7 +62,8 @@ export function* renderReport(runs: RunRecord[], context: PageContext): Generato
     : '';
   const version = context.live ? ` data-version="${esc(context.live.version)}"` : '';
   const policy = context.live ? '' : `\n<meta http-equiv="Content-Security-Policy" content="${STATIC_POLICY}">`;
-  yield `<!doctype html>
+  yield (
+    `<!doctype html>
 <html lang="en"${version}>
 <head>
 <meta charset="utf-8">${policy}
@@ -74,9 +75,11 @@ export function* renderReport(runs: RunRecord[], context: PageContext): Generato
 <body>
 <header>
 <h1>Board and runs · ${esc(name)}${context.live ? ' <span class="badge live">live</span>' : ''}</h1>
-<div class="muted">${esc(context.file)} · generated ${esc(localStamp(context.generated))} (local time) from .kanban-supervisor/events.jsonl, newest run first${esc(scope)}</div>
+<div class="muted">${esc(context.file)} · generated ${esc(localStamp(context.generated))} (local time) ` +
+    `from .kanban-supervisor/events.jsonl, newest run first${esc(scope)}</div>
 </header>
-`;
+`
+  );
   if (context.board) yield* kanban(context.board, link, BOARD_NOTE);
   if (context.live) yield `<script>${LIVE_SCRIPT}</script>\n`;
   if (runs.length === 0) {
@@ -84,21 +87,34 @@ export function* renderReport(runs: RunRecord[], context: PageContext): Generato
     yield `<section id="runs"><h2>Runs</h2><p class="muted">${none}</p></section>\n</body>\n</html>\n`;
     return;
   }
-  yield `<section id="totals">
+  yield (
+    `<section id="totals">
 <h2>Totals</h2>
 <ul class="cards">${cards.map(([label, value]) => `<li><b>${esc(value)}</b>${esc(label)}</li>`).join('')}</ul>
-<table id="roles"><thead><tr><th>role</th><th class="num">attempts</th><th class="num">valid</th><th class="num">retries</th><th class="num">timeouts</th><th class="num">agent time</th><th class="num">spent</th></tr></thead><tbody>
+<table id="roles"><thead><tr><th>role</th><th class="num">attempts</th><th class="num">valid</th>` +
+    `<th class="num">retries</th><th class="num">timeouts</th><th class="num">agent time</th>` +
+    `<th class="num">spent</th></tr></thead><tbody>
 ${sum.byRole.map((r) => `<tr><td>${esc(r.role)}</td>${tallyCells(r)}</tr>`).join('\n')}
 </tbody></table>
-<ul class="legend"><li><i style="background:var(--ok)"></i>replied ok</li><li><i style="background:var(--attention)"></i>replied blocked or escalate</li><li><i style="background:var(--error)"></i>replied error</li><li><i style="background:var(--manager)"></i>Manager's reply</li><li><i style="background:var(--bad)"></i>invalid output</li><li><i class="hatch"></i>timed out</li><li><i style="background:var(--unfinished)"></i>no end recorded</li><li><i style="outline:2px solid #212529;outline-offset:-2px;background:#fff"></i>retry (↻n)</li></ul>
+<ul class="legend"><li><i style="background:var(--ok)"></i>replied ok</li>` +
+    `<li><i style="background:var(--attention)"></i>replied blocked or escalate</li>` +
+    `<li><i style="background:var(--error)"></i>replied error</li>` +
+    `<li><i style="background:var(--manager)"></i>Manager's reply</li>` +
+    `<li><i style="background:var(--bad)"></i>invalid output</li><li><i class="hatch"></i>timed out</li>` +
+    `<li><i style="background:var(--unfinished)"></i>no end recorded</li>` +
+    `<li><i style="outline:2px solid #212529;outline-offset:-2px;background:#fff"></i>retry (↻n)</li></ul>
 </section>
-`;
+`
+  );
   const newestFirst = [...runs].reverse();
   for (const run of newestFirst) yield* timeline(run, link, context.titles);
-  yield `<section id="attempts">
+  yield (
+    `<section id="attempts">
 <h2>Every attempt</h2>
-<table><thead><tr><th>run</th><th>step</th><th>task</th><th>role</th><th>attempt</th><th>started</th><th>duration</th><th>spent</th><th>result</th><th>logs</th></tr></thead><tbody>
-`;
+<table><thead><tr><th>run</th><th>step</th><th>task</th><th>role</th><th>attempt</th><th>started</th>` +
+    `<th>duration</th><th>spent</th><th>result</th><th>logs</th></tr></thead><tbody>
+`
+  );
   for (const run of newestFirst) for (const a of run.attempts) yield `${attemptRow(a, link)}\n`;
   yield `</tbody></table>
 </section>
@@ -119,15 +135,22 @@ function* timeline(run: RunRecord, link: Linker, titles: ReadonlyMap<string, str
   const commits = run.commits
     ? ` · committed: ${run.commits.count} step(s), <code>${esc(reviewCommits(run.commits))}</code>`
     : '';
-  yield `<section class="run" data-run="${esc(run.id)}">
+  yield (
+    `<section class="run" data-run="${esc(run.id)}">
 <h2>Run ${esc(run.id)} <span class="badge ${esc(run.end?.type ?? 'unfinished')}">${esc(outcome)}</span></h2>
-<div class="muted">started ${esc(localStamp(run.start))} · ${run.steps} step(s) · ${esc(formatDuration(span))}${commits}</div>${why}
-<div class="axis"><span>0s</span><span>${esc(formatDuration(span / 2))}</span><span>${esc(formatDuration(span))}</span></div>
-`;
+<div class="muted">started ${esc(localStamp(run.start))} · ${run.steps} step(s) · ` +
+    `${esc(formatDuration(span))}${commits}</div>${why}
+<div class="axis"><span>0s</span><span>${esc(formatDuration(span / 2))}</span>` +
+    `<span>${esc(formatDuration(span))}</span></div>
+`
+  );
   for (const [lane, attempts] of byLane(run.attempts)) {
     const title = titles.get(lane);
     const label = title ? `${lane} — ${cleanLine(title)}` : lane;
-    yield `<div class="lane" data-task="${esc(lane)}"><div class="label" title="${esc(label)}">${esc(label)}</div><div class="track">`;
+    yield (
+      `<div class="lane" data-task="${esc(lane)}"><div class="label" title="${esc(label)}">${esc(label)}` +
+      `</div><div class="track">`
+    );
     for (const a of attempts) yield bar(a, start, span, run, link);
     yield '</div></div>\n';
   }
@@ -154,9 +177,14 @@ function bar(a: AttemptRecord, start: number, span: number, run: RunRecord, link
     .filter(Boolean)
     .join(' ');
   const label = `${a.attempt > 1 ? `↻${a.attempt - 1} ` : ''}${timedOut(a) ? 'timeout · ' : ''}${a.role}`;
-  const title = `${a.role} · step ${a.step} · attempt ${a.attempt}/${a.of} · ${formatDuration(Math.max(0, duration))} · ${result(a)}`;
+  const title =
+    `${a.role} · step ${a.step} · attempt ${a.attempt}/${a.of} · ` +
+    `${formatDuration(Math.max(0, duration))} · ${result(a)}`;
   const href = a.finished?.stdoutFile ? ` href="${esc(link(a.finished.stdoutFile))}"` : '';
-  return `<a class="${classes}" data-attempt="${esc(attemptId(a))}"${href} style="left:${left.toFixed(3)}%;width:${width.toFixed(3)}%" title="${esc(title)}">${esc(label)}</a>`;
+  return (
+    `<a class="${classes}" data-attempt="${esc(attemptId(a))}"${href} ` +
+    `style="left:${left.toFixed(3)}%;width:${width.toFixed(3)}%" title="${esc(title)}">${esc(label)}</a>`
+  );
 }
 
 function tallyCells(t: Tally): string {

@@ -7,7 +7,8 @@ import type { Fence } from './fence.js';
 export function fenceLines(fence: Fence, roleFile: string, pad: (label: string) => string): string[] {
   const list = (paths: string[]) => (paths.length ? paths.join(', ') : 'none');
   return [
-    `${pad('fence')}bubblewrap (${roleFile} sandbox:): the whole file system read-only, a fresh /tmp (TMPDIR=/tmp), network ${fence.network ? 'on' : 'off'}`,
+    `${pad('fence')}bubblewrap (${roleFile} sandbox:): the whole file system read-only, ` +
+      `a fresh /tmp (TMPDIR=/tmp), network ${fence.network ? 'on' : 'off'}`,
     `${pad('')}run as nobody with no capabilities and no terminal, even when the supervisor is root`,
     `${pad('')}writable: ${list(fence.writable)}`,
     `${pad('')}read-only inside them: ${list(fence.readOnly)}`,

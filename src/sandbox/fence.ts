@@ -35,7 +35,10 @@ export interface Fence {
   writable: string[];
   /** Shown read-only inside hidden folders: `sandbox.read` and what the agent's program needs. */
   readable: string[];
-  /** Inside writable folders, yet read-only: the supervisor's state, the board's own files and the repository's git folder. */
+  /**
+   * Inside writable folders, yet read-only: the supervisor's state,
+   * the board's own files and the repository's git folder.
+   */
   readOnly: string[];
   hidden: string[];
   /** Declared paths that do not exist, so are not bound (the agent cannot create them). */

@@ -14,7 +14,10 @@ const runProgram: RunProgram = (program, args) => {
   return { ok: result.status === 0, stderr: (result.stderr ?? result.error?.message ?? '').trim() };
 };
 
-/** Where bubblewrap is, or why a fence cannot be built without running anything: not Linux, or no bwrap on PATH (a message ending with the fix). */
+/**
+ * Where bubblewrap is, or why a fence cannot be built without running anything:
+ * not Linux, or no bwrap on PATH (a message ending with the fix).
+ */
 export function findBubblewrap(
   env: NodeJS.ProcessEnv,
   cwd: string,
@@ -22,17 +25,25 @@ export function findBubblewrap(
 ): { bwrap: string } | { problem: string } {
   if (platform !== 'linux')
     return {
-      problem: `sandbox: a fence needs Linux and bubblewrap; this is ${platform} (untested and unsupported here), so the agent is not run, and never unfenced. Run the board on Linux, or ${UNFENCED}.`,
+      problem:
+        `sandbox: a fence needs Linux and bubblewrap; this is ${platform} (untested and unsupported here), ` +
+        `so the agent is not run, and never unfenced. Run the board on Linux, or ${UNFENCED}.`,
     };
   const found = findProgram('bwrap', env, cwd);
   if ('problem' in found)
     return {
-      problem: `sandbox: bubblewrap (bwrap) ${found.problem}, so the agent's fence cannot be built and it is not run unfenced. Install it (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap), or ${UNFENCED}.`,
+      problem:
+        `sandbox: bubblewrap (bwrap) ${found.problem}, ` +
+        `so the agent's fence cannot be built and it is not run unfenced. ` +
+        `Install it (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap), or ${UNFENCED}.`,
     };
   return { bwrap: found.file };
 }
 
-/** Why no fence can be built here (bubblewrap missing, or it cannot build one), or undefined: see findBubblewrap and probeFence. */
+/**
+ * Why no fence can be built here (bubblewrap missing, or it cannot build one),
+ * or undefined: see findBubblewrap and probeFence.
+ */
 export function fenceProblem(
   network: boolean,
   env: NodeJS.ProcessEnv,
@@ -51,7 +62,13 @@ export function probeFence(bwrap: string, network: boolean, run: RunProgram = ru
   const probe = run(bwrap, probeArgs(network));
   if (probe.ok) return undefined;
   const said = probe.stderr.split('\n')[0]?.replace(/^bwrap: /, '') || 'nothing';
-  return `sandbox: bubblewrap cannot build a fence on this machine (${bwrap} said: ${said}), so the agent is not run, and never unfenced. Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0; in a container, a seccomp profile that allows them), or ${UNFENCED}.`;
+  return (
+    `sandbox: bubblewrap cannot build a fence on this machine (${bwrap} said: ${said}), ` +
+    `so the agent is not run, and never unfenced. Allow unprivileged user namespaces ` +
+    `(sysctl kernel.unprivileged_userns_clone=1; ` +
+    `on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0; ` +
+    `in a container, a seccomp profile that allows them), or ${UNFENCED}.`
+  );
 }
 
 /**

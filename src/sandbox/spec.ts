@@ -9,7 +9,10 @@ export interface SandboxSpec {
   network: boolean;
 }
 
-/** The role's `sandbox:` value (already checked by the role schema) as a spec; undefined when the role is not fenced (pure). */
+/**
+ * The role's `sandbox:` value (already checked by the role schema) as a spec;
+ * undefined when the role is not fenced (pure).
+ */
 export function sandboxSpec(value: unknown): SandboxSpec | undefined {
   if (value === true) return { write: [], read: [], hide: [], network: true };
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;

@@ -23,7 +23,8 @@ export const timeLimit: OpenCapability = (kind, options): Capability | undefined
         if (closed.aborted) return;
         stop(
           new TimeLimitError(
-            `The run reached its time limit of ${formatDuration(ms)} (--max-time or supervisor.max_time): whatever was running was stopped. The board is unchanged; run again to resume at the current task.`,
+            `The run reached its time limit of ${formatDuration(ms)} (--max-time or supervisor.max_time): ` +
+              `whatever was running was stopped. The board is unchanged; run again to resume at the current task.`,
           ),
         );
       });

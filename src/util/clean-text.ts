@@ -1,13 +1,18 @@
 // Agents print colours, cursor moves, window titles, clipboard writes (OSC 52) and bare
 // carriage returns. None of it may reach a person's terminal from a message, a path or an
 // output line: an escape sequence in an agent's text is hostile input, not formatting.
-const ESCAPES =
-  // eslint-disable-next-line no-control-regex -- matching terminal escapes is the point
-  /\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\|$)|[ -/]*[0-~]?)|\x9b[0-?]*[ -/]*[@-~]|[\x90\x98\x9d-\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|$)/g;
+const ESCAPES = new RegExp(
+  String.raw`\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\|$)|[ -/]*[0-~]?)|` +
+    String.raw`\x9b[0-?]*[ -/]*[@-~]|[\x90\x98\x9d-\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c|$)`,
+  'g',
+);
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
-/** Agent text made safe for one terminal line: no escape sequences, no control or bidi characters, line breaks as spaces (pure). */
+/**
+ * Agent text made safe for one terminal line: no escape sequences,
+ * no control or bidi characters, line breaks as spaces (pure).
+ */
 export function cleanLine(text: string): string {
   return text
     .replace(ESCAPES, '')

@@ -14,7 +14,10 @@ const FORM = 'a duration like 90s, 20m or 1h30m';
 export const LONGEST_MS = { timer: 24 * DAY_MS, clock: 365 * DAY_MS };
 const ON_THE_CLOCK = new Set(['max_time', 'max_limit_wait', 'limit_wait', 'notify_wait']);
 
-/** Parse `90s`, `20m`, `1h30m`, `2d`, `500ms` or a bare number of seconds into milliseconds; null if malformed or past `maxMs`. */
+/**
+ * Parse `90s`, `20m`, `1h30m`, `2d`, `500ms` or a bare number of seconds
+ * into milliseconds; null if malformed or past `maxMs`.
+ */
 export function parseDuration(value: unknown, maxMs = LONGEST_MS.timer): number | null {
   const ms = readMs(value);
   return ms !== null && ms >= 1 && ms <= maxMs ? ms : null;

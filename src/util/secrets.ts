@@ -17,10 +17,22 @@ const SECRET_FLAG_VALUE =
 const IN_TEXT: readonly RegExp[] = [
   /((?:\bAuthorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token)\s+)?)|\bBearer\s+)([\w.~+/=-]{8,})/gi,
   // A value with a digit in it: `secret: remember` in prose is not a secret, `token=abc123…` is.
-  /(?<![A-Za-z])((?:api[-_]?key|access[-_]?key|secret|token|password|passwd)["']?\s*[:=]\s*["']?)((?=[\w.~+/=-]*\d)[\w.~+/=-]{8,})/gi,
+  new RegExp(
+    String.raw`(?<![A-Za-z])((?:api[-_]?key|access[-_]?key|secret|token|password|passwd)["']?\s*[:=]\s*["']?)` +
+      String.raw`((?=[\w.~+/=-]*\d)[\w.~+/=-]{8,})`,
+    'gi',
+  ),
   // A flag of a command quoted in text (`curl --token abc123…`, `--api-key=…`).
-  /(?<![\w-])(--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|auth)[= ]["']?)((?=[^\s"']*\d)[^\s"'\\]{6,})/gi,
-  /()\b((?:sk|rk|pk)-(?:ant-|proj-|live-|test-)?[\w-]{16,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|xox[abprs]-[\w-]{10,}|AKIA[0-9A-Z]{16}|AIza[\w-]{30,})/g,
+  new RegExp(
+    String.raw`(?<![\w-])(--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|` +
+      String.raw`auth)[= ]["']?)((?=[^\s"']*\d)[^\s"'\\]{6,})`,
+    'gi',
+  ),
+  new RegExp(
+    String.raw`()\b((?:sk|rk|pk)-(?:ant-|proj-|live-|test-)?[\w-]{16,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|` +
+      String.raw`xox[abprs]-[\w-]{10,}|AKIA[0-9A-Z]{16}|AIza[\w-]{30,})`,
+    'g',
+  ),
 ];
 // A cheap first look, so text with nothing like a secret is not scanned pattern by pattern.
 const MAYBE = /bearer|basic|token|key|secret|passw|sk-|rk-|pk-|gh[pousr]_|github_pat_|xox|AKIA|AIza/i;
@@ -61,7 +73,10 @@ export function maskText(text: string, secrets: readonly string[] = []): string 
   return out;
 }
 
-/** An argv with secrets masked: the value after a flag like `--api-key`, `--token=…`, and whatever maskText masks (pure). */
+/**
+ * An argv with secrets masked: the value after a flag like `--api-key`,
+ * `--token=…`, and whatever maskText masks (pure).
+ */
 export function maskArgv(argv: readonly string[], secrets: readonly string[] = []): string[] {
   return argv.map((arg, i) => {
     if (i > 0 && SECRET_FLAG.test(argv[i - 1] as string)) return mask(arg);
@@ -71,7 +86,10 @@ export function maskArgv(argv: readonly string[], secrets: readonly string[] = [
   });
 }
 
-/** A JSON-like value with maskText applied to every string in it, keys kept (pure; returns the same object when nothing changed). */
+/**
+ * A JSON-like value with maskText applied to every string in it,
+ * keys kept (pure; returns the same object when nothing changed).
+ */
 export function maskDeep<T>(value: T, secrets: readonly string[] = []): T {
   if (typeof value === 'string') return maskText(value, secrets) as T;
   if (Array.isArray(value)) {

@@ -13,7 +13,8 @@ export const watch: OpenCapability = (kind, options): Capability | undefined => 
   if (kind !== 'run' || options.flags?.watch !== true) return undefined;
   if (options.flags.once)
     throw new InputError(
-      '--watch and --once cannot be used together: --watch keeps running after the board is done, --once stops after one step. Pass one of them.',
+      '--watch and --once cannot be used together: --watch keeps running after the board is done, ' +
+        '--once stops after one step. Pass one of them.',
     );
   const seam = options.seams?.watcher;
   // How long the files must be quiet before a change is acted on: an editor's several writes are one change.

@@ -50,7 +50,9 @@ export function watchSet(boardFile: string): WatchSet {
   return { files: [...files].sort(), dirs: [...dirs].sort() };
 }
 
-/** Look at each file of the set: unchanged stats keep the hash they had in `previous`; anything else is read and hashed. */
+/**
+ * Look at each file of the set: unchanged stats keep the hash they had in `previous`; anything else is read and hashed.
+ */
 export function snapshot(boardDir: string, files: readonly string[], previous?: Snapshot): Snapshot {
   const seen = new Map<string, Seen | null>();
   for (const file of files) seen.set(file, look(path.join(boardDir, file), previous?.get(file)));

@@ -30,7 +30,8 @@ export interface PassEnd {
   until?: Date;
 }
 
-// Outcomes a person's edit can change: everything else (a signal, a lost lock, an unwritable board, a bug) ends the run.
+// Outcomes a person's edit can change: everything else (a signal,
+// a lost lock, an unwritable board, a bug) ends the run.
 const WAITABLE: readonly number[] = [
   ExitCode.badInput,
   ExitCode.retriesExhausted,
@@ -150,7 +151,9 @@ function stateTeller(ctx: RunContext): (waiting: Waiting) => void {
       warned = true;
       ctx.events.emit('warning', {
         file: waitingFile.name,
-        message: `${inPlace(path.join(ctx.board.dir, waitingFile.name)) ?? error.message.replace(/\s*\n\s*/g, ' ')}: remove it, so that \`status\` can tell what this run waits for. Still waiting`,
+        message:
+          `${inPlace(path.join(ctx.board.dir, waitingFile.name)) ?? error.message.replace(/\s*\n\s*/g, ' ')}: ` +
+          `remove it, so that \`status\` can tell what this run waits for. Still waiting`,
       });
     }
   };
