@@ -1,7 +1,8 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { expandPath } from '../sandbox/spec.js';
+import { isWithin, realOr } from '../util/real-path.js';
 import { fencedRoles } from './fenced-roles.js';
 import { readRole, roleFilePath } from './role.js';
 
@@ -52,8 +53,9 @@ export function fencedWrites(boardDir: string, env: NodeJS.ProcessEnv): FencedWr
  * exists, else its folder, so a file an agent creates later counts; undefined when elsewhere.
  */
 export function writablePlace(file: string, writes: FencedWrites): string | undefined {
-  const real = realOr(file, '', () => realOr(path.dirname(file), path.basename(file)));
-  return writes.places.find(({ dir }) => real === dir || real.startsWith(`${dir}/`))?.name;
+  // The file itself when it exists, else its folder's real path with its name (created later).
+  const real = existsSync(file) ? realOr(file) : path.join(realOr(path.dirname(file)), path.basename(file));
+  return writes.places.find(({ dir }) => isWithin(real, dir))?.name;
 }
 
 /**
@@ -90,13 +92,4 @@ export function writablePathEntry(pathValue: string | undefined, writes: FencedW
   return pathValue
     .split(path.delimiter)
     .find((entry) => !path.isAbsolute(entry) || writablePlace(entry, writes) !== undefined);
-}
-
-// The real path of `dir` (joined with `rest`); `otherwise()` when it cannot be resolved.
-function realOr(dir: string, rest = '', otherwise = () => path.resolve(dir, rest)): string {
-  try {
-    return path.join(realpathSync(dir), rest);
-  } catch {
-    return otherwise();
-  }
 }

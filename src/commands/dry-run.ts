@@ -177,7 +177,7 @@ async function gitPlan(
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     warnings.push(`${error.message} A run would stop here with exit 2.`);
-    return { commits: false, repository: null, why: 'git has no identity to commit with' };
+    return { commits: false, repository: null, why: 'a run would stop before any agent: see the warning above' };
   }
 }
 

@@ -9,7 +9,8 @@ import { settingsFlags, type SettingFlagValues } from './flags.js';
 import { BoardSource } from '../loop/board-source.js';
 import { runAgent } from '../loop/retry.js';
 import { showOn } from '../progress/style.js';
-import { loadRole } from '../board/role.js';
+import { loadRole, problemsMessage } from '../board/role.js';
+import { unfencedRunProblems } from '../board/unfenced-runs.js';
 import type { RunIO } from '../loop/context.js';
 import { openCapabilities } from '../run/capability-list.js';
 import { openRun } from '../run/open-run.js';
@@ -48,8 +49,12 @@ export async function tryRole(
   const inputs = tryInputs(board, role, flags);
   const settingFlags = settingsFlags(flags);
   const settings = resolveSettings(board.settings, settingFlags);
-  // Every problem of the role (its file, command, reply schema) is found before anything is written.
-  loadRole(board.dir, role, 'try');
+  // Every problem of the role (its file, command, reply schema) is found before anything is written;
+  // an unfenced role must not run a program a fenced agent could have written (as a run's pre-flight).
+  const tried = loadRole(board.dir, role, 'try');
+  const runs = tried.sandbox === undefined ? [{ role: tried, inputs }] : [];
+  const unfenced = unfencedRunProblems(board.dir, path.basename(board.file), runs, io.env);
+  if (unfenced.length) throw new InputError(problemsMessage(unfenced));
   prepareAgent({ env: io.env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
   const show = showOn(io.stderr, { quiet: flags.quiet === true, noColor: flags['no-color'] === true, env: io.env });
   const run = { file: options.file, flags: { ...settingFlags }, io, show };

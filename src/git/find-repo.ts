@@ -3,7 +3,8 @@ import path from 'node:path';
 import { fencedRoles } from '../board/fenced-roles.js';
 import { InputError } from '../errors.js';
 import { refuseBoardConfig, refusePlanted } from './planted.js';
-import { findGit, inertCall, type GitPin } from './inert.js';
+import { findGit } from '../util/process.js';
+import { inertCall, type GitPin } from './inert.js';
 import { gitSaid, shownPath } from './porcelain.js';
 import { runGit, type GitBounds, type GitCall } from './run-git.js';
 

@@ -1,6 +1,4 @@
-import { realpathSync } from 'node:fs';
-import path from 'node:path';
-import { findProgram } from '../util/process.js';
+import { outsidePath } from '../util/process.js';
 import { gitEnv } from './porcelain.js';
 import type { GitBounds, GitCall } from './run-git.js';
 
@@ -40,38 +38,4 @@ export function inertCall(
       ...config.flatMap((c) => ['-c', c]),
     ],
   };
-}
-
-/**
- * git as found on PATH, never inside the board folder (where an agent
- * could have put one of its own); undefined when none.
- */
-export function findGit(env: Readonly<Record<string, string | undefined>>, boardDir: string): string | undefined {
-  const found = findProgram('git', { PATH: outsidePath(env.PATH, boardDir) }, '/');
-  if (!('file' in found)) return undefined;
-  const file = real(found.file);
-  return inside(file, real(boardDir)) ? undefined : file;
-}
-
-/** PATH without its relative entries and those that are (or lead into) the board folder. */
-export function outsidePath(value: string | undefined, boardDir: string): string {
-  const board = real(boardDir);
-  return (value ?? '')
-    .split(path.delimiter)
-    .filter((dir) => path.isAbsolute(dir) && !inside(real(dir), board))
-    .join(path.delimiter);
-}
-
-/** Whether `file` is `dir` or lies in it (both absolute, normalised). */
-export function inside(file: string, dir: string): boolean {
-  return file === dir || file.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
-
-/** A path with its links resolved; as given (made absolute) when it does not exist. */
-export function real(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return path.resolve(file);
-  }
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { InputError } from '../errors.js';
-import { inside, real, type GitPin } from './inert.js';
+import { isWithin, realOr } from '../util/real-path.js';
+import type { GitPin } from './inert.js';
 import { shownPath } from './porcelain.js';
 import { runGit, type GitCall } from './run-git.js';
 
@@ -13,7 +14,7 @@ import { runGit, type GitCall } from './run-git.js';
  */
 export async function refusePlanted(file: string, repo: GitPin, at: (pin?: GitPin) => GitCall): Promise<void> {
   const parent = path.dirname(repo.top);
-  if (real(repo.top) !== real(path.dirname(file)) || parent === repo.top) return;
+  if (realOr(repo.top) !== realOr(path.dirname(file)) || parent === repo.top) return;
   const around = await runGit(['rev-parse', '--show-toplevel', '--absolute-git-dir'], { ...at(), cwd: parent });
   const [top, gitDir] = shownPath(around.stdout).split('\n');
   // none around it (or one git refuses, which nothing commits into either)
@@ -38,10 +39,10 @@ export async function refusePlanted(file: string, repo: GitPin, at: (pin?: GitPi
  */
 export async function refuseBoardConfig(file: string, repo: GitPin, call: GitCall): Promise<void> {
   const listed = await runGit(['config', '--list', '--show-origin', '-z'], call);
-  const board = real(path.dirname(file));
-  const gitDir = real(repo.gitDir);
+  const board = realOr(path.dirname(file));
+  const gitDir = realOr(repo.gitDir);
   const found = configFiles(listed.stdout, call.cwd, call.env).find(
-    (config) => inside(real(config), board) && !inside(real(config), gitDir),
+    (config) => isWithin(realOr(config), board) && !isWithin(realOr(config), gitDir),
   );
   if (found)
     throw new InputError(

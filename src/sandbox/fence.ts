@@ -1,4 +1,5 @@
 import { COVERS, DEFAULT_HIDDEN } from './hidden.js';
+import { isWithin } from '../util/real-path.js';
 import { expandPath, type SandboxSpec } from './spec.js';
 
 /** What the fence sees of the machine: gathered at the edge (place.ts), so building the fence stays pure. */
@@ -109,7 +110,7 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
     });
   const covers = hides([...place.homes, ...COVERS]);
   const secrets = hides([...DEFAULT_HIDDEN, ...place.stores, ...place.unreadable, ...spec.hide]);
-  const inAny = (file: string, mounts: Mount[]) => mounts.some((m) => within(file, m.at));
+  const inAny = (file: string, mounts: Mount[]) => mounts.some((m) => isWithin(file, m.at));
   // What the program needs is shown only where a cover hides it, never a secret nor a whole home.
   const needed = place.needed.flatMap((file): Mount[] => {
     const found = place.look(file);
@@ -124,7 +125,7 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
   const mounts = visible([...hidden, ...declared, ...shownAliases, ...needed]);
   const shown = (how: Mount['how']) => unique(mounts.filter((m) => m.how === how).map((m) => m.at));
   const writable = unique(declared.filter((m) => m.how === 'write').map((m) => m.src));
-  const inWritable = (file: string) => writable.some((dir) => within(file, dir));
+  const inWritable = (file: string) => writable.some((dir) => isWithin(file, dir));
   const readOnly = unique([
     `${place.boardDir}/.kanban-supervisor`,
     ...place.own.filter(inWritable),
@@ -169,7 +170,7 @@ function visible(all: Mount[]): Mount[] {
   const kept: Mount[] = [];
   for (const m of sorted) {
     if (kept.some((k) => k.at === m.at)) continue;
-    const holder = kept.filter((k) => k.at !== m.at && within(m.at, k.at)).pop();
+    const holder = kept.filter((k) => k.at !== m.at && isWithin(m.at, k.at)).pop();
     if (m.how === 'hide' && holder?.how === 'hide') continue;
     kept.push(m);
   }
@@ -185,10 +186,6 @@ const NO_CAPABILITY =
 /** The argv that checks this machine can build a fence at all (user namespaces, /proc), and that it holds. */
 export function probeArgs(network: boolean): string[] {
   return [...BASE, ...ISOLATION, ...(network ? [] : ['--unshare-net']), '--', 'sh', '-c', NO_CAPABILITY];
-}
-
-function within(file: string, dir: string): boolean {
-  return file === dir || file.startsWith(dir === '/' ? '/' : `${dir}/`);
 }
 
 function unique(list: string[]): string[] {

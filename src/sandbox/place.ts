@@ -3,7 +3,8 @@ import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import path from 'node:path';
 import { readRegular } from '../fs/safe-read.js';
-import { findProgram } from '../util/process.js';
+import { findGit, findProgram, outsidePath } from '../util/process.js';
+import { realOr } from '../util/real-path.js';
 import type { FencePlace } from './fence.js';
 import { expandPath, type SandboxSpec } from './spec.js';
 import { credentialStores } from './stores.js';
@@ -33,7 +34,7 @@ export function fencePlace(
     homes,
     bwrap,
     look,
-    gitDirs: [...gitDirs(board), ...hooksDir(board)],
+    gitDirs: [...gitDirs(board), ...hooksDir(board, env)],
     own: own.flatMap((file) => look(path.join(board, file))?.real ?? []),
     stores: credentialStores(env, cwd),
     unreadable: process.getuid?.() === 0 ? unreadable('/etc') : [],
@@ -132,9 +133,13 @@ function pointed(file: string, prefix: string): string[] {
  * `.husky/`, say), which may lie in the board folder: read-only in the fence, or an agent plants
  * a hook the supervisor's own commit runs unfenced. None without git or a repository.
  */
-function hooksDir(dir: string): string[] {
-  const asked = spawnSync('git', ['rev-parse', '--git-path', 'hooks'], {
+function hooksDir(dir: string, env: Readonly<Record<string, string | undefined>>): string[] {
+  // The git an agent cannot have planted (never one in the board folder), as the supervisor's own commits use.
+  const git = findGit(env, dir);
+  if (git === undefined) return [];
+  const asked = spawnSync(git, ['-c', 'core.fsmonitor=false', 'rev-parse', '--git-path', 'hooks'], {
     cwd: dir,
+    env: { ...env, PATH: outsidePath(env.PATH, dir) },
     encoding: 'utf8',
     timeout: 5_000,
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -142,10 +147,6 @@ function hooksDir(dir: string): string[] {
   const hooks = asked.status === 0 ? asked.stdout.trim() : '';
   const found = hooks ? look(path.resolve(dir, hooks)) : undefined;
   return found?.kind === 'dir' ? [found.real] : [];
-}
-
-function realOr(dir: string): string {
-  return look(dir)?.real ?? path.resolve(dir);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { readProcInfo } from './proc-stat.js';
 import path from 'node:path';
+import { readProcInfo } from './proc-stat.js';
+import { isWithin, realOr } from './real-path.js';
 
 /** Whether a process with this pid runs on this host; a zombie (dead, not yet reaped) does not. */
 export function isAlive(pid: number): boolean {
@@ -42,4 +43,24 @@ export function findProgram(name: string, env: NodeJS.ProcessEnv, cwd: string): 
     if (found !== 'does not exist') problem = `was found in ${dir} but ${found}`;
   }
   return { problem };
+}
+
+/**
+ * git as found on PATH, never inside the board folder (where an agent could have put one of its
+ * own); undefined when none.
+ */
+export function findGit(env: Readonly<Record<string, string | undefined>>, boardDir: string): string | undefined {
+  const found = findProgram('git', { PATH: outsidePath(env.PATH, boardDir) }, '/');
+  if (!('file' in found)) return undefined;
+  const file = realOr(found.file);
+  return isWithin(file, realOr(boardDir)) ? undefined : file;
+}
+
+/** PATH without its relative entries and those that are (or lead into) the board folder. */
+export function outsidePath(value: string | undefined, boardDir: string): string {
+  const board = realOr(boardDir);
+  return (value ?? '')
+    .split(path.delimiter)
+    .filter((dir) => path.isAbsolute(dir) && !isWithin(realOr(dir), board))
+    .join(path.delimiter);
 }

@@ -134,6 +134,10 @@ describe('unfenced programs on a board with a fenced role', () => {
       expect(run.exitCode).toBe(2);
       expect(run.stderr).toContain(problem);
       expectNothingRan(dir);
+      // `try` runs the role on its own, as unfenced as a run would: refused the same way.
+      const tried = await runCli(['try', 'Manager', '--task', 'tasks/001.md'], { cwd: dir });
+      expect(tried.exitCode).toBe(2);
+      expect(tried.stderr).toContain(problem);
       expect(existsSync(path.join(dir, 'managed'))).toBe(false);
 
       writeFileSync(path.join(dir, 'roles/manager.md'), role(['./manager.sh'], 'stdin: json\n'));
