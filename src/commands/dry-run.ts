@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { checkCommand } from '../agent/command.js';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
-import { findRepo } from '../git/find-repo.js';
 import { describeCommand } from '../agent/invocation.js';
 import type { AgentInputs } from '../board/inputs.js';
 import { planAgent, type PlannedAgent } from '../agent/prepare.js';
@@ -170,6 +169,8 @@ async function gitPlan(
     tag: agentTag({ board: file, run: '<dry-run>', step: 0, role: 'git' }, env[TAG_VARIABLE]),
   };
   try {
+    // git and execa are loaded only when the board commits: most boards' --dry-run needs neither.
+    const { findRepo } = await import('../git/find-repo.js');
     const found = await findRepo(file, call);
     return 'off' in found
       ? { commits: false, repository: null, why: found.off }
