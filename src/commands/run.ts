@@ -46,7 +46,7 @@ export async function runCommand(
   // Each capability reads its own flags by name (--watch, --on-complete…).
   const options = { file, flags: { ...flags, ...settings }, io, show };
   // A flag a capability cannot take (a hook not found, --watch with --once) stops here, before anything.
-  const capabilities = openCapabilities('run', options);
+  const capabilities = await openCapabilities('run', options);
   let outcome: Outcome;
   let bug: unknown;
   let nothingToRun = false;

@@ -58,7 +58,7 @@ export async function tryRole(
   prepareAgent({ env: io.env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
   const show = showOn(io.stderr, { quiet: flags.quiet === true, noColor: flags['no-color'] === true, env: io.env });
   const run = { file: options.file, flags: { ...settingFlags }, io, show };
-  const capabilities = openCapabilities('try', run);
+  const capabilities = await openCapabilities('try', run);
   const task = typeof flags.task === 'string' ? (inputs.task_file ?? inputs.done_task ?? flags.task) : 'instruction';
   try {
     const opening = { kind: 'try' as const, options: run, source, board, capabilities, trying: role };

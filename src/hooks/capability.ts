@@ -1,18 +1,20 @@
 import path from 'node:path';
 import type { Capability, OpenCapability } from '../loop/context.js';
 import { writeIfOpen } from '../util/write-if-open.js';
-import { parseHook, type Hook, type HookContext } from './hook.js';
+import type { Hook, HookContext } from './hook.js';
 
 /**
  * `--on-complete CMD` / `--on-halt CMD`: a command run when the run ends (exit 0, or any other),
  * with KANBAN_* variables saying how. Checked before the board is read, so a typo fails at once,
  * not hours later; a hook that fails or is stopped is a warning, never a change of exit code.
  */
-export const hooks: OpenCapability = (kind, options): Capability | undefined => {
+export const hooks: OpenCapability = async (kind, options): Promise<Capability | undefined> => {
   const commands = { '--on-complete': options.flags?.['on-complete'], '--on-halt': options.flags?.['on-halt'] };
   if (kind !== 'run' || Object.values(commands).every((command) => command === undefined)) return undefined;
   const env = options.io?.env ?? process.env;
   const dir = path.dirname(path.resolve(options.file));
+  // Loaded only when a hook is given: checking one reads the role files (which are fenced).
+  const { parseHook } = await import('./hook.js');
   const hook = (flag: Hook['flag']) => {
     const command = commands[flag];
     return typeof command === 'string' ? parseHook(flag, command, dir, env) : undefined;

@@ -69,7 +69,10 @@ export interface Capability {
 }
 
 /** A capability as a run or a try opens it, at the command's start; undefined when it has nothing to do there. */
-export type OpenCapability = (kind: RunKind, options: RunOptions) => Capability | undefined;
+export type OpenCapability = (
+  kind: RunKind,
+  options: RunOptions,
+) => Capability | undefined | Promise<Capability | undefined>;
 
 /** A `run` (resident or not) owns the board; a `try` runs one role beside it, touching nothing a run owns. */
 export type RunKind = 'run' | 'try';

@@ -31,6 +31,8 @@ const CAPABILITIES: readonly OpenCapability[] = [
 ];
 
 /** The capabilities of a run or a try; a flag one cannot take (a hook not found) throws here, before anything. */
-export function openCapabilities(kind: RunKind, options: RunOptions): Capabilities {
-  return new Capabilities(CAPABILITIES.flatMap((open) => open(kind, options) ?? []));
+export async function openCapabilities(kind: RunKind, options: RunOptions): Promise<Capabilities> {
+  const opened = [];
+  for (const open of CAPABILITIES) opened.push(await open(kind, options));
+  return new Capabilities(opened.flatMap((one) => one ?? []));
 }

@@ -19,11 +19,9 @@ export type SuperviseResult = LoopResult & {
  * locked and run (open-run.ts) until the Manager says there is no next task, one step with
  * --once, or, while a capability asks, again (--watch). Throws a SupervisorError on every other end.
  */
-export async function supervise(
-  options: RunOptions,
-  capabilities: Capabilities = openCapabilities('run', options),
-): Promise<SuperviseResult> {
+export async function supervise(options: RunOptions, opened?: Capabilities): Promise<SuperviseResult> {
   const started = performance.now();
+  const capabilities = opened ?? (await openCapabilities('run', options));
   const { source, board } = BoardSource.open(options.file);
   const ended = (loop: LoopResult, runId: string | null, now: Board): SuperviseResult => ({
     ...loop,
