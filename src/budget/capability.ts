@@ -33,12 +33,12 @@ export const budget: OpenCapability = (): Capability => {
     // No reply came and the budget is reached (a call stopped at its --max-budget-usd): a retry
     // would only spend past it, and stopping throws no paid reply away (SPEC §4b). A usage limit
     // or a missing login is still what the person hears of.
-    async afterFailure({ ctx, failure, invocation, task, logTask, settings }) {
+    async afterFailure({ ctx, failure, issue, invocation, task, logTask, settings }) {
       const cap = failure.kind === 'usage_limit' || failure.kind === 'login' ? undefined : reached(spent, settings);
       if (!cap) return undefined;
       const message =
         `Stopped: this run's agents have spent ${formatSpend(spent)}, reaching ${cap}, and ${invocation.role} ` +
-        `gave no reply for ${task} within it; a retry would spend past it. The board is unchanged. ` +
+        `gave no reply for ${task} within it (${issue}); a retry would spend past it. The board is unchanged. ` +
         'Raise the budget (or pass --max-cost) and run again to resume at this task.';
       ctx.world.log({
         kind: 'Halt',

@@ -130,6 +130,8 @@ export interface AttemptPlace {
 /** An attempt without a valid reply, why as its CLI tells it, and the Supervisor Log's name for its task. */
 export interface FailedAttempt extends AttemptPlace {
   failure: Failure;
+  /** What was wrong with its output, in the words of the Retry Event. */
+  issue: string;
   logTask: string;
 }
 

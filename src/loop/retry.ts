@@ -34,7 +34,13 @@ export async function runAgent(
     const ended = await runOnce(ctx, agent, { ...run, settings, attempt, of: total, rerun });
     if (ended.valid) return ended.reply;
     const place = { ctx, step: run.step, role: agent.invocation.role, task: run.task, logTask: logTaskOf(run) };
-    const failed = { ...place, settings, invocation: agent.invocation, failure: ended.failure };
+    const failed = {
+      ...place,
+      settings,
+      invocation: agent.invocation,
+      failure: ended.failure,
+      issue: ended.judgement.issue,
+    };
     if ((await ctx.capabilities.afterFailure(failed)) === 'again') {
       rerun++;
       continue;

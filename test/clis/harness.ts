@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { descendants, processesIn } from '../hardening/procs.js';
@@ -37,11 +38,19 @@ export function installedVersion(agent: AgentCli | MoreCli): string {
   const bin = path.join(CLI_BIN, agent);
   if (!existsSync(bin))
     throw new Error(`${bin} is missing: run \`npm ci --prefix test/clis\` (npm run test:clis does it for you).`);
-  const printed = execFileSync(bin, ['--version'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 30_000,
-  });
+  // A HOME and temp folder of its own: opencode and Kilo write folders there even for --version.
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'ks-version-'));
+  let printed: string;
+  try {
+    printed = execFileSync(bin, ['--version'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 30_000,
+      env: { ...process.env, HOME: scratch, TMPDIR: scratch, XDG_DATA_HOME: scratch, XDG_CACHE_HOME: scratch },
+    });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
   if (!printed.includes(wanted))
     throw new Error(
       `${bin} --version printed "${printed.trim()}", not the pinned ${wanted}: run \`npm ci --prefix test/clis\`.`,
