@@ -1,28 +1,14 @@
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
+import type { RunAttempt } from '../../src/agent/attempt.js';
 import type { Invocation } from '../../src/agent/invocation.js';
 import { supervise } from '../../src/run/supervise.js';
 import { boardWithTasks, read, role } from '../helpers.js';
+import { exited } from './fake-agents.js';
 
 /** What a fake agent prints: a reply object, or raw text (garbage). */
 type Script = Array<Record<string, unknown> | string>;
-
-/** An attempt that exited after printing `stdout`. */
-function exited(stdout: string): AttemptResult {
-  return {
-    end: 'exited',
-    exitCode: 0,
-    signal: null,
-    killedWith: null,
-    stdout,
-    stdoutTruncated: false,
-    stdoutBytes: stdout.length,
-    stderrTail: '',
-    durationMs: 1,
-  };
-}
 
 /**
  * The attempt runner of a test: each role prints the next item of its script; the Manager,

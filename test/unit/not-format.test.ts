@@ -2,10 +2,11 @@ import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
+import type { RunAttempt } from '../../src/agent/attempt.js';
 import type { Clock } from '../../src/loop/world.js';
 import { supervise } from '../../src/run/supervise.js';
 import { boardWithTasks, events, read, role } from '../helpers.js';
+import { exited as printed } from './fake-agents.js';
 
 /** A CLI kanban-supervisor has no built-in knowledge of, described by its role file's `failures:`. */
 const FAILURES = [
@@ -27,20 +28,6 @@ function board(settings = '') {
     `phase: execute\nsupervisor:\n  max_retries: 1\n${settings}`,
   );
   return { dir, file: path.join(dir, 'kanban.yaml') };
-}
-
-function printed(stdout: string, stderr = ''): AttemptResult {
-  return {
-    end: 'exited',
-    exitCode: stderr ? 1 : 0,
-    signal: null,
-    killedWith: null,
-    stdout,
-    stdoutTruncated: false,
-    stdoutBytes: stdout.length,
-    stderrTail: stderr,
-    durationMs: 1,
-  };
 }
 
 const MANAGER_DONE = JSON.stringify({ status: 'ok', message: 'all done', next_task: null, tasks: ['tasks/001.md'] });

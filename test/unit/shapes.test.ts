@@ -2,27 +2,14 @@ import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
+import type { RunAttempt } from '../../src/agent/attempt.js';
 import type { Invocation } from '../../src/agent/invocation.js';
 import { supervise } from '../../src/run/supervise.js';
 import { boardWithTasks, events, read, role } from '../helpers.js';
 import { fakeWatcher, fakeWorld } from './fake-world.js';
+import { exited } from './fake-agents.js';
 
 type Reply = Record<string, unknown> | string;
-
-function exited(stdout: string, stderr = ''): AttemptResult {
-  return {
-    end: 'exited',
-    exitCode: stderr ? 1 : 0,
-    signal: null,
-    killedWith: null,
-    stdout,
-    stdoutTruncated: false,
-    stdoutBytes: stdout.length,
-    stderrTail: stderr,
-    durationMs: 1,
-  };
-}
 
 function inputOf(invocation: Invocation): Record<string, unknown> {
   return JSON.parse(invocation.env.KANBAN_INPUT ?? '{}') as Record<string, unknown>;

@@ -13,7 +13,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AttemptResult, RunAttempt } from '../../src/agent/attempt.js';
+import type { RunAttempt } from '../../src/agent/attempt.js';
 import { accountOf } from '../../src/limits/account.js';
 import { parseSharedLimit, sharedDecision, sharedLimitText } from '../../src/limits/entry.js';
 import { lookForSharedLimit, recordSharedLimit } from '../../src/limits/shared.js';
@@ -24,6 +24,7 @@ import { formatStatus } from '../../src/commands/status-text.js';
 import { supervise } from '../../src/run/supervise.js';
 import { localStamp } from '../../src/util/time.js';
 import { boardWithTasks, events, role, tempDir } from '../helpers.js';
+import { exited } from './fake-agents.js';
 
 const HOME = '/home/me';
 const START = Date.parse('2026-11-23T20:00:00Z');
@@ -214,17 +215,7 @@ function board(settings = '', command = CLAUDE) {
 function agents(clock: Clock, first?: string) {
   const calls: number[] = [];
   const runAttempt: RunAttempt = async (invocation) => {
-    const print = (stdout: string, stderr = ''): AttemptResult => ({
-      end: 'exited',
-      exitCode: stderr ? 1 : 0,
-      signal: null,
-      killedWith: null,
-      stdout,
-      stdoutTruncated: false,
-      stdoutBytes: stdout.length,
-      stderrTail: stderr,
-      durationMs: 1,
-    });
+    const print = exited;
     if (invocation.role === 'Manager') return print(MANAGER_DONE);
     calls.push(clock.now().getTime());
     return calls.length === 1 && first ? print('', first) : print('{"status":"ok","message":"done"}');
