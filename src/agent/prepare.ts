@@ -39,7 +39,7 @@ export interface AgentRun {
   runId: string;
   schemas: SchemaCompiler;
   /**
-   * What this run spent so far (a run's RunContext.spend; none for `try` and --dry-run): read once
+   * What this run spent so far (the capabilities' `spent()`, passed in by loop/retry.ts; none for `try` and --dry-run): read once
    * per agent run, for its budget left (budgetLeftUsd).
    */
   spend?: { total: { costUsd: number } };

@@ -16,7 +16,7 @@ export interface AgentInputs {
   trigger?: string;
   /** A periodic role's: the tasks whose steps completed since its last run, in order. */
   done_tasks?: string[];
-  /** The Manager's: the board's recent steps, newest first (manager-history.ts). */
+  /** The Manager's: the board's recent steps, newest first (history/step-history.ts). */
   history?: unknown[];
 }
 

@@ -64,7 +64,7 @@ interface Folding {
  * the step. It may be fed only some events (a view that skips lines it does not need) and
  * stopped at any point; `add` says which attempt an attempt_started completed, so a view can
  * stop once it has what it shows. Event types it does not know are skipped; a new one that a
- * view should show is one more case in `add`. No I/O: the store (store.ts) reads, views fold.
+ * view should show is one more case in `add`. No I/O: the readers (latest.ts, recent-runs.ts) read, views fold.
  */
 export class RunFold {
   /** The runs seen, newest first (runs never interleave: one supervisor per board). */

@@ -26,7 +26,7 @@ export interface RunContext {
   output: OutputStore;
   world: World;
   schemas: SchemaCompiler;
-  /** All of them as one (capabilities.ts). */
+  /** All of them as one (capability-fanout.ts). */
   capabilities: Required<Capability>;
 }
 

@@ -43,7 +43,7 @@ describe("a batch job's time budget (--max-time)", () => {
         end: 'interrupted',
         killedWith: 'SIGTERM',
       });
-      expect(existsSync(path.join(dir, 'kanban.yaml.lock'))).toBe(false);
+      expect(existsSync(path.join(dir, '.kanban-supervisor', 'run.lock'))).toBe(false);
 
       writeFileSync(
         path.join(dir, 'roles/implementor.md'),

@@ -50,7 +50,7 @@ describe('signals to the supervisor', () => {
         end: 'interrupted',
         killedWith: 'SIGTERM',
       });
-      expect(existsSync(path.join(dir, 'kanban.yaml.lock'))).toBe(false);
+      expect(existsSync(path.join(dir, '.kanban-supervisor', 'run.lock'))).toBe(false);
       expect(existsSync(path.join(dir, '.kanban-supervisor', 'agent.json'))).toBe(false);
 
       // An immediate re-run is not refused by the lock, and resumes at the same task.
