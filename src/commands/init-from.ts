@@ -99,10 +99,16 @@ function backlogRoles(roles: Record<string, string>, doneStatus: string): Record
             `# (backlog task edit ID -s ${doneStatus}), and a task whose status is ${doneStatus} counts as done.\n` +
             'command:',
         )
-    : `${manager.replace(/\n*$/, '\n')}\n` +
+    : `${manager
+        .replace(
+          'by adding `status: done` to its front-matter (between the --- lines).',
+          `with Backlog.md's CLI (\`backlog task edit <its id> -s ${doneStatus}\`), not by editing it.`,
+        )
+        .replace(/\n*$/, '\n')}\n` +
       `The tasks of this board are Backlog.md task files (their front-matter has id: and status:). To mark a ` +
       `task done, run Backlog.md's CLI, \`backlog task edit <its id> -s ${doneStatus}\`, instead of editing the ` +
-      `file; a task whose status is ${doneStatus} is done.\n`;
+      `file; a task whose status is ${doneStatus} is done. To add a task, create it with ` +
+      `\`backlog task create "Title" -d "What to do"\` and list the file it makes under backlog/tasks/.\n`;
   return { ...roles, 'roles/manager.md': edited };
 }
 

@@ -107,6 +107,39 @@ describe('init --from: the boards people keep', () => {
     expect(read(dir, 'kanban.yaml')).toContain(`current: "${TASK(dir, 4)}"`);
   }, 120_000);
 
+  it('the Manager is told the done status: Backlog.md config’s last status, in its argv or its prompt', async () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'backlog', 'tasks'), { recursive: true });
+    writeFileSync(path.join(dir, 'backlog', 'config.yml'), 'statuses: ["Idea", "Doing", "Shipped"]\n');
+    writeFileSync(
+      path.join(dir, 'backlog', 'tasks', 'task-1 - One.md'),
+      '---\nid: TASK-1\ntitle: One\nstatus: Idea\ndependencies: []\n---\n\nDo it.\n',
+    );
+    writeFileSync(
+      path.join(dir, 'backlog', 'tasks', 'task-2 - Two.md'),
+      '---\nid: TASK-2\ntitle: Two\nstatus: Shipped\ndependencies: []\n---\n\nDone.\n',
+    );
+    expect((await runCli(['init', '--from', 'backlog'], { cwd: dir })).exitCode).toBe(0);
+    expect(read(dir, 'kanban.yaml')).toContain('tasks:\n  - "backlog/tasks/task-1 - One.md"\nsupervisor:');
+    expect(read(dir, 'roles/manager.md')).toContain(
+      'command: [node, "{{agents}}/sequential-manager.js", --backlog-done, "Shipped"]\n',
+    );
+    const claude = await runCli(['init', '--from', 'backlog', '--agent', 'claude', '--force'], { cwd: dir });
+    expect(claude.exitCode).toBe(0);
+    const manager = read(dir, 'roles/manager.md');
+    expect(manager).toMatch(/^command: \[claude, /m);
+    expect(manager).toContain(
+      "mark {{done_task}} done\n  with Backlog.md's CLI (`backlog task edit <its id> -s Shipped`), not by editing it.\n",
+    );
+    expect(manager).not.toContain('status: done');
+    expect(manager).toContain(
+      "To mark a task done, run Backlog.md's CLI, `backlog task edit <its id> -s Shipped`, instead of editing the file",
+    );
+    expect(read(dir, 'roles/implementor.md')).toBe(
+      readFileSync(path.join(ROOT, 'presets', 'claude', 'implementor.md'), 'utf8'),
+    );
+  });
+
   it('a task-master tasks.json runs to the end: the active tag’s pending tasks, written once, in dependency order', async () => {
     const project = tempDir();
     mkdirSync(path.join(project, '.taskmaster', 'tasks'), { recursive: true });
