@@ -89,18 +89,30 @@ describe('init --from: the boards people keep', () => {
     expect(list.stdout).not.toContain('To Do:');
   }, 180_000);
 
-  it('halts for a person, the task left To Do, when the Manager cannot run Backlog.md’s CLI', async () => {
+  it('a missing backlog CLI stops the run before any agent; a status Backlog.md refuses halts it, the task not done', async () => {
     const dir = await backlogProject();
     expect((await runCli(['init', '--from', 'backlog'], { cwd: dir })).exitCode).toBe(0);
     // node and sh, but no backlog on PATH.
     const bin = tempDir();
     symlinkSync(process.execPath, path.join(bin, 'node'));
     const before = read(dir, TASK(dir, 4));
-    const run = await runCli([], { cwd: dir, env: { PATH: `${bin}:/usr/bin:/bin` } });
+    const bare = await runCli([], { cwd: dir, env: { PATH: `${bin}:/usr/bin:/bin` } });
+    expect(bare.exitCode).toBe(2);
+    expect(bare.stderr).toContain(
+      "roles/manager.md:6: the Manager sets each Backlog.md task done with Backlog.md's CLI (--backlog-done), but " +
+        '"backlog" was not found on PATH. Install it (npm install -g backlog.md), or put its folder on PATH.',
+    );
+    expect(read(dir, TASK(dir, 4))).toBe(before);
+    // Backlog.md's own CLI refuses a status its config does not have: the Manager halts for a person.
+    writeFileSync(
+      path.join(dir, 'roles/manager.md'),
+      read(dir, 'roles/manager.md').replace('--backlog-done, "Done"', '--backlog-done, "Shipped"'),
+    );
+    const run = await runCli([], { cwd: dir });
     expect(run.exitCode).toBe(4);
     expect(run.stderr).toContain(
-      `${TASK(dir, 4)} replied ok, but backlog task edit TASK-4 -s Done could not start (ENOENT): ` +
-        "Backlog.md's CLI must be on PATH (npm install -g backlog.md). Set it Done yourself",
+      `${TASK(dir, 4)} replied ok, but backlog task edit TASK-4 -s Shipped failed (exit 1): Invalid status: ` +
+        'Shipped. Valid statuses are: To Do, In Progress, Done. Set it Shipped yourself',
     );
     expect(frontMatter(dir, TASK(dir, 4)).status).toBe('To Do');
     expect(read(dir, TASK(dir, 4)).startsWith(before)).toBe(true);
