@@ -201,7 +201,7 @@ describe('task-master: init --from tasks.json', () => {
       dependencies: ['1'],
     });
     expect(three.ok && three.body).toBe(
-      'What 3 is.\n\n## Details\n\nHow to do 3.\n\n## Test strategy\n\nHow to check 3.\n\n' +
+      '# Task number 3\n\nWhat 3 is.\n\n## Details\n\nHow to do 3.\n\n## Test strategy\n\nHow to check 3.\n\n' +
         '## Subtasks\n\n- [x] 3.1 First step — the start\n- [ ] 3.2 Second step\n',
     );
   });

@@ -160,6 +160,7 @@ function taskFile(task: Task, tag: string): string {
   if (task.dependencies.length) meta.dependencies = task.dependencies;
   const text = (key: string) => (typeof record[key] === 'string' ? (record[key] as string).trim() : '');
   const sections = [
+    `# ${task.title.replace(/\s+/g, ' ')}`,
     text('description'),
     text('details') && `## Details\n\n${text('details')}`,
     text('testStrategy') && `## Test strategy\n\n${text('testStrategy')}`,
