@@ -42,7 +42,7 @@ function fromBacklog(dir: string, roles: Record<string, string>): ImportedBoard 
   const tasks: BacklogTask[] = names.map((name) => {
     const file = `${folder}/tasks/${name}`;
     const read = readBacklogTask(file, readRegular(path.join(dir, file), file, { maxBytes: HEAD_BYTES }) ?? '');
-    if (!read.ok) throw new InputError(read.message);
+    if (!read.ok) throw new InputError(fromDir(dir, read.message));
     return read.task;
   });
   const completed = (markdownFiles(shownDir('completed')) ?? []).flatMap((name) => {
@@ -53,7 +53,7 @@ function fromBacklog(dir: string, roles: Record<string, string>): ImportedBoard 
   const configFile = [`${folder}/config.yml`, 'backlog.config.yml'].find((name) => existsSync(path.join(dir, name)));
   const doneStatus = doneStatusOf(configFile && readRegular(path.join(dir, configFile), configFile));
   const plan = planBacklog(folder, tasks, completed, doneStatus);
-  if (!plan.ok) throw new InputError(plan.message);
+  if (!plan.ok) throw new InputError(fromDir(dir, plan.message));
   const kanban = boardYaml(
     [
       `# A board over the Backlog.md project here (init --from backlog): tasks: lists ${folder}/tasks/ files as`,
@@ -70,6 +70,13 @@ function fromBacklog(dir: string, roles: Record<string, string>): ImportedBoard 
       `(${plan.done} ${doneStatus} left out). They stay Backlog.md's files: the Manager sets a task done to ` +
       `${doneStatus} with \`backlog task edit\`, so Backlog.md's CLI must be on PATH where the board runs.`,
   };
+}
+
+// The messages start with a file of the board folder (`backlog/tasks/x.md:3: …`): named from here.
+function fromDir(dir: string, message: string): string {
+  const colon = message.indexOf(':');
+  if (path.normalize(dir) === '.' || colon < 1) return message;
+  return `${path.join(dir, message.slice(0, colon))}${message.slice(colon)}`;
 }
 
 // Where the project keeps its backlog: backlog.config.yml's backlog_directory, else backlog/ or .backlog/.
