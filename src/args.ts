@@ -19,6 +19,7 @@ const EXAMPLES: Record<string, string> = {
   'on-halt': `"notify-send stopped"`,
   notify: 'https://ntfy.sh/my-board-topic',
   agent: 'claude',
+  from: 'backlog',
   out: 'report.html',
   task: 'tasks/001-example.md',
   step: '3',

@@ -24,7 +24,7 @@ const FLAGS: Record<string, Options> = {
     'on-halt': { type: 'string' },
     notify: { type: 'string', multiple: true },
   },
-  init: { agent: { type: 'string' }, force: { type: 'boolean' } },
+  init: { agent: { type: 'string' }, force: { type: 'boolean' }, from: { type: 'string' } },
   status: { json: { type: 'boolean' } },
   validate: {},
   report: {
@@ -89,7 +89,10 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
       await noMore(verb, positionals, 1, 'takes one folder');
       const dir = positionals[0] ?? '.';
       const agent = (values.agent ?? 'shell') as Parameters<typeof init>[0]['agent'];
-      return print(nextSteps(dir, agent, init({ dir, agent, force: values.force === true })));
+      const from = values.from as string | undefined;
+      return print(
+        nextSteps(dir, agent, init({ dir, agent, force: values.force === true, ...(from !== undefined && { from }) })),
+      );
     }
     case 'try': {
       const { tryRole } = await import('./commands/try.js');

@@ -8,7 +8,7 @@ const MAIN = `kanban-supervisor — run CLI agents task by task from a kanban bo
 
 Usage:
   {ks} [run] [board] [options]        run the board until the Manager says it is done
-  {ks} init [folder] [--agent NAME] [--force]
+  {ks} init [folder] [--agent NAME] [--force] [--from backlog|PATH/tasks.json]
   {ks} validate [board]               check the board, its task files and role files
   {ks} status [board] [--json]        phase, tasks, last outcomes, whether a run is going on
   {ks} report [board] [--watch]      the board as a kanban view and the runs' timeline (HTML)
@@ -40,6 +40,7 @@ exhausted · 4 halted for a human (Manager status not ok) · 5 a loop guard or b
 
 const COMMANDS: Record<string, string> = {
   init: `Usage: {ks} init [folder] [--agent shell|claude|codex|gemini|opencode|copilot|kilo] [--force]
+{sp}      [--from backlog | --from PATH/tasks.json]
 
 Scaffolds a working board in folder (default: the current folder): kanban.yaml, tasks/ with one
 example task, roles/ (Implementor, Architect, Manager) from the agent's preset, and a
@@ -53,10 +54,20 @@ Options:
   --agent NAME   shell (default: the shipped shell agent, no API key needed), claude, codex, gemini,
                  opencode, copilot, kilo
   --force        overwrite existing board files
+  --from backlog the Backlog.md project in folder is the board: its backlog/tasks/ files listed in
+                 kanban.yaml as they are (never copied or changed), in dependency order, then
+                 ordinal, the done ones left out; the Manager sets a task done with
+                 \`backlog task edit ID -s Done\` (Backlog.md's CLI must be on PATH)
+  --from PATH/tasks.json
+                 task-master's active tag (.taskmaster/state.json's currentTag, else master): its
+                 tasks not done, cancelled or deferred written once as tasks/*.md, in dependency
+                 order. See docs/boards-you-keep.md.
 
 Examples:
   {ks} init my-board
   {ks} init . --agent claude
+  {ks} init --from backlog --agent claude
+  {ks} init night --from .taskmaster/tasks/tasks.json
 `,
   run: `Usage: {ks} [run] [board] [options]
 

@@ -45,6 +45,18 @@ export function checkRole(
       message: `the ${name} command "${program}" ${found.problem}. Install it, or fix \`command:\` in ${role.file}.`,
     });
   }
+  // A Manager that sets Backlog.md tasks done runs Backlog.md's CLI after each task: missing, the night would stop at the first.
+  const backlog = role.command.includes('--backlog-done')
+    ? findProgram('backlog', { ...env, ...role.env }, boardDir)
+    : undefined;
+  if (backlog && 'problem' in backlog)
+    problems.push({
+      file: role.file,
+      line: role.lineOf('/command'),
+      message:
+        `the ${name} sets each Backlog.md task done with Backlog.md's CLI (--backlog-done), but "backlog" ` +
+        `${backlog.problem}. Install it (npm install -g backlog.md), or put its folder on PATH.`,
+    });
   const manager = sameRole(name, 'Manager');
   let extra: unknown;
   if (role.schema !== undefined) {

@@ -1,6 +1,8 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { normalPath, resolveInBoard } from './paths.js';
+import { parseFrontMatter } from './front-matter.js';
+import { readRegular } from '../fs/safe-read.js';
 
 // How many unlisted files one warning names; the rest are counted.
 const NAMED = 5;
@@ -8,7 +10,9 @@ const NAMED = 5;
 /**
  * The warning for Markdown files in `tasks/` (and in every other folder the board's tasks are in,
  * but the board folder itself) that neither `tasks:` nor `current:` lists: no run reaches them,
- * and nothing else would say so. One folder listing each; undefined when there are none.
+ * and nothing else would say so. A file whose front-matter says `status: done` (any case: a
+ * Backlog.md task set Done) is finished work, not forgotten. One folder listing each; undefined
+ * when there are none.
  */
 export function unlistedTasksWarning(boardDir: string, listed: readonly string[]): string | undefined {
   const known = new Set(listed.map(normalPath));
@@ -17,7 +21,7 @@ export function unlistedTasksWarning(boardDir: string, listed: readonly string[]
   const unlisted = [...folders].flatMap((folder) =>
     markdownIn(boardDir, folder)
       .map((name) => `${folder}/${name}`)
-      .filter((task) => !known.has(task)),
+      .filter((task) => !known.has(task) && !saysDone(boardDir, task)),
   );
   const [first] = unlisted;
   if (first === undefined) return undefined;
@@ -45,5 +49,15 @@ function markdownIn(boardDir: string, folder: string): string[] {
       .sort();
   } catch {
     return [];
+  }
+}
+
+// Only the head is read: the front-matter is at the top, a work log may follow for megabytes.
+function saysDone(boardDir: string, task: string): boolean {
+  try {
+    const parsed = parseFrontMatter(readRegular(path.join(boardDir, task), task, { maxBytes: 16 * 1024 }) ?? '');
+    return parsed.ok && typeof parsed.data.status === 'string' && parsed.data.status.trim().toLowerCase() === 'done';
+  } catch {
+    return false;
   }
 }

@@ -9,6 +9,7 @@ import { plantedSymlink } from '../fs/refuse.js';
 import { replaceFileAtomic, writeWhole } from '../fs/replace.js';
 import { RUN_OUTPUT } from '../board/run-output.js';
 import { runnable, shellWord } from '../util/self-command.js';
+import { importBoard } from './init-from.js';
 
 /**
  * Agent CLIs with a preset but no adapter (docs/agent-clis-more.md): how to get each ready to
@@ -39,6 +40,8 @@ export interface InitOptions {
   /** One of the presets: `shell` or a known agent CLI's (presets/<name>/). */
   agent: string;
   force?: boolean;
+  /** `backlog` (the Backlog.md project in `dir`) or a task-master tasks.json: the board people keep (init-from.ts). */
+  from?: string;
 }
 
 const PRESETS = new URL('../../presets/', import.meta.url);
@@ -59,6 +62,8 @@ export function presetFiles(agent: string): Record<string, string> {
 export interface InitResult {
   files: string[];
   gitignore: GitignoreChange;
+  /** With --from: what was taken from the board people keep. */
+  imported?: string;
 }
 
 /** Scaffold a board in `dir`; refuses to overwrite any existing board file unless `force`. */
@@ -66,7 +71,10 @@ export function init(options: InitOptions): InitResult {
   if (!PRESET_AGENTS.includes(options.agent)) {
     throw new InputError(`--agent must be one of ${PRESET_AGENTS.join(', ')} (got "${options.agent}").`);
   }
-  const files = presetFiles(options.agent);
+  const preset = presetFiles(options.agent);
+  const roles = Object.fromEntries(Object.entries(preset).filter(([name]) => name.startsWith('roles/')));
+  const imported = options.from === undefined ? undefined : importBoard(options.dir, options.from, roles);
+  const files = imported?.files ?? preset;
   const existing = Object.keys(files).filter((name) => lexists(path.join(options.dir, name)));
   if (existing.length && !options.force) {
     throw new InputError(
@@ -87,7 +95,8 @@ export function init(options: InitOptions): InitResult {
     if (lexists(path.join(options.dir, name))) replaceFileAtomic(options.dir, name, content, WALK);
     else writeNew(options.dir, name, content);
   }
-  return { files: Object.keys(files), gitignore: ignoreRunOutput(options.dir) };
+  const gitignore = ignoreRunOutput(options.dir);
+  return { files: Object.keys(files), gitignore, ...(imported && { imported: imported.said }) };
 }
 
 /** What happened to .gitignore: written anew, the missing lines appended, or left as it was (it had them). */
@@ -159,9 +168,13 @@ const IGNORED: Record<GitignoreChange, string> = {
 export function nextSteps(dir: string, agent: string, written: InitResult): string {
   // A folder argument means its kanban.yaml; the current folder needs none.
   const board = dir === '.' || dir === '' ? '' : ` ${shellWord(dir)}`;
-  const lines = [`Created a ${agent} board in ${dir}: ${written.files.join(', ')}.`, 'Next:'];
+  const shown =
+    written.files.length > 8 ? [...written.files.slice(0, 7), `${written.files.length - 7} more`] : written.files;
+  const lines = [`Created a ${agent} board in ${dir}: ${shown.join(', ')}.`, 'Next:'];
   lines.push(
-    `  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in kanban.yaml).`,
+    written.imported
+      ? `  1. ${written.imported}`
+      : `  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in kanban.yaml).`,
   );
   // How to get the agent CLI ready to run unattended: installed, and logged in or given a key.
   const setup = AGENTS.find((cli) => cli.preset === agent)?.setup ?? GENERIC_PRESETS[agent];

@@ -4,7 +4,8 @@
  * the first task in the list not yet done. When the worker's reply was not ok it
  * escalates and keeps that task current, so the run halts for a person (exit 4).
  * After a periodic role (`trigger`) it keeps `current` as the board has it, and escalates
- * if that role's reply was not ok. It does not read `history`.
+ * if that role's reply was not ok. It does not read `history`. With `--backlog-done STATUS` the
+ * tasks are Backlog.md's: a task is set done with Backlog.md's CLI, and STATUS counts as done.
  */
 import { readFileSync } from 'node:fs';
 import { replaceFileAtomic } from '../fs/replace.js';
@@ -12,12 +13,19 @@ import { editYamlFields } from '../board/edit.js';
 import { parseYaml } from '../board/yaml.js';
 import { parseFrontMatter } from '../board/front-matter.js';
 import { readInputs, reply } from './io.js';
+import { backlogDoneStatus, isBacklogDone, markDoneInBacklog } from './backlog-done.js';
 
 const inputs = readInputs();
 const tasks = (inputs.tasks as string[] | undefined) ?? [];
 const done = String(inputs.done_task ?? inputs.task_file ?? '');
 const result = (inputs.result as { status?: string; message?: string } | undefined) ?? { status: 'ok' };
 const trigger = typeof inputs.trigger === 'string' ? inputs.trigger : undefined;
+const backlogDone = backlogDoneStatus(process.argv.slice(2));
+// A Backlog.md task is set done before the next is chosen (a failure to is a person's to fix).
+const unmarked =
+  trigger === undefined && result.status === 'ok' && done && backlogDone !== undefined
+    ? markDoneInBacklog(done, backlogDone)
+    : undefined;
 
 if (trigger !== undefined) {
   const current = currentTask(String(inputs.kanban_file ?? 'kanban.yaml'));
@@ -40,8 +48,17 @@ if (trigger !== undefined) {
     next_task: done,
     tasks,
   });
+} else if (unmarked !== undefined) {
+  reply({
+    status: 'escalate',
+    message:
+      `${done} replied ok, but ${unmarked}. Set it ${String(backlogDone)} ` +
+      `yourself (backlog task edit ID -s ${String(backlogDone)}) or fix that, then run again.`,
+    next_task: done,
+    tasks,
+  });
 } else {
-  if (done) markDone(done);
+  if (done && backlogDone === undefined) markDone(done);
   const next = tasks.find((task) => !isDone(task)) ?? null;
   reply({
     status: 'ok',
@@ -60,6 +77,7 @@ function currentTask(board: string): string | null {
 }
 
 function isDone(task: string): boolean {
+  if (backlogDone !== undefined) return isBacklogDone(task, backlogDone);
   const parsed = parseFrontMatter(readFileSync(task, 'utf8'));
   return parsed.ok && parsed.data.status === 'done';
 }

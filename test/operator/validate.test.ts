@@ -124,6 +124,8 @@ describe('validate', () => {
       'kanban.yaml': 'phase: execute\ncurrent: tasks/001.md\ntasks:\n  - tasks/001.md\n',
       'tasks/001.md': '---\ntitle: one\n---\nx\n',
       'tasks/002.md': '---\ntitle: two, added by hand\n---\nx\n',
+      // Finished work, not forgotten (a Backlog.md task set Done, left out by init --from backlog).
+      'tasks/003.md': '---\nid: TASK-3\nstatus: Done\n---\nx\n',
       'roles/manager.md': SEQUENTIAL_MANAGER,
       'roles/implementor.md': role(['node', '-e', '0']),
     });
