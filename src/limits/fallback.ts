@@ -58,7 +58,7 @@ export class FallbackAgents {
       const first = limits.reduce((a, b) => ((b.limit?.until ?? 0) < (a.limit?.until ?? 0) ? b : a));
       const own = first.limit?.own;
       if (own) {
-        const others = limits.map(({ name, limit }) => `${roleFilePath(name)} until ${isoOf(limit?.until)}`);
+        const others = limits.map(({ name, limit }) => `${roleFilePath(name)} until ${clockOf(limit?.until)}`);
         await this.waits.waitOut(choice.settings, placeOf(choice), {
           ...own,
           now,
@@ -68,7 +68,7 @@ export class FallbackAgents {
       }
       pick = first;
     }
-    this.tell(choice, pick.name, limits, now);
+    this.tell(choice, pick.name, limits, ctx.world.clock.now().getTime());
     return sameRole(pick.name, choice.role) ? undefined : pick.name;
   }
 
@@ -138,6 +138,6 @@ function placeOf({ step, role, task }: AgentChoice): WaitPlace {
   return { step, role, task };
 }
 
-function isoOf(until: number | undefined): string {
+function clockOf(until: number | undefined): string {
   return until === undefined ? '?' : localClock(new Date(until).toISOString());
 }

@@ -7,6 +7,11 @@ import { status } from '../../src/commands/status.js';
 import { formatStatus } from '../../src/commands/status-text.js';
 import type { Clock } from '../../src/loop/world.js';
 import { supervise } from '../../src/run/supervise.js';
+import { agentSwitchedNotice } from '../../src/notify/notice.js';
+import { eventLine } from '../../src/progress/event-lines.js';
+import { createStyle } from '../../src/progress/style.js';
+import { attemptRow } from '../../src/report/attempt-row.js';
+import { attemptFrom } from '../../src/events/records.js';
 import { boardWithTasks, events, read, role } from '../helpers.js';
 import { exited } from './fake-agents.js';
 
@@ -128,6 +133,70 @@ describe('fallback agents (SPEC §5c)', () => {
     const w = world({ 'primary.mjs': ['stderr:please log in'] });
     await expect(supervise({ file, seams: w.seams })).rejects.toMatchObject({ exitCode: 2 });
     expect(w.at('helper.mjs')).toEqual([]);
+  });
+});
+
+const PLAIN = createStyle(false);
+
+describe('a switch of agents, as a person hears of it', () => {
+  const switched = {
+    time: new Date(START).toISOString(),
+    type: 'agent_switched' as const,
+    run: 'r1',
+    step: 2,
+    role: 'Implementor',
+    task: 'tasks/002.md',
+    from: 'roles/implementor.md',
+    to: 'roles/implementor-codex.md',
+    reason: 'usage_limit',
+    cli: 'claude',
+    until: new Date(START + 3_600_000).toISOString(),
+  };
+  const at = { file: '/b/kanban.yaml', task: 'tasks/002.md', run: 'r1', time: new Date(START) };
+
+  it('is a console line and a notification, each way', () => {
+    expect(eventLine(switched, PLAIN)).toMatch(
+      /^ {2}⇄ roles\/implementor\.md is limited until \d\d:\d\d \(claude\); roles\/implementor-codex\.md takes Implementor's steps \(fallback:\)$/,
+    );
+    const back = {
+      ...switched,
+      from: switched.to,
+      to: switched.from,
+      reason: 'reset',
+      cli: undefined,
+      until: undefined,
+    };
+    expect(eventLine(back, PLAIN)).toBe(
+      "  ⇄ the usage limit is over; roles/implementor.md takes Implementor's steps again",
+    );
+    expect(agentSwitchedNotice(switched, at)).toMatchObject({
+      event: 'agent_switched',
+      exitCode: null,
+      message: expect.stringMatching(
+        /^roles\/implementor\.md is limited until .* \(claude\); roles\/implementor-codex\.md takes Implementor's steps meanwhile/,
+      ),
+      title: 'b: Implementor now runs roles/implementor-codex.md',
+    });
+    expect(agentSwitchedNotice(back, at).message).toBe(
+      "The usage limit is over; roles/implementor.md takes Implementor's steps again.",
+    );
+  });
+
+  it("is in the report's row of an attempt a fallback ran", () => {
+    const started = {
+      time: switched.time,
+      type: 'attempt_started' as const,
+      run: 'r1',
+      step: 2,
+      role: 'Implementor',
+      task: 'tasks/002.md',
+      attempt: 1,
+      of: 4,
+      agent: 'implementor-codex',
+    };
+    expect(attemptRow(attemptFrom(started, 'tasks/002.md'), (p) => p)).toContain(
+      '<td>Implementor (fallback implementor-codex)</td>',
+    );
   });
 });
 
