@@ -3,6 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunAttempt } from '../../src/agent/attempt.js';
 import { checkBoard } from '../../src/board/check.js';
+import { dryRun } from '../../src/commands/dry-run.js';
+import { formatDryRun } from '../../src/commands/dry-run-text.js';
 import { status } from '../../src/commands/status.js';
 import { formatStatus } from '../../src/commands/status-text.js';
 import type { Clock } from '../../src/loop/world.js';
@@ -227,6 +229,16 @@ describe('validate and fallback:', () => {
           "a role's fallbacks may not lead back to it. Remove implementor from fallback: here.",
       },
     ]);
+  });
+
+  it('--dry-run names the fallbacks of the role it would run, in turn', async () => {
+    const { file } = board(1, role(['node', 'primary.mjs'], 'stdin: none\nfallback: [helper]\n'), {
+      'roles/helper.md': role(['node', 'helper.mjs'], 'stdin: none\nfallback: [third]\n'),
+      'roles/third.md': role(['node', 'third.mjs'], 'stdin: none\n'),
+    });
+    expect(formatDryRun(await dryRun(file, {}))).toContain(
+      '  fallback   roles/helper.md, roles/third.md (in turn, while an agent before is usage-limited)\n',
+    );
   });
 
   it('refuses an entry that is no role name', () => {
