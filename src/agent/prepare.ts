@@ -112,9 +112,9 @@ export interface PlannedAgent {
 }
 
 /**
- * The role (or `agent`, a fallback of it) and the invocation an agent run would use, its command not yet checked, with the
- * options handed to its CLI (the reply schema with `cli_schema: true`, the run's budget left)
- * and why its fence cannot be built if so. Writes nothing itself (--dry-run shows the same);
+ * The role (or `agent`, a fallback of it) and the invocation an agent run would use, its command
+ * not yet checked, with the options handed to its CLI (the reply schema with `cli_schema: true`,
+ * the run's budget left) and why its fence cannot be built if so. Writes nothing itself (--dry-run shows the same);
  * `beforeFence` runs just before a fenced role's fence is built.
  */
 export function planAgent(

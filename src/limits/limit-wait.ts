@@ -83,7 +83,7 @@ export class LimitWaits {
     await this.waitOut(settings, where, this.learn(settings, failure, shared));
   }
 
-  /** Until when a limit the CLI reported holds (a guess without a usable reset), told to its account's other supervisors. */
+  /** Until when a limit the CLI reported holds (guessed without a usable reset), told to the account's others. */
   learn(settings: Settings, failure: Extract<Failure, { kind: 'usage_limit' }>, shared?: SharedAccount): Wait {
     const now = this.ctx.world.clock.now().getTime();
     const { until, resetKnown } = limitWaitUntil(now, failure.resetAt, settings.limitWaitMs, this.fallbacks);
