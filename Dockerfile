@@ -6,7 +6,7 @@
 #   NODE_IMAGE  an official Node LTS image, 22 or 24 (default node:24-slim).
 #   AGENT_CLIS  the agent CLIs to install beside it from npm, each pinned to an exact version (the
 #               versions test/clis runs them at), e.g. --build-arg
-#               AGENT_CLIS="@anthropic-ai/claude-code@2.1.197 @openai/codex@0.169.0 @google/gemini-cli@0.61.0"
+#               AGENT_CLIS="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 @google/gemini-cli@0.61.0"
 #               None by default: a board of shell roles needs none.
 ARG NODE_IMAGE=node:24-slim
 

@@ -11,6 +11,7 @@ const SLOW = [
   'test/hardening/crash.test.ts',
   'test/hardening/sandbox.test.ts',
   'test/hardening/shared-limits.test.ts',
+  'test/e2e/fallback.test.ts',
   'test/hardening/lock-reuse.test.ts',
   'test/hardening/lock.test.ts',
   'test/hardening/timeouts.test.ts',

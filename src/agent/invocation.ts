@@ -12,6 +12,8 @@ import type { FailurePatterns } from '../reply/failure-patterns.js';
 export interface Invocation {
   role: string;
   roleFile: string;
+  /** The fallback role whose file runs this role's step (SPEC §5c), when it is not the role's own. */
+  agent?: string;
   file: string;
   args: readonly string[];
   /** Bytes written to stdin then closed, or null for /dev/null. */

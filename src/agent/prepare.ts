@@ -5,7 +5,7 @@ import type { FailurePatterns } from '../reply/failure-patterns.js';
 import { loadReplyRules } from '../board/reply-rules.js';
 import type { ReplyRules } from '../reply/check-reply.js';
 import { sameRole } from '../board/role-names.js';
-import { loadRole, type Role } from '../board/role.js';
+import { loadRole, roleFilePath, type Role } from '../board/role.js';
 import type { SchemaCompiler } from '../schemas.js';
 import type { Settings } from '../board/settings.js';
 import { checkCommand } from './command.js';
@@ -70,10 +70,17 @@ export function prepareAgent(
   settings: Settings,
   inputs: AgentInputs,
   step: number,
+  agent?: string,
 ): PreparedAgent {
   // The Log exists before any fenced agent runs, so its fence binds it read-only (no forged Log).
-  const { role, invocation, unfenceable, rules, schemaFile } = planAgent(ctx, board, settings, inputs, step, () =>
-    startLog(board.dir),
+  const { role, invocation, unfenceable, rules, schemaFile } = planAgent(
+    ctx,
+    board,
+    settings,
+    inputs,
+    step,
+    () => startLog(board.dir),
+    agent,
   );
   // Probed for every fenced agent run, not only at a run's start: `try` has none, and a bwrap
   // that cannot build the fence is a setup problem to name, not invalid output to retry.
@@ -105,9 +112,9 @@ export interface PlannedAgent {
 }
 
 /**
- * The role and the invocation an agent run would use, its command not yet checked, with the
- * options handed to its CLI (the reply schema with `cli_schema: true`, the run's budget left)
- * and why its fence cannot be built if so. Writes nothing itself (--dry-run shows the same);
+ * The role (or `agent`, a fallback of it) and the invocation an agent run would use, its command
+ * not yet checked, with the options handed to its CLI (the reply schema with `cli_schema: true`,
+ * the run's budget left) and why its fence cannot be built if so. Writes nothing itself (--dry-run shows the same);
  * `beforeFence` runs just before a fenced role's fence is built.
  */
 export function planAgent(
@@ -117,8 +124,13 @@ export function planAgent(
   inputs: AgentInputs,
   step: number,
   beforeFence = (): void => {},
+  agent?: string,
 ): PlannedAgent {
-  const role = loadRole(board.dir, inputs.role, inputs.task_file ?? path.basename(board.file));
+  const wantedBy = inputs.task_file ?? path.basename(board.file);
+  // A fallback's role file runs the role's step: its command, body and settings, the role's name and inputs.
+  const role = agent
+    ? { ...loadRole(board.dir, agent, `${roleFilePath(inputs.role)} (fallback:)`), name: inputs.role }
+    : loadRole(board.dir, inputs.role, wantedBy);
   const manager = sameRole(inputs.role, 'Manager');
   const rules = role.cliSchema ? loadReplyRules(board, role, manager, ctx.schemas) : undefined;
   const schema = rules && handedSchema(role.command, manager, rules.extra?.schema);
@@ -137,7 +149,7 @@ export function planAgent(
     ...(schema && { schema, ...(schema.file && { schemaPath: path.join(board.dir, schema.file) }) }),
     budgetUsd: callBudget(callBudgetUsd(ctx, settings, manager)),
   });
-  const invocation = { ...built, args: handed.args };
+  const invocation = { ...built, args: handed.args, ...(agent && { agent }) };
   const planned: PlannedAgent = {
     role,
     invocation,

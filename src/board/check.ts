@@ -24,6 +24,7 @@ import { fieldWords } from './pointer-words.js';
 import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
 import { fenceProblem, ownerWarning } from '../sandbox/probe.js';
 import { missingPaths } from '../sandbox/place.js';
+import { fallbackCycles } from './fallback-chain.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -153,8 +154,21 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   // Whether bubblewrap can build a fence here is asked once (per network setting), for the first fenced role.
   const fences = new Map<boolean, string | undefined>();
   const unfenced: Array<{ role: Role; inputs: AgentInputs }> = [];
+  const read = new Map<string, Role>();
+  // A Map visits what is added while it is walked: each role's fallbacks are checked after it.
   for (const [role, need] of needs) {
     const check = checkRole(dir, role, need.inputs, env, compiler);
+    const known = check.role ?? check.draft;
+    if (known) read.set(role.toLowerCase(), known);
+    for (const [index, fallback] of (known?.fallback ?? []).entries())
+      if (![...needs.keys()].some((name) => sameRole(name, fallback)))
+        needs.set(fallback, {
+          // A fallback takes the role's steps, so its command is filled with the role's inputs.
+          inputs: need.inputs,
+          file: known?.file ?? roleFilePath(role),
+          ...(known && { line: known.lineOf(`/fallback/${index}`) }),
+          why: `${known?.file ?? roleFilePath(role)} names it in fallback:`,
+        });
     const fenced = check.role?.sandbox;
     if (check.role && !fenced) unfenced.push({ role: check.role, inputs: need.inputs });
     if (check.role && fenced) {
@@ -192,6 +206,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
           `(see \`${runnable('init --help')}\`) or change the role.`,
       });
   }
+  problems.push(...fallbackCycles(read));
   problems.push(...unfencedRunProblems(dir, name, unfenced, env));
   for (const variable of unsetNotifyVariables(state.settings.notify, env))
     warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });

@@ -35,6 +35,8 @@ export interface Role {
   failures?: FailurePatterns;
   /** Run the agent inside a bubblewrap fence (role `sandbox:`); absent: unfenced. */
   sandbox?: SandboxSpec;
+  /** Roles whose agents take this role's steps while its CLI account waits out a usage limit (role `fallback:`). */
+  fallback?: string[];
   /** The role prompt (the file's body), placeholders not yet filled. */
   prompt: string;
   /** The file line where the prompt starts, for messages about it. */
@@ -68,6 +70,7 @@ const KEYS = [
   'cli_schema',
   'failures',
   'sandbox',
+  'fallback',
 ];
 const SANDBOX_KEYS = ['write', 'read', 'hide', 'network'];
 
@@ -160,6 +163,7 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
     ...(durations.idle_timeout !== undefined && { idleTimeoutMs: durations.idle_timeout }),
     ...(typeof data.schema === 'string' && { schema: data.schema }),
     ...(data.cli_schema === true && { cliSchema: true }),
+    ...(Array.isArray(data.fallback) && { fallback: data.fallback.filter(isRoleName) }),
     ...(data.failures !== undefined && problems.length === 0 && { failures: data.failures as FailurePatterns }),
   };
   const sandbox = problems.length === 0 ? sandboxSpec(data.sandbox) : undefined;
@@ -225,6 +229,8 @@ function roleFix(problem: string, params: unknown, hint: string | undefined): st
       '`sandbox: {write: [~/.cache/tool], read: [~/.gitconfig], network: false}`.'
     );
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';
+  if (problem.startsWith('/fallback'))
+    return 'List role names whose files are in roles/, e.g. `fallback: [implementor-codex]` for roles/implementor-codex.md.';
   if (problem.startsWith('/cli_schema')) return 'Use `cli_schema: true` (hand the CLI the reply schema) or `false`.';
   return 'See the role file format in docs/board.md, "Role files".';
 }

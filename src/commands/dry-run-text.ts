@@ -20,6 +20,8 @@ export function formatDryRun(plan: DryRunPlan): string {
   const pad = (label: string) => `  ${label.padEnd(11)}`;
   lines.push(`Next: ${n.role} on ${n.task}`);
   lines.push(`${pad('role file')}${n.roleFile}`);
+  if (n.fallback)
+    lines.push(`${pad('fallback')}${n.fallback.join(', ')} (in turn, while an agent before is usage-limited)`);
   const below: Array<{ label: string; text: string }> = [];
   const words = n.argv.map((arg, i) => {
     if (!arg.includes('\n') && arg.length <= INLINE_MAX) return shellWord(arg);

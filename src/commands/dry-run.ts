@@ -9,7 +9,8 @@ import { formatProblem, readBoard, type Board } from '../board/read-board.js';
 import { checkBoard } from '../board/check.js';
 import { toRunMore } from '../board/hints.js';
 import { InputError } from '../errors.js';
-import type { Role } from '../board/role.js';
+import { roleFilePath, type Role } from '../board/role.js';
+import { fallbackChain } from '../board/fallback-chain.js';
 import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../board/settings.js';
 import { managerInputs, workerInputs } from '../loop/step.js';
 import { parseDuration } from '../util/duration.js';
@@ -60,6 +61,8 @@ export interface DryRunPlan {
     fence?: Fence;
     /** The Manager that would then get the worker's reply. */
     manager: { roleFile: string; command: string };
+    /** The role files whose agents would take the step while the role's account is limited (`fallback:`). */
+    fallback?: string[];
   };
   /** What a real run would refuse (exit 2) that the dry run shows anyway, e.g. an agent program not installed. */
   warnings: string[];
@@ -105,6 +108,7 @@ export async function dryRun(
   // The Manager's argv depends on the worker's reply; planning it here still checks its role file and command.
   const manager = plan(board, settings, managerInputs(board, board.current, {}), env, warnings);
   const shown = maskedEnv(worker.invocation.env, env, worker.role.env);
+  const fallback = fallbackChain(board.dir, worker.invocation.role).slice(1);
   const { invocation } = worker;
   const git = settings.gitCommit ? await gitPlan(file, env, settings, warnings) : undefined;
   return {
@@ -130,6 +134,7 @@ export async function dryRun(
       maxRetries: settings.maxRetries,
       ...(invocation.fence && { fence: invocation.fence }),
       manager: { roleFile: manager.invocation.roleFile, command: describeCommand(manager.invocation, 120) },
+      ...(fallback.length > 0 && { fallback: fallback.map(roleFilePath) }),
     },
   };
 }

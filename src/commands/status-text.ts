@@ -177,7 +177,7 @@ function placeOf(lock: { where: 'container' | 'host' }): string {
 // Steps are numbered per run: an attempt says which run it was in.
 function attemptText(attempt: AttemptRecord, lastRun: LastRun | undefined): string {
   const run = attempt.run === lastRun?.id ? 'last run' : `run of ${localStamp(attempt.start).slice(0, 16)}`;
-  const when = `step ${attempt.step} of the ${run}`;
+  const when = `step ${attempt.step} of the ${run}${attempt.agent ? `, by fallback ${clean(attempt.agent)}` : ''}`;
   if (!attempt.finished) return `attempt ${attempt.attempt}/${attempt.of} started, no end recorded (${when})`;
   const took = formatDuration(attempt.finished.durationMs);
   if (attempt.finished.valid) {

@@ -7,6 +7,7 @@ export type EventType =
   | 'retry'
   | 'limit_wait'
   | 'limit_resumed'
+  | 'agent_switched'
   | 'backoff'
   | 'board_written'
   | 'git_committed'

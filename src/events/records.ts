@@ -18,6 +18,8 @@ export interface AttemptRecord {
   start: string;
   /** The known agent CLI that ran it (attempt_started's `cli`); absent for any other command, and in older logs. */
   cli?: string;
+  /** The fallback role file that ran the role's attempt (attempt_started's `agent`); absent for the role's own. */
+  agent?: string;
   /** Absent while running, or when the supervisor died mid-attempt. */
   finished?: AttemptEnd;
 }
@@ -78,7 +80,13 @@ export function attemptFrom(started: SupervisorEvent, task: string): AttemptReco
     of: Number(started.of),
     start: started.time,
     ...cli,
+    ...(typeof started.agent === 'string' && { agent: started.agent }),
   };
+}
+
+/** Who ran an attempt (pure): its role, and the fallback role whose agent took the role's step, if one did. */
+export function ranBy(attempt: Pick<AttemptRecord, 'role' | 'agent'>): string {
+  return attempt.agent ? `${attempt.role} (fallback ${attempt.agent})` : attempt.role;
 }
 
 /** An attempt's end as its attempt_finished event tells it (pure). */

@@ -48,7 +48,7 @@ export function limitWaitUntil(now: number, resetAt: Date | null, limitWaitMs: n
 }
 
 /** A wait as it is told: until when, whose words, and the fields of its limit_wait event. */
-interface Wait {
+export interface Wait {
   now: number;
   until: number;
   resetKnown: boolean;
@@ -80,6 +80,11 @@ export class LimitWaits {
     failure: Extract<Failure, { kind: 'usage_limit' }>,
     shared?: SharedAccount,
   ): Promise<void> {
+    await this.waitOut(settings, where, this.learn(settings, failure, shared));
+  }
+
+  /** Until when a limit the CLI reported holds (guessed without a usable reset), told to the account's others. */
+  learn(settings: Settings, failure: Extract<Failure, { kind: 'usage_limit' }>, shared?: SharedAccount): Wait {
     const now = this.ctx.world.clock.now().getTime();
     const { until, resetKnown } = limitWaitUntil(now, failure.resetAt, settings.limitWaitMs, this.fallbacks);
     if (!resetKnown) this.fallbacks++;
@@ -87,7 +92,7 @@ export class LimitWaits {
     const note = resetKnown && shared ? recordSharedLimit(shared, this.ctx.board.file, now, until) : undefined;
     // A reset given but not used is named, so a person sees why the wait is not until then.
     const ignored = !resetKnown && failure.resetAt && Number.isFinite(failure.resetAt.getTime());
-    await this.waitOut(settings, where, {
+    return {
       now,
       until,
       resetKnown,
@@ -98,7 +103,7 @@ export class LimitWaits {
         ...(ignored && { ignoredReset: failure.resetAt?.toISOString() }),
         ...(note && { sharedLimitUnrecorded: note }),
       },
-    });
+    };
   }
 
   /**
@@ -156,8 +161,8 @@ export class LimitWaits {
     await this.own(settings, where, { ...failure, resetAt: new Date(until - MARGIN_MS) });
   }
 
-  // Wait until `wait.until` (waiting.json says so meanwhile) unless that goes past a cap (exit 69); Ctrl-C ends it.
-  private async waitOut(settings: Settings, where: WaitPlace, wait: Wait): Promise<void> {
+  /** Wait until `wait.until` (waiting.json says so meanwhile) unless that goes past a cap (exit 69); Ctrl-C ends it. */
+  async waitOut(settings: Settings, where: WaitPlace, wait: Wait): Promise<void> {
     const { ctx } = this;
     const { now, until, resetKnown, cli, reason, said } = wait;
     const waiting = {

@@ -12,7 +12,7 @@ export function supervisorLogFile(boardDir: string): string {
 /** One entry of the Supervisor Log (SPEC §4, the seed's format). */
 export interface LogEntry {
   time: Date;
-  kind: 'Retry Event' | 'Halt' | 'Warning' | 'Retries Exhausted';
+  kind: 'Retry Event' | 'Halt' | 'Warning' | 'Retries Exhausted' | 'Fallback';
   agent: string;
   task: string;
   /**

@@ -4,6 +4,7 @@ import type { Settings } from '../board/settings.js';
 import type { SupervisorEvent } from '../events/event-types.js';
 import type { SpendTotal } from '../spend.js';
 import type {
+  AgentChoice,
   AppliedStep,
   AttemptPlace,
   Capability,
@@ -51,6 +52,14 @@ export class Capabilities implements Required<Capability> {
 
   async stepStarted(step: number, settings: Settings): Promise<void> {
     for (const one of this.list) await one.stepStarted?.(step, settings);
+  }
+
+  async chooseAgent(choice: AgentChoice): Promise<string | undefined> {
+    for (const one of this.list) {
+      const agent = await one.chooseAgent?.(choice);
+      if (agent !== undefined) return agent;
+    }
+    return undefined;
   }
 
   async beforeAttempt(attempt: AttemptPlace): Promise<Record<string, unknown>> {

@@ -46,6 +46,12 @@ export interface Capability {
   beforeStep?(board: Board, settings: Settings): StepStop | undefined;
   /** A step starts; none of its agents has run yet. */
   stepStarted?(step: number, settings: Settings): Promise<void>;
+  /**
+   * Which role file's agent runs a role's next attempt: undefined for the role's own, else one of its
+   * `fallback:` roles while the role's account waits out a usage limit (SPEC §5c). Asked before an
+   * agent run's first attempt and after an attempt re-run for a limit, never between format retries.
+   */
+  chooseAgent?(choice: AgentChoice): Promise<string | undefined>;
   /** An attempt is about to call its agent (it may wait first): fields for its attempt_started event. */
   beforeAttempt?(attempt: AttemptPlace): Promise<Record<string, unknown> | undefined>;
   /** An attempt gave no valid reply: 'again' re-runs it and spends no retry (SPEC §4b); throwing stops the run. */
@@ -124,6 +130,15 @@ export interface AttemptPlace {
   role: string;
   task: string;
   invocation: Invocation;
+  settings: Settings;
+}
+
+/** A role about to run an attempt, its agent not yet chosen. */
+export interface AgentChoice {
+  ctx: RunContext;
+  step: number;
+  role: string;
+  task: string;
   settings: Settings;
 }
 

@@ -21,13 +21,19 @@ export async function runAgent(
   run: AgentRun,
 ): Promise<Record<string, unknown>> {
   const spent = ctx.capabilities.spent();
-  const agent = prepareAgent(
-    { env: ctx.world.env, runId: ctx.runId, schemas: ctx.schemas, ...(spent && { spend: { total: spent } }) },
-    board,
-    settings,
-    run.inputs,
-    run.step,
-  );
+  const prepare = (chosen: string | undefined) =>
+    prepareAgent(
+      { env: ctx.world.env, runId: ctx.runId, schemas: ctx.schemas, ...(spent && { spend: { total: spent } }) },
+      board,
+      settings,
+      run.inputs,
+      run.step,
+      chosen,
+    );
+  // The role's own agent, or a fallback of it while the role's account is limited (SPEC §5c).
+  const choice = { ctx, step: run.step, role: run.inputs.role, task: run.task, settings };
+  let chosen = await ctx.capabilities.chooseAgent(choice);
+  let agent = prepare(chosen);
   const total = settings.maxRetries + 1;
   // Attempt N of `total` everywhere; a re-run of it after a usage limit or a service error keeps N.
   for (let attempt = 1, rerun = 0; ;) {
@@ -43,6 +49,9 @@ export async function runAgent(
     };
     if ((await ctx.capabilities.afterFailure(failed)) === 'again') {
       rerun++;
+      // Only a re-run may change the agent (a usage limit); a format retry below never does (SPEC §4).
+      const next = await ctx.capabilities.chooseAgent(choice);
+      if (next !== chosen) agent = prepare((chosen = next));
       continue;
     }
     if (attempt === total) return exhausted(ctx, run, settings, ended);

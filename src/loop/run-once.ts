@@ -70,6 +70,7 @@ export async function runOnce(
     ...where,
     ...numbered,
     command: describeCommand(invocation, 200),
+    ...(invocation.agent && { agent: invocation.agent }),
     ...(AGENTS.includes(cli) && { cli: cli.name }),
     timeoutMs: invocation.timeoutMs,
     ...told,

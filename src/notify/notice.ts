@@ -10,7 +10,7 @@ import type { NotifyTarget } from './target.js';
  * resident run (--watch) stopped to wait for a person.
  */
 export interface Notice {
-  event: 'run_ended' | 'limit_wait' | 'waiting';
+  event: 'run_ended' | 'limit_wait' | 'waiting' | 'agent_switched';
   /** kanban.yaml, absolute. */
   board: string;
   /** The task of the last step started ('' if none). */
@@ -69,6 +69,26 @@ export function limitWaitNotice(
     message: `${who}: waiting until ${localClock(event.until)} (${formatDuration(waitMs)}), nothing to do.`,
     next: 'Nothing: the run carries on by itself after the reset.',
     title: `${boardName(at.file)}: waiting until ${localClock(event.until)}`,
+  };
+}
+
+/** The notice for a switch of a role's agent to a fallback or back (pure), as its `agent_switched` event tells it. */
+export function agentSwitchedNotice(event: Readonly<Record<string, unknown>>, at: NoticePlace): Notice {
+  const role = String(event.role ?? 'a role');
+  const to = String(event.to);
+  const limited = event.reason !== 'reset';
+  const until = typeof event.until === 'string' ? ` until ${localClock(event.until)}` : '';
+  return {
+    event: 'agent_switched',
+    ...where(at),
+    outcome: null,
+    exitCode: null,
+    message: limited
+      ? `${String(event.from)} is limited${until}${typeof event.cli === 'string' ? ` (${event.cli})` : ''}; ` +
+        `${to} takes ${role}'s steps meanwhile (fallback:).`
+      : `The usage limit is over; ${to} takes ${role}'s steps again.`,
+    next: 'Nothing: the run carries on by itself.',
+    title: `${boardName(at.file)}: ${role} now runs ${to}`,
   };
 }
 

@@ -1,4 +1,4 @@
-import { endNotice, limitWaitNotice, waitingNotice, type Notice } from './notice.js';
+import { agentSwitchedNotice, endNotice, limitWaitNotice, waitingNotice, type Notice } from './notice.js';
 import { deliver, REAL_SEND, SEND_POLICY, type SendDeps, type SendPolicy } from './send.js';
 import type { NotifyTarget } from './target.js';
 import type { OutcomeKind } from '../errors.js';
@@ -28,6 +28,7 @@ const TOLD: Record<Notice['event'], string> = {
   run_ended: "run's end",
   limit_wait: 'usage-limit wait',
   waiting: 'wait for a person',
+  agent_switched: 'switch to or from a fallback agent',
 };
 
 /**
@@ -54,8 +55,8 @@ export class Notifier {
   }
 
   /**
-   * The event listener of a run: keeps the run and task, and tells of a long
-   * usage-limit wait and of a resident run's wait for a person.
+   * The event listener of a run: keeps the run and task, and tells of a long usage-limit wait,
+   * a switch to or from a fallback agent and a resident run's wait for a person.
    */
   readonly listener = (event: { type: string; [field: string]: unknown }): void => {
     if (event.type === 'run_started' && typeof event.run === 'string') this.run = event.run;
@@ -64,6 +65,7 @@ export class Notifier {
       const notice = limitWaitNotice(event, this.options.waitThresholdMs, this.place(event));
       if (notice) this.send(notice);
     }
+    if (event.type === 'agent_switched') this.send(agentSwitchedNotice(event, this.place(event)));
     // One notice a wait: the event comes again only when the way of watching changes (fs.watch failing).
     if (event.type === 'waiting' && event.since !== this.lastWait) {
       this.lastWait = event.since;

@@ -74,6 +74,13 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
               : ', no reset time given'
         }): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`
       );
+    case 'agent_switched':
+      return event.reason === 'reset'
+        ? `  ${style.yellow('⇄')} the usage limit is over; ${cleanLine(String(event.to))} takes ${role}'s steps again`
+        : `  ${style.yellow('⇄')} ${cleanLine(String(event.from))} is limited` +
+            `${typeof event.until === 'string' ? ` until ${localClock(event.until)}` : ''}` +
+            `${typeof event.cli === 'string' ? ` (${cleanLine(event.cli)})` : ''}; ` +
+            `${cleanLine(String(event.to))} takes ${role}'s steps (fallback:)`;
     case 'limit_resumed':
       return `  ▶ the limit has reset; ${role} runs again with the same inputs`;
     case 'handed_to_manager':

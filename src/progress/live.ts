@@ -139,6 +139,7 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
       case 'woke':
       case 'edit_invalid':
       case 'warning':
+      case 'agent_switched':
       case 'git_committed':
         if (event.type === 'waiting') resident = `waiting for an edit since ${localClock(event.time)}`;
         if (event.type === 'woke') resident = null;

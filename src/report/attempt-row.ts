@@ -1,4 +1,4 @@
-import { timedOut, type AttemptRecord } from '../events/records.js';
+import { ranBy, timedOut, type AttemptRecord } from '../events/records.js';
 import { addUsage, emptySpend, formatSpend } from '../spend.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/clean-text.js';
@@ -19,7 +19,7 @@ export function attemptRow(a: AttemptRecord, link: Linker): string {
     a.run,
     String(a.step),
     laneOf(a),
-    a.role,
+    ranBy(a),
     `${a.attempt}/${a.of}${a.attempt > 1 ? ' ↻' : ''}`,
     localStamp(a.start),
     a.finished ? formatDuration(a.finished.durationMs) : '—',

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { formatDuration } from '../util/duration.js';
-import { timedOut, type AttemptRecord } from '../events/records.js';
+import { ranBy, timedOut, type AttemptRecord } from '../events/records.js';
 import { formatSpend } from '../spend.js';
 import { cleanLine } from '../util/clean-text.js';
 import { localStamp } from '../util/time.js';
@@ -176,9 +176,9 @@ function bar(a: AttemptRecord, start: number, span: number, run: RunRecord, link
   const classes = ['bar', kind(a), a.manager ? 'manager' : 'worker', a.attempt > 1 ? 'retry' : '']
     .filter(Boolean)
     .join(' ');
-  const label = `${a.attempt > 1 ? `↻${a.attempt - 1} ` : ''}${timedOut(a) ? 'timeout · ' : ''}${a.role}`;
+  const label = `${a.attempt > 1 ? `↻${a.attempt - 1} ` : ''}${timedOut(a) ? 'timeout · ' : ''}${ranBy(a)}`;
   const title =
-    `${a.role} · step ${a.step} · attempt ${a.attempt}/${a.of} · ` +
+    `${ranBy(a)} · step ${a.step} · attempt ${a.attempt}/${a.of} · ` +
     `${formatDuration(Math.max(0, duration))} · ${result(a)}`;
   const href = a.finished?.stdoutFile ? ` href="${esc(link(a.finished.stdoutFile))}"` : '';
   return (
