@@ -168,15 +168,18 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir, who.user));
       const problem = fences.get(fenced.network);
       if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });
-      for (const { written, how } of missingPaths(fenced, dir, env))
+      for (const { written, how, unreachable } of missingPaths(fenced, dir, env, who.user))
         warnings.push({
           file: check.role.file,
           line: check.role.lineOf('/sandbox'),
-          message:
-            `sandbox: the ${how} path ${written} does not exist, so it is not bound and the agent cannot ` +
-            (how === 'writable'
-              ? 'create it. Create it first if the agent must write there.'
-              : 'read it. Create it first if the agent must.'),
+          message: unreachable
+            ? `sandbox: the ${how} path ${written} is out of reach of uid ${who.user?.uid}, the board folder's ` +
+              `owner, whom the fenced agent runs as (a folder above it is closed to that user), so it is not bound. ` +
+              `Give that user access to it, or keep what the agent needs where that user can reach it.`
+            : `sandbox: the ${how} path ${written} does not exist, so it is not bound and the agent cannot ` +
+              (how === 'writable'
+                ? 'create it. Create it first if the agent must write there.'
+                : 'read it. Create it first if the agent must.'),
         });
     }
     const hint = check.missing ? missingRoleHint(dir, role) : '';

@@ -180,20 +180,24 @@ function gitsOwn(dir: string, env: Readonly<Record<string, string | undefined>>)
 }
 
 /**
- * The declared paths that do not exist, and how they were declared: not bound, so the agent
- * cannot see or create them (validate and --dry-run say so).
+ * The declared paths that are not bound, and why: they do not exist (the agent cannot see or
+ * create them), or the fenced agent's host user (`user`, owner.ts) cannot reach them — a path
+ * under root's 0700 home, when root runs the supervisor. validate and --dry-run say so.
  */
 export function missingPaths(
   spec: SandboxSpec,
   boardDir: string,
   env: NodeJS.ProcessEnv,
-): Array<{ written: string; how: 'writable' | 'readable' }> {
+  user?: HostUser,
+): Array<{ written: string; how: 'writable' | 'readable'; unreachable?: true }> {
   const declared = [
     ...spec.write.map((written) => ({ written, how: 'writable' as const })),
     ...spec.read.map((written) => ({ written, how: 'readable' as const })),
   ];
-  return declared.filter(({ written }) => {
-    const file = expandPath(written, boardDir, env.HOME ?? homedir());
-    return file === undefined || look(file) === undefined;
+  return declared.flatMap((entry) => {
+    const file = expandPath(entry.written, boardDir, env.HOME ?? homedir());
+    const found = file === undefined ? undefined : look(file);
+    if (!found) return [entry];
+    return user && !reachable(found.real, user) ? [{ ...entry, unreachable: true as const }] : [];
   });
 }

@@ -420,12 +420,18 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     'run by root, runs as the board folder’s owner; on a board folder root owns it is refused (exit 2) with ' +
       'the fix, before any agent, and validate says the same',
     async () => {
-      const dir = board(0, ['sh', PROBE, token()], 'sandbox: true\n');
+      const closed = outside(0, 'ks-closed-', { 'notes.txt': 'root only\n' }); // 0700, root's
+      const dir = board(0, ['sh', PROBE, token()], `sandbox: {read: [${closed}/notes.txt]}\n`);
       const validate = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
       expect(validate.exitCode).toBe(0);
       expect(validate.stdout + validate.stderr).not.toMatch(/belongs to/);
+      expect(validate.stdout + validate.stderr).toContain(
+        `roles/implementor.md:4: sandbox: the readable path ${closed}/notes.txt is out of reach of uid ${OWNER}, ` +
+          "the board folder's owner",
+      );
       const dry = await run(0, dir, home(0), ['kanban.yaml', '--dry-run']);
       expect(dry.stdout).toContain(`on the host, uid ${OWNER} (the board folder's owner), never root`);
+      expect(dry.stdout).toContain(`not bound (they do not exist, or are out of its reach): ${closed}/notes.txt\n`);
       execFileSync('chown', ['-R', '0:0', dir]);
       const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
       const result = await run(0, dir, home(0));
