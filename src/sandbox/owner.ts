@@ -1,5 +1,7 @@
 import { statSync } from 'node:fs';
 import type { HostUser } from './fence.js';
+import { reachable } from './place.js';
+import { realOr } from '../util/real-path.js';
 
 /**
  * Who a fenced agent is on the host, outside its namespace, when the supervisor runs as root:
@@ -14,7 +16,16 @@ import type { HostUser } from './fence.js';
 export function agentUser(boardDir: string, uid = process.getuid?.()): { user?: HostUser; problem?: string } {
   if (uid !== 0) return {};
   const owner = statSync(boardDir);
-  if (owner.uid !== 0) return { user: { uid: owner.uid, gid: owner.gid === 0 ? owner.uid : owner.gid } };
+  if (owner.uid !== 0) {
+    const user = { uid: owner.uid, gid: owner.gid === 0 ? owner.uid : owner.gid };
+    if (reachable(realOr(boardDir), user)) return { user };
+    return {
+      problem:
+        `sandbox: a fenced agent started by root runs as the board folder's owner (uid ${owner.uid}), and a folder ` +
+        `above ${boardDir} is closed to that user. Open the folders above it to that user (chmod o+x), ` +
+        `or move the board where its owner can reach it.`,
+    };
+  }
   return {
     problem:
       `sandbox: the board folder ${boardDir} belongs to root, and a fenced agent started by root runs as the ` +

@@ -54,8 +54,8 @@ export function fencePlace(
   };
 }
 
-// Whether `user` may search every folder above `file` (its mode bits; an ACL is not read).
-function reachable(file: string, user: HostUser): boolean {
+/** Whether `user` may search every folder above `file` (by their mode bits; an ACL is not read). */
+export function reachable(file: string, user: HostUser): boolean {
   for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
     const stats = statSync(dir, { throwIfNoEntry: false });
     if (!stats) return false;

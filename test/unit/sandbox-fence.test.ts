@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeCommand, spawnCommand } from '../../src/agent/invocation.js';
@@ -6,6 +6,7 @@ import { parseRole } from '../../src/board/role.js';
 import { buildFence } from '../../src/sandbox/fence.js';
 import { DEFAULT_HIDDEN } from '../../src/sandbox/hidden.js';
 import { gitDirs } from '../../src/sandbox/place.js';
+import { agentUser } from '../../src/sandbox/owner.js';
 import { fenceProblem, findBubblewrap } from '../../src/sandbox/probe.js';
 import { expandPath, sandboxSpec } from '../../src/sandbox/spec.js';
 import { ROOT, tempDir } from '../helpers.js';
@@ -258,6 +259,23 @@ describe('where the fence cannot be built', () => {
     });
     expect(asOwner).toMatch(/cannot build a fence on this machine as uid 1000, the board folder's owner/);
     expect(seen).toEqual([{ input: expect.any(Uint8Array) as Uint8Array, user: { uid: 1000, gid: 1000 } }]);
+  });
+});
+
+describe.skipIf(process.getuid?.() !== 0)('who a fenced agent is on the host, the supervisor run by root', () => {
+  it("is the board folder's owner; a folder root owns, or one its owner cannot reach, is refused with the fix", () => {
+    const parent = tempDir();
+    const board = path.join(parent, 'board');
+    mkdirSync(board);
+    expect(agentUser(board).problem).toMatch(/belongs to root, .*chown -R USER: .*or run the supervisor as an/);
+    chownSync(board, 4242, 0);
+    chmodSync(parent, 0o700);
+    expect(agentUser(board).problem).toMatch(/owner \(uid 4242\), and a folder above .* is closed to that user/);
+    chmodSync(parent, 0o755);
+    expect(agentUser(board)).toEqual({ user: { uid: 4242, gid: 4242 } }); // never root's group
+    chownSync(board, 4242, 100);
+    expect(agentUser(board)).toEqual({ user: { uid: 4242, gid: 100 } });
+    expect(agentUser(board, 1000)).toEqual({}); // not root: the agent is the supervisor's own user
   });
 });
 
