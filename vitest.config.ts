@@ -10,6 +10,7 @@ const UNIT = ['test/unit/**/*.test.ts', 'test/hardening/properties.test.ts', 'te
 const SLOW = [
   'test/hardening/crash.test.ts',
   'test/hardening/sandbox.test.ts',
+  'test/hardening/fence-owns.test.ts',
   'test/hardening/shared-limits.test.ts',
   'test/e2e/fallback.test.ts',
   'test/hardening/lock-reuse.test.ts',

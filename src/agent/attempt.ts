@@ -81,7 +81,9 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     // Stopped by the policies below, never left to an exit handler; not by execa's timeout,
     // cancelSignal or forceKillAfterDelay either: they signal the leader only, not its group.
     cleanup: false,
-    ...(invocation.stdin ? { input: invocation.stdin } : { stdin: 'ignore' as const }),
+    // A fenced agent's bubblewrap reads its seccomp filter from the fourth descriptor (SECCOMP_FD).
+    stdio: [invocation.stdin ?? 'ignore', 'pipe', 'pipe', ...(spawned.seccomp ? [spawned.seccomp] : [])],
+    ...(spawned.user && { uid: spawned.user.uid, gid: spawned.user.gid }),
     buffer: false,
     reject: false,
     encoding: 'buffer',

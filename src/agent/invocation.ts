@@ -2,7 +2,7 @@ import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from '../board/inputs.
 import type { Role } from '../board/role.js';
 import { TAG_VARIABLE } from './tag.js';
 import { maskArgv, secretValues } from '../util/secrets.js';
-import type { Fence } from '../sandbox/fence.js';
+import { bwrapArgs, type Fence, type HostUser } from '../sandbox/fence.js';
 import type { FailurePatterns } from '../reply/failure-patterns.js';
 
 /**
@@ -103,13 +103,24 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
   };
 }
 
-/** What is spawned: the agent's own argv, or bubblewrap's with the agent's after it when the role is fenced. */
+/**
+ * What is spawned: the agent's own argv, or bubblewrap's with the agent's after it when the role
+ * is fenced, with the seccomp filter to hand it (on fence.ts's SECCOMP_FD) and the host user to start it as.
+ */
 export function spawnCommand(invocation: Pick<Invocation, 'file' | 'args' | 'fence'>): {
   file: string;
   args: readonly string[];
+  seccomp?: Uint8Array;
+  user?: HostUser;
 } {
-  if (!invocation.fence) return { file: invocation.file, args: invocation.args };
-  return { file: invocation.fence.program, args: [...invocation.fence.args, invocation.file, ...invocation.args] };
+  const { fence } = invocation;
+  if (!fence) return { file: invocation.file, args: invocation.args };
+  return {
+    file: fence.program,
+    args: [...bwrapArgs(fence), invocation.file, ...invocation.args],
+    ...(fence.seccomp && { seccomp: fence.seccomp }),
+    ...(fence.user && { user: fence.user }),
+  };
 }
 
 /**

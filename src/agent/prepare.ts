@@ -18,6 +18,7 @@ import { fencePlace } from '../sandbox/place.js';
 import { ownPaths } from '../board/task-identity.js';
 import { startLog } from '../log/supervisor-log.js';
 import { findBubblewrap, probeFence } from '../sandbox/probe.js';
+import { agentUser } from '../sandbox/owner.js';
 import { callBudget, CLI_SCHEMA_FIX, handedSchema, withCallOptions } from '../agents/call-options.js';
 import { replaceFileAtomic } from '../fs/replace.js';
 
@@ -84,7 +85,8 @@ export function prepareAgent(
   );
   // Probed for every fenced agent run, not only at a run's start: `try` has none, and a bwrap
   // that cannot build the fence is a setup problem to name, not invalid output to retry.
-  const problem = unfenceable ?? (invocation.fence && probeFence(invocation.fence.program, invocation.fence.network));
+  const fence = invocation.fence;
+  const problem = unfenceable ?? (fence && probeFence(fence.program, fence.network, fence.user));
   if (problem !== undefined) throw new InputError(`${role.file}: ${problem}`);
   checkCommand(invocation);
   // Once per agent run, before its first attempt: every retry reads the very same file.
@@ -160,6 +162,7 @@ export function planAgent(
   if (!role.sandbox) return planned;
   // The fence is built here, once, so every retry runs in the very same one.
   const found = findBubblewrap(ctx.env, board.dir);
+  const who = agentUser(board.dir);
   beforeFence();
   const own = ownPaths(path.basename(board.file));
   const fence = buildFence(
@@ -171,11 +174,9 @@ export function planAgent(
       invocation.env,
       'bwrap' in found ? found.bwrap : 'bwrap',
       invocation.file,
+      who.user,
     ),
   );
-  return {
-    ...planned,
-    invocation: { ...invocation, fence },
-    ...('problem' in found && { unfenceable: found.problem }),
-  };
+  const unfenceable = 'problem' in found ? found.problem : who.problem;
+  return { ...planned, invocation: { ...invocation, fence }, ...(unfenceable && { unfenceable }) };
 }

@@ -22,7 +22,8 @@ import { finishedNote } from './hints.js';
 import { unlistedTasksWarning } from './unlisted-tasks.js';
 import { fieldWords } from './pointer-words.js';
 import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
-import { fenceProblem, ownerWarning } from '../sandbox/probe.js';
+import { fenceProblem } from '../sandbox/probe.js';
+import { agentUser } from '../sandbox/owner.js';
 import { missingPaths } from '../sandbox/place.js';
 import { fallbackCycles } from './fallback-chain.js';
 
@@ -172,20 +173,27 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     const fenced = check.role?.sandbox;
     if (check.role && !fenced) unfenced.push({ role: check.role, inputs: need.inputs });
     if (check.role && fenced) {
-      const owner = fences.size === 0 && ownerWarning(dir);
-      if (owner) warnings.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: owner });
-      if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir));
+      const who = agentUser(dir);
+      if (who.problem !== undefined) {
+        if (fences.size === 0)
+          problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: who.problem });
+        fences.set(fenced.network, undefined);
+      }
+      if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir, who.user));
       const problem = fences.get(fenced.network);
       if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });
-      for (const { written, how } of missingPaths(fenced, dir, env))
+      for (const { written, how, unreachable } of missingPaths(fenced, dir, env, who.user))
         warnings.push({
           file: check.role.file,
           line: check.role.lineOf('/sandbox'),
-          message:
-            `sandbox: the ${how} path ${written} does not exist, so it is not bound and the agent cannot ` +
-            (how === 'writable'
-              ? 'create it. Create it first if the agent must write there.'
-              : 'read it. Create it first if the agent must.'),
+          message: unreachable
+            ? `sandbox: the ${how} path ${written} is out of reach of uid ${who.user?.uid}, the board folder's ` +
+              `owner, whom the fenced agent runs as (a folder above it is closed to that user), so it is not bound. ` +
+              `Give that user access to it, or keep what the agent needs where that user can reach it.`
+            : `sandbox: the ${how} path ${written} does not exist, so it is not bound and the agent cannot ` +
+              (how === 'writable'
+                ? 'create it. Create it first if the agent must write there.'
+                : 'read it. Create it first if the agent must.'),
         });
     }
     const hint = check.missing ? missingRoleHint(dir, role) : '';

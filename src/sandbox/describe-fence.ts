@@ -9,11 +9,17 @@ export function fenceLines(fence: Fence, roleFile: string, pad: (label: string) 
   return [
     `${pad('fence')}bubblewrap (${roleFile} sandbox:): the whole file system read-only, ` +
       `a fresh /tmp (TMPDIR=/tmp), network ${fence.network ? 'on' : 'off'}`,
-    `${pad('')}run as nobody with no capabilities and no terminal, even when the supervisor is root`,
+    `${pad('')}run as nobody with no capabilities and no terminal, even when the supervisor is root` +
+      (fence.user ? `; on the host, uid ${fence.user.uid} (the board folder's owner), never root` : ''),
+    `${pad('')}seccomp: no setuid or setgid bit, file capability or attribute, keyring or io_uring`,
     `${pad('')}writable: ${list(fence.writable)}`,
     `${pad('')}read-only inside them: ${list(fence.readOnly)}`,
     `${pad('')}readable in hidden folders: ${list(fence.readable)}`,
     `${pad('')}hidden: ${list(fence.hidden)}`,
-    ...(fence.missing.length ? [`${pad('')}not bound (they do not exist): ${fence.missing.join(', ')}`] : []),
+    ...(fence.missing.length
+      ? [
+          `${pad('')}not bound (they do not exist${fence.user ? ', or are out of its reach' : ''}): ${fence.missing.join(', ')}`,
+        ]
+      : []),
   ];
 }

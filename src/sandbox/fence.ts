@@ -1,5 +1,6 @@
 import { COVERS, DEFAULT_HIDDEN } from './hidden.js';
 import { isWithin } from '../util/real-path.js';
+import { seccompFilter } from './seccomp.js';
 import { expandPath, type SandboxSpec } from './spec.js';
 
 /** What the fence sees of the machine: gathered at the edge (place.ts), so building the fence stays pure. */
@@ -26,6 +27,21 @@ export interface FencePlace {
   unreadable: string[];
   /** What the agent's program needs: PATH's folders (a bin's lib too), its install folder, /etc's links into /run. */
   needed: string[];
+  /** The machine's architecture (process.arch), for the seccomp filter's system call numbers. */
+  arch: NodeJS.Architecture;
+  /** Who bubblewrap runs as on the host when not the supervisor's own user (owner.ts): the board folder's owner. */
+  user?: HostUser;
+  /**
+   * Whether bubblewrap, as that user, can reach a path to bind it (search permission on every
+   * folder above it): a path under /root is out of an ordinary user's reach, so it is not bound.
+   */
+  reaches: (file: string) => boolean;
+}
+
+/** A user and group id on the host, outside every namespace. */
+export interface HostUser {
+  uid: number;
+  gid: number;
 }
 
 /** A built fence: the bwrap argv that goes before the agent's own, and what it allows, for --dry-run. */
@@ -42,9 +58,21 @@ export interface Fence {
    */
   readOnly: string[];
   hidden: string[];
-  /** Declared paths that do not exist, so are not bound (the agent cannot create them). */
+  /** Declared paths that do not exist (or the agent's host user cannot reach), so are not bound. */
   missing: string[];
   network: boolean;
+  /** The seccomp filter (seccomp.ts), handed to bubblewrap on a file descriptor of its own; undefined: none can be built here. */
+  seccomp: Uint8Array | undefined;
+  /** Who bubblewrap (and so the agent, outside its namespace) runs as when not the supervisor's own user. */
+  user?: HostUser;
+}
+
+/** The file descriptor the agent's bubblewrap reads its seccomp filter from (attempt.ts hands it the bytes). */
+export const SECCOMP_FD = 3;
+
+/** bubblewrap's whole argv for a fence, before the agent's own: its seccomp filter read from `fd`. */
+export function bwrapArgs(fence: Pick<Fence, 'args' | 'seccomp'>, fd = SECCOMP_FD): string[] {
+  return [...(fence.seccomp ? ['--seccomp', String(fd)] : []), ...fence.args];
 }
 
 /**
@@ -94,7 +122,7 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
     for (const written of list) {
       const file = expandPath(written, place.boardDir, place.home);
       const found = file === undefined ? undefined : place.look(file);
-      if (file === undefined || !found) missing.push(written);
+      if (file === undefined || !found || !place.reaches(found.real)) missing.push(written);
       else {
         declared.push({ src: found.real, at: found.real, how, kind: found.kind });
         if (file !== found.real) aliases.push({ src: found.real, at: file, how, kind: found.kind });
@@ -104,7 +132,8 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
     written.flatMap((w): Mount[] => {
       const file = expandPath(w, place.boardDir, place.home);
       const found = file === undefined ? undefined : place.look(file);
-      return found && !declared.some((m) => m.at === found.real)
+      // What the agent's host user cannot reach it cannot read either; bubblewrap could not mount over it.
+      return found && place.reaches(found.real) && !declared.some((m) => m.at === found.real)
         ? [{ src: found.real, at: found.real, how: 'hide', kind: found.kind }]
         : [];
     });
@@ -114,7 +143,7 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
   // What the program needs is shown only where a cover hides it, never a secret nor a whole home.
   const needed = place.needed.flatMap((file): Mount[] => {
     const found = place.look(file);
-    if (!found) return [];
+    if (!found || !place.reaches(found.real)) return [];
     return unique([file, found.real])
       .filter((at) => inAny(at, covers) && !covers.some((c) => c.at === at))
       .filter((at) => !inAny(at, secrets) && !inAny(at, declared))
@@ -157,6 +186,8 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
     hidden: shown('hide'),
     missing,
     network: spec.network,
+    seccomp: seccompFilter(place.arch),
+    ...(place.user && { user: place.user }),
   };
 }
 
@@ -177,15 +208,28 @@ function visible(all: Mount[]): Mount[] {
   return kept;
 }
 
-// A capability left to the fenced process is a way out: the probe checks there is none.
-const NO_CAPABILITY =
+// A capability left to the fenced process, or a setuid bit it could set, is a way out: the probe checks neither is.
+const HOLDS =
+  ': > /tmp/probe; if chmod 4755 /tmp/probe 2>/dev/null; then ' +
+  'echo "the seccomp filter did not refuse a setuid bit" >&2; exit 1; fi; ' +
   'while read -r key value; do if [ "$key" = CapEff: ]; then case $value in *[!0]*) ' +
   'echo "the fenced process kept capabilities ($value)" >&2; exit 1;; esac; exit 0; fi; ' +
   'done </proc/self/status; exit 1';
 
-/** The argv that checks this machine can build a fence at all (user namespaces, /proc), and that it holds. */
+/**
+ * The argv that checks this machine can build a fence at all (user namespaces, /proc, the seccomp
+ * filter, read from stdin), and that it holds.
+ */
 export function probeArgs(network: boolean): string[] {
-  return [...BASE, ...ISOLATION, ...(network ? [] : ['--unshare-net']), '--', 'sh', '-c', NO_CAPABILITY];
+  return [
+    ...bwrapArgs({ args: [...BASE, '--tmpfs', '/tmp'], seccomp: seccompFilter() }, 0),
+    ...ISOLATION,
+    ...(network ? [] : ['--unshare-net']),
+    '--',
+    'sh',
+    '-c',
+    HOLDS,
+  ];
 }
 
 function unique(list: string[]): string[] {

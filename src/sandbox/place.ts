@@ -5,15 +5,15 @@ import path from 'node:path';
 import { readRegular } from '../fs/safe-read.js';
 import { findGit, findProgram, outsidePath } from '../util/process.js';
 import { realOr } from '../util/real-path.js';
-import type { FencePlace } from './fence.js';
+import type { FencePlace, HostUser } from './fence.js';
 import { expandPath, type SandboxSpec } from './spec.js';
 import { credentialStores } from './stores.js';
 
 /**
  * What the fence of an agent run in `boardDir` sees of this machine (reads only): real paths,
  * the board's own files that exist (`own`, board-relative), the repository's git folders, the
- * home folders, the credential stores the agent's environment `env` names, and what its
- * `program` needs to start.
+ * home folders, the credential stores the agent's environment `env` names, what its
+ * `program` needs to start, and what bubblewrap can reach as `user` (owner.ts) when given.
  */
 export function fencePlace(
   boardDir: string,
@@ -22,6 +22,7 @@ export function fencePlace(
   env: Readonly<Record<string, string | undefined>>,
   bwrap: string,
   program: string,
+  user?: HostUser,
 ): FencePlace {
   const board = realOr(boardDir);
   const home = env.HOME ?? homedir();
@@ -34,7 +35,7 @@ export function fencePlace(
     homes,
     bwrap,
     look,
-    gitDirs: [...gitDirs(board), ...hooksDir(board, env)],
+    gitDirs: [...gitDirs(board), ...gitsOwn(board, env)],
     own: own.flatMap((file) => look(path.join(board, file))?.real ?? []),
     stores: credentialStores(env, cwd),
     unreadable: process.getuid?.() === 0 ? unreadable('/etc') : [],
@@ -47,7 +48,21 @@ export function fencePlace(
       ...('file' in found ? [installFolder(found.file, homes)] : []),
       ...['/etc/resolv.conf'].filter((file) => look(file)?.real.startsWith('/run/')),
     ],
+    arch: process.arch,
+    ...(user && { user }),
+    reaches: (file) => user === undefined || reachable(file, user),
   };
+}
+
+/** Whether `user` may search every folder above `file` (by their mode bits; an ACL is not read). */
+export function reachable(file: string, user: HostUser): boolean {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const stats = statSync(dir, { throwIfNoEntry: false });
+    if (!stats) return false;
+    const bit = stats.uid === user.uid ? 0o100 : stats.gid === user.gid ? 0o010 : 0o001;
+    if ((stats.mode & bit) === 0) return false;
+    if (dir === '/') return true;
+  }
 }
 
 // The user's home folder as the system knows it, when $HOME says another (a CI job, sudo -E).
@@ -129,41 +144,60 @@ function pointed(file: string, prefix: string): string[] {
 }
 
 /**
- * The folder git runs the repository's hooks from when `core.hooksPath` moves them (husky's
- * `.husky/`, say), which may lie in the board folder: read-only in the fence, or an agent plants
- * a hook the supervisor's own commit runs unfenced. None without git or a repository.
+ * The git folders of the repository holding `dir` as git itself resolves them — its git folder,
+ * the common one, and the hooks folder (`core.hooksPath` may move it into the board folder, as
+ * husky does) — by `git rev-parse`, run as the supervisor's own git is (never a git in the board
+ * folder, no fsmonitor). The file system's reading of .git (gitDirs) can differ from git's: a .git
+ * that is a symlink to a gitfile with a relative `gitdir:` is read by git from where the link is,
+ * not from where it leads, and the folder git then uses must be the one kept read-only, or an
+ * agent's filter or hook in its config runs in the supervisor's commit. `safe.directory=*`: a board
+ * folder another user owns (the fenced agent's own, run by root) is still a repository to protect.
+ * None without git or a repository.
  */
-function hooksDir(dir: string, env: Readonly<Record<string, string | undefined>>): string[] {
-  // The git an agent cannot have planted (never one in the board folder), as the supervisor's own commits use.
+function gitsOwn(dir: string, env: Readonly<Record<string, string | undefined>>): string[] {
   const git = findGit(env, dir);
   if (git === undefined) return [];
-  const asked = spawnSync(git, ['-c', 'core.fsmonitor=false', 'rev-parse', '--git-path', 'hooks'], {
-    cwd: dir,
-    env: { ...env, PATH: outsidePath(env.PATH, dir) },
-    encoding: 'utf8',
-    timeout: 5_000,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const hooks = asked.status === 0 ? asked.stdout.trim() : '';
-  const found = hooks ? look(path.resolve(dir, hooks)) : undefined;
-  return found?.kind === 'dir' ? [found.real] : [];
+  const pinned = ['core.fsmonitor=false', 'safe.directory=*'].flatMap((option) => ['-c', option]);
+  const asked = spawnSync(
+    git,
+    [...pinned, 'rev-parse', '--absolute-git-dir', '--git-common-dir', '--git-path', 'hooks'],
+    {
+      cwd: dir,
+      env: { ...env, PATH: outsidePath(env.PATH, dir) },
+      encoding: 'utf8',
+      timeout: 5_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  if (asked.status !== 0) return [];
+  return asked.stdout
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((found) => {
+      const real = look(path.resolve(dir, found));
+      return real?.kind === 'dir' ? [real.real] : [];
+    });
 }
 
 /**
- * The declared paths that do not exist, and how they were declared: not bound, so the agent
- * cannot see or create them (validate and --dry-run say so).
+ * The declared paths that are not bound, and why: they do not exist (the agent cannot see or
+ * create them), or the fenced agent's host user (`user`, owner.ts) cannot reach them — a path
+ * under root's 0700 home, when root runs the supervisor. validate and --dry-run say so.
  */
 export function missingPaths(
   spec: SandboxSpec,
   boardDir: string,
   env: NodeJS.ProcessEnv,
-): Array<{ written: string; how: 'writable' | 'readable' }> {
+  user?: HostUser,
+): Array<{ written: string; how: 'writable' | 'readable'; unreachable?: true }> {
   const declared = [
     ...spec.write.map((written) => ({ written, how: 'writable' as const })),
     ...spec.read.map((written) => ({ written, how: 'readable' as const })),
   ];
-  return declared.filter(({ written }) => {
-    const file = expandPath(written, boardDir, env.HOME ?? homedir());
-    return file === undefined || look(file) === undefined;
+  return declared.flatMap((entry) => {
+    const file = expandPath(entry.written, boardDir, env.HOME ?? homedir());
+    const found = file === undefined ? undefined : look(file);
+    if (!found) return [entry];
+    return user && !reachable(found.real, user) ? [{ ...entry, unreachable: true as const }] : [];
   });
 }

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -12,6 +14,7 @@ import {
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer, type FakeModelServer } from '../fixtures/fake-model-server.mjs';
+import { OWNER, reachableByAll } from '../hardening/fenced-users.js';
 import { processesIn } from '../hardening/procs.js';
 import { events, read, ROOT } from '../helpers.js';
 import {
@@ -38,9 +41,17 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))(
   "a real agent CLI inside its preset's fence (sandbox:), pointed at the fake model server",
   () => {
     let server: FakeModelServer | undefined;
+    let restore = () => {};
     beforeAll(() => {
       for (const agent of ['claude', 'codex', 'gemini'] as const) installedVersion(agent);
+      // The fenced agent may run as another user than the supervisor (the board folder's owner, when root runs it).
+      restore = reachableByAll([
+        process.execPath,
+        path.join(ROOT, 'dist/cli.js'),
+        path.join(ROOT, 'test/clis/package.json'),
+      ]);
     });
+    afterAll(() => restore());
     afterEach(async () => {
       await server?.close();
       server = undefined;
@@ -85,6 +96,11 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))(
         if (own && agent === 'claude') {
           mkdirSync(path.join(home, '.claude'));
           writeFileSync(path.join(home, '.claude.json'), '{}\n');
+        }
+        if (process.getuid?.() === 0) {
+          // Run by root, a fenced agent runs as the board folder's owner: the board and the home are an ordinary user's.
+          chmodSync(path.dirname(dir), 0o755);
+          for (const mine of [dir, home]) execFileSync('chown', ['-R', `${OWNER}:${OWNER}`, mine]);
         }
         const before = readdirSync(home).sort();
 

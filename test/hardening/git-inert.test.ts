@@ -1,9 +1,11 @@
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { commits, git, husky, huskyOn, repoBoard } from '../git-boards.js';
-import { CLI, events, pathWithoutUs, role, tempDir } from '../helpers.js';
+import { CLI, events, pathWithoutUs, role, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
+import { OWNER, reachableByAll } from './fenced-users.js';
 import { processesIn, waitFor } from './procs.js';
 
 // A fence needs bubblewrap; as root (as CI runs) it is also where a fence is easiest to get wrong.
@@ -14,7 +16,18 @@ function shRole(script: string, extra = ''): string {
   return role(['sh', '-c', `${script}\necho '{"status":"ok","message":"done"}'`], `stdin: none\n${extra}`);
 }
 
+/**
+ * A fenced agent runs as the board folder's owner, never root: the board is given to OWNER, its Manager fenced
+ * too (it writes the task files), and root's git told the repository is safe (another user's otherwise).
+ */
+function ownedByAgent(dir: string, env: Record<string, string>): void {
+  appendFileSync(env.GIT_CONFIG_GLOBAL as string, '[safe]\n\tdirectory = *\n');
+  execFileSync('chown', ['-R', `${OWNER}:${OWNER}`, dir]);
+}
+const FENCED_MANAGER = SEQUENTIAL_MANAGER.replace('stdin: json\n', 'stdin: json\nsandbox: true\n');
+
 describe.skipIf(!FENCE)('the supervisor’s git when a role is fenced', () => {
+  beforeAll(() => reachableByAll([process.execPath, CLI]));
   it('runs no hook, not even husky 9’s `.husky/pre-commit` the agent rewrote; the step is committed', async () => {
     const marks = path.join(tempDir('ks-marks-'), 'hook-ran');
     const { dir, env, file } = repoBoard(1, {
@@ -22,9 +35,11 @@ describe.skipIf(!FENCE)('the supervisor’s git when a role is fenced', () => {
         ...husky('exit 0\n'),
         // The fence's /tmp is a fresh one: the agent cannot make the mark itself, an unfenced hook can.
         'roles/implementor.md': shRole(`printf 'touch ${marks}\\n' > .husky/pre-commit`, 'sandbox: true\n'),
+        'roles/manager.md': FENCED_MANAGER,
       },
     });
     huskyOn(dir, env);
+    ownedByAgent(dir, env);
     const result = await execa('node', [CLI, file], {
       reject: false,
       env: { ...env, NO_COLOR: '1', PATH: pathWithoutUs() },
@@ -45,6 +60,7 @@ describe.skipIf(!FENCE)('the supervisor’s git when a role is fenced', () => {
       });
       // Not there yet: a fenced agent could write it, and git would include it at the next command.
       git(dir, env, 'config', 'include.path', '../team.gitconfig');
+      ownedByAgent(dir, env);
       const result = await execa('node', [CLI, file], { reject: false, env: { ...env, PATH: pathWithoutUs() } });
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain(

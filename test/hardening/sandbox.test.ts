@@ -8,9 +8,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -18,13 +16,16 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boardWithTasks, CLI, events, pathWithoutUs, role, tempDir } from '../helpers.js';
+import { boardWithTasks, CLI, events, pathWithoutUs, role, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
+import { OWNER, reachableByAll } from './fenced-users.js';
 import { fixture, isRunning, processesIn, survivors } from './procs.js';
 
 // Real bubblewrap, run as root and as an ordinary user (nobody, with a home of its own).
 const ROOT_USER = process.getuid?.() === 0;
 const BWRAP = existsSync('/usr/bin/bwrap');
 const NOBODY = 65534;
+// Run by root, the boards and homes here belong to OWNER: the fenced agent runs as the board folder's owner.
+const owner = (uid: number) => (uid === 0 ? OWNER : uid);
 const homes: string[] = [];
 afterAll(() => homes.forEach((home) => rmSync(home, { recursive: true, force: true })));
 
@@ -45,7 +46,7 @@ function outside(uid: number, prefix: string, files: Record<string, string>): st
 
 /** A home folder with secrets in it, none of them on a list of known ones but ~/.ssh, and a ~/.gitconfig. */
 const home = (uid: number): string =>
-  outside(uid, 'ks-home-', {
+  outside(owner(uid), 'ks-home-', {
     '.ssh/id_rsa': "-----BEGIN OPENSSH PRIVATE KEY----- the owner's\n",
     '.config/git/credentials': 'https://ann:ghp_secret@github.com\n',
     '.npmrc': '//registry.npmjs.org/:_authToken=npm_secret\n',
@@ -58,19 +59,23 @@ const home = (uid: number): string =>
 const PROBE = 'fence-probe.sh';
 const ESCAPE = 'fence-escape.sh';
 
-/** A board whose Implementor runs `command` fenced, owned by `uid`, with the probe agent in it. */
+/**
+ * A board whose Implementor runs `command` fenced, with the probe agent in it, owned by `uid` (by OWNER for
+ * root). Its Manager is fenced too: it writes the task files, which are not root's to write.
+ */
 function board(uid: number, command: string[], extra = '', settings = ''): string {
   const dir = boardWithTasks(
     1,
     {
       'roles/implementor.md': role(command, `stdin: none\n${extra}`),
+      'roles/manager.md': SEQUENTIAL_MANAGER.replace('stdin: json\n', 'stdin: json\nsandbox: true\n'),
       [PROBE]: readFileSync(fixture(PROBE), 'utf8'),
       [ESCAPE]: readFileSync(fixture(ESCAPE), 'utf8'),
     },
     `phase: execute\nsupervisor:\n  kill_grace: 1s\n${settings}`,
   );
-  execFileSync('chown', ['-R', `${uid}:${uid}`, dir]);
-  chownSync(dir, uid, uid);
+  execFileSync('chown', ['-R', `${owner(uid)}:${owner(uid)}`, dir]);
+  chownSync(dir, owner(uid), owner(uid));
   return dir;
 }
 
@@ -116,26 +121,6 @@ function sleepers(seconds: string): number[] {
     });
 }
 
-/**
- * Let every user pass through the folders above Node, the CLI and the fixtures (search only, not
- * read): a fresh clone or a Node put in a `mktemp -d` folder (0700), or under /root, is out of an
- * ordinary user's reach. Returns how to put the modes back.
- */
-function reachableByAll(files: string[]): () => void {
-  const changed = new Map<string, number>();
-  for (const file of files) {
-    for (let dir = path.dirname(realpathSync(file)); !changed.has(dir); dir = path.dirname(dir)) {
-      const mode = statSync(dir).mode & 0o7777;
-      if ((mode & 0o001) === 0) {
-        changed.set(dir, mode);
-        chmodSync(dir, mode | 0o001);
-      }
-      if (dir === '/') break;
-    }
-  }
-  return () => changed.forEach((mode, dir) => chmodSync(dir, mode));
-}
-
 let count = 0;
 const token = () => `${process.pid}${++count}`;
 const fenceLog = (dir: string) => readFileSync(path.join(dir, 'fence.log'), 'utf8').split('\n').filter(Boolean);
@@ -144,7 +129,8 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
   ['root', 0],
   ['an ordinary user', NOBODY],
 ])('a fenced agent (sandbox: true), the supervisor run as %s', (_who, uid) => {
-  beforeAll(() => (uid === 0 ? undefined : reachableByAll([process.execPath, CLI])));
+  // Node and the CLI may lie under /root: the supervisor run as nobody, and the fenced agent as OWNER, must reach them.
+  beforeAll(() => reachableByAll([process.execPath, CLI]));
   it(
     "cannot write the home folder or the real /tmp, read ~/.ssh or the supervisor's state, " +
       'change a role file or kanban.yaml, nor leave a setsid sleeper; its board write and reply go through',
@@ -189,7 +175,7 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     async () => {
       const h = home(uid);
       const kube = path.join(
-        outside(uid, 'ks-kube-', { config: 'users: [{name: admin, token: kube_secret}]\n' }),
+        outside(owner(uid), 'ks-kube-', { config: 'users: [{name: admin, token: kube_secret}]\n' }),
         'config',
       );
       const other = execa('sleep', [`85${token()}`], { reject: false });
@@ -265,7 +251,7 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
       symlinkSync(`../share/tool/bin/agent`, path.join(h, '.local/bin/agent'));
       const dir = path.join(h, 'work/board');
       cpSync(board(uid, ['agent'], 'sandbox: true\n'), dir, { recursive: true });
-      execFileSync('chown', ['-R', `${uid}:${uid}`, h]);
+      execFileSync('chown', ['-R', `${owner(uid)}:${owner(uid)}`, h]);
       const result = await run(uid, dir, h, ['kanban.yaml'], { PATH: `${h}/.local/bin:${pathWithoutUs()}` });
       expect(result.exitCode, result.stderr).toBe(0);
       expect(readFileSync(path.join(dir, 'set-up.txt'), 'utf8')).toBe('set up\n');
@@ -303,6 +289,7 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
 });
 
 describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt', () => {
+  beforeAll(() => reachableByAll([process.execPath, CLI]));
   it('that goes quiet past its idle timeout is stopped with everything it started', async () => {
     const t = token();
     const dir = board(
@@ -363,6 +350,8 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
       'then echo planted > hook.txt; fi; echo \'{"status":"ok","message":"ok"}\'';
     const dir = board(0, ['sh', '-c', agent], 'sandbox: {write: [~/.cache/tool]}\n');
     execFileSync('git', ['init', '-q', dir]);
+    // All the agent's own on the host, so that only the fence keeps it out of .git.
+    for (const mine of [h, dir]) execFileSync('chown', ['-R', `${OWNER}:${OWNER}`, mine]);
     const result = await run(0, dir, h);
     expect(result.exitCode).toBe(0);
     expect(readFileSync(path.join(h, '.cache/tool/done'), 'utf8')).toBe('cached\n');
@@ -379,8 +368,9 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
         'echo \'{"status":"ok","message":"ok"}\'';
       const dir = board(0, ['sh', '-c', agent], 'sandbox: true\n');
       execFileSync('git', ['init', '-q', dir]);
-      execFileSync('git', ['-C', dir, 'config', 'core.hooksPath', '.husky']);
+      execFileSync('git', ['-c', 'safe.directory=*', '-C', dir, 'config', 'core.hooksPath', '.husky']);
       mkdirSync(path.join(dir, '.husky'));
+      execFileSync('chown', ['-R', `${OWNER}:${OWNER}`, dir]);
       const result = await run(0, dir, home(0));
       expect(result.exitCode, result.stderr).toBe(0);
       expect(existsSync(path.join(dir, '.husky/pre-commit'))).toBe(false);
@@ -390,7 +380,7 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
 
   it('is shown by --dry-run: its user, writable, read-only, readable, hidden, the network', async () => {
     const h = home(0);
-    const kube = path.join(outside(0, 'ks-kube-', { config: 'token: kube_secret\n' }), 'config');
+    const kube = path.join(outside(OWNER, 'ks-kube-', { config: 'token: kube_secret\n' }), 'config');
     const dir = board(
       0,
       ['sh', PROBE, token()],
@@ -415,7 +405,7 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
     const hidden = list('hidden');
     expect(hidden).toEqual(expect.arrayContaining(['/run', h, '/etc/shadow', kube]));
     expect(hidden).not.toContain(`${h}/.ssh`); // inside the home folder, hidden with it
-    expect(result.stdout).toContain('not bound (they do not exist): out, ~/.nothing\n');
+    expect(result.stdout).toContain('not bound (they do not exist, or are out of its reach): out, ~/.nothing\n');
     const validate = await run(0, dir, h, ['validate', 'kanban.yaml']);
     expect(validate.exitCode).toBe(0);
     expect(validate.stdout + validate.stderr).toMatch(
@@ -427,18 +417,35 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
   });
 
   it(
-    'run by root on a board folder another user owns, is warned of by validate: ' +
-      'with no capability it could not write there',
+    'run by root, runs as the board folder’s owner; on a board folder root owns it is refused (exit 2) with ' +
+      'the fix, before any agent, and validate says the same',
     async () => {
-      const dir = board(NOBODY, ['sh', PROBE, token()], 'sandbox: true\n');
+      const closed = outside(0, 'ks-closed-', { 'notes.txt': 'root only\n' }); // 0700, root's
+      const dir = board(0, ['sh', PROBE, token()], `sandbox: {read: [${closed}/notes.txt]}\n`);
       const validate = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
       expect(validate.exitCode).toBe(0);
-      expect(validate.stdout + validate.stderr).toMatch(
-        /roles\/implementor\.md:4: sandbox: the board folder belongs to uid 65534; .*setpriv --reuid 65534/,
+      expect(validate.stdout + validate.stderr).not.toMatch(/belongs to/);
+      expect(validate.stdout + validate.stderr).toContain(
+        `roles/implementor.md:4: sandbox: the readable path ${closed}/notes.txt is out of reach of uid ${OWNER}, ` +
+          "the board folder's owner",
       );
+      const dry = await run(0, dir, home(0), ['kanban.yaml', '--dry-run']);
+      expect(dry.stdout).toContain(`on the host, uid ${OWNER} (the board folder's owner), never root`);
+      expect(dry.stdout).toContain(`not bound (they do not exist, or are out of its reach): ${closed}/notes.txt\n`);
       execFileSync('chown', ['-R', '0:0', dir]);
-      const owned = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
-      expect(owned.stdout + owned.stderr).not.toMatch(/belongs to uid/);
+      const before = readFileSync(path.join(dir, 'kanban.yaml'), 'utf8');
+      const result = await run(0, dir, home(0));
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(
+        /roles\/implementor\.md:4: sandbox: the board folder .* belongs to root, .*chown -R USER: .*or run the supervisor as an ordinary user/,
+      );
+      expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toBe(before);
+      expect(existsSync(path.join(dir, 'fence.log'))).toBe(false);
+      const refused = await run(0, dir, home(0), ['validate', 'kanban.yaml']);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stdout + refused.stderr).toMatch(
+        /roles\/implementor\.md:4: sandbox: the board folder .* belongs to root/,
+      );
     },
   );
 
@@ -447,6 +454,7 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
       'exit 2 with the sysctl fix, before any agent',
     async () => {
       const bin = tempDir('ks-bin-');
+      chmodSync(bin, 0o755); // bubblewrap runs as the board folder's owner
       // A bwrap that fails as Debian's does when unprivileged user namespaces are turned off.
       writeFileSync(
         path.join(bin, 'bwrap'),
@@ -460,7 +468,7 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toMatch(
         new RegExp(
-          String.raw`roles\/implementor\.md:4: sandbox: bubblewrap cannot build a fence on this machine \(.*said: ` +
+          String.raw`roles\/implementor\.md:4: sandbox: bubblewrap cannot build a fence on this machine as uid 4242, the board folder.s owner \(.*said: ` +
             String.raw`No permissions to creating new namespace.*kernel\.unprivileged_userns_clone=1`,
         ),
       );
@@ -481,6 +489,7 @@ describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt',
       'validate says the same',
     async () => {
       const bin = tempDir('ks-bin-');
+      chmodSync(bin, 0o755); // bubblewrap runs as the board folder's owner
       for (const program of ['sh', 'node'])
         execFileSync('ln', [
           '-s',

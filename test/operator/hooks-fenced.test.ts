@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -122,6 +122,8 @@ describe('unfenced programs on a board with a fenced role', () => {
     async () => {
       const dir = fencedBoard({ 'roles/manager.md': role(['sh', './manager.sh'], 'stdin: json\n') });
       writeFileSync(path.join(dir, 'manager.sh'), '#!/bin/sh\ntouch managed\n', { mode: 0o755 });
+      // Run by root, a board folder root owns is a problem of its own (the fenced agent runs as the folder's owner).
+      if (process.getuid?.() === 0) chownSync(dir, 4242, 4242);
       const problem =
         'roles/manager.md:2: the script ./manager.sh given to sh lies in the board folder, ' +
         'where a fenced agent (roles/implementor.md) can write, and Manager runs unfenced. ' +

@@ -25,6 +25,8 @@ export function tablePlace(
     stores: [],
     unreadable: [],
     needed: [],
+    arch: 'x64',
+    reaches: () => true,
     ...more,
   };
 }

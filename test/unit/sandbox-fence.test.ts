@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeCommand, spawnCommand } from '../../src/agent/invocation.js';
@@ -6,6 +6,7 @@ import { parseRole } from '../../src/board/role.js';
 import { buildFence } from '../../src/sandbox/fence.js';
 import { DEFAULT_HIDDEN } from '../../src/sandbox/hidden.js';
 import { gitDirs } from '../../src/sandbox/place.js';
+import { agentUser } from '../../src/sandbox/owner.js';
 import { fenceProblem, findBubblewrap } from '../../src/sandbox/probe.js';
 import { expandPath, sandboxSpec } from '../../src/sandbox/spec.js';
 import { ROOT, tempDir } from '../helpers.js';
@@ -176,7 +177,13 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
   it("is put before the agent's own argv only when spawned: messages still name the agent's command", () => {
     const fence = buildFence(spec, place({}));
     const invocation = { file: 'claude', args: ['-p', 'hi'], fence };
-    expect(spawnCommand(invocation)).toEqual({ file: '/usr/bin/bwrap', args: [...fence.args, 'claude', '-p', 'hi'] });
+    expect(spawnCommand(invocation)).toEqual({
+      file: '/usr/bin/bwrap',
+      args: ['--seccomp', '3', ...fence.args, 'claude', '-p', 'hi'],
+      seccomp: fence.seccomp,
+    });
+    const asOwner = buildFence(spec, place({}, {}, { user: { uid: 1000, gid: 100 } }));
+    expect(spawnCommand({ ...invocation, fence: asOwner })).toMatchObject({ user: { uid: 1000, gid: 100 } });
     expect(spawnCommand({ file: 'claude', args: ['-p'] })).toEqual({ file: 'claude', args: ['-p'] });
     expect(describeCommand(invocation)).toBe('claude -p hi');
   });
@@ -235,12 +242,40 @@ describe('where the fence cannot be built', () => {
     });
     const bin = tempDir();
     writeFileSync(path.join(bin, 'bwrap'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
-    const refused = fenceProblem(true, { PATH: bin }, '/', () => ({
+    const refused = fenceProblem(true, { PATH: bin }, '/', undefined, () => ({
       ok: false,
       stderr: 'bwrap: No permissions to creating new namespace',
     }));
     expect(refused).toMatch(/said: No permissions to creating new namespace.*kernel\.unprivileged_userns_clone=1/);
-    expect(fenceProblem(true, { PATH: bin }, '/', () => ({ ok: true, stderr: '' }))).toBeUndefined();
+    expect(fenceProblem(true, { PATH: bin }, '/', undefined, () => ({ ok: true, stderr: '' }))).toBeUndefined();
+    expect(findBubblewrap({ PATH: bin }, '/', 'linux', 'ppc64')).toEqual({
+      problem: expect.stringMatching(/seccomp filter knows the system calls of x86_64 and aarch64 only; this is ppc64/),
+    });
+    // Run as the board folder's owner when the supervisor is root: the probe runs as that user, and says so.
+    const seen: unknown[] = [];
+    const asOwner = fenceProblem(true, { PATH: bin }, '/', { uid: 1000, gid: 1000 }, (program, args, options) => {
+      seen.push(options);
+      return { ok: false, stderr: 'bwrap: setting up uid map: Permission denied' };
+    });
+    expect(asOwner).toMatch(/cannot build a fence on this machine as uid 1000, the board folder's owner/);
+    expect(seen).toEqual([{ input: expect.any(Uint8Array) as Uint8Array, user: { uid: 1000, gid: 1000 } }]);
+  });
+});
+
+describe.skipIf(process.getuid?.() !== 0)('who a fenced agent is on the host, the supervisor run by root', () => {
+  it("is the board folder's owner; a folder root owns, or one its owner cannot reach, is refused with the fix", () => {
+    const parent = tempDir();
+    const board = path.join(parent, 'board');
+    mkdirSync(board);
+    expect(agentUser(board).problem).toMatch(/belongs to root, .*chown -R USER: .*or run the supervisor as an/);
+    chownSync(board, 4242, 0);
+    chmodSync(parent, 0o700);
+    expect(agentUser(board).problem).toMatch(/owner \(uid 4242\), and a folder above .* is closed to that user/);
+    chmodSync(parent, 0o755);
+    expect(agentUser(board)).toEqual({ user: { uid: 4242, gid: 4242 } }); // never root's group
+    chownSync(board, 4242, 100);
+    expect(agentUser(board)).toEqual({ user: { uid: 4242, gid: 100 } });
+    expect(agentUser(board, 1000)).toEqual({}); // not root: the agent is the supervisor's own user
   });
 });
 
