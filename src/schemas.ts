@@ -68,7 +68,7 @@ export function createSchemaCompiler(): SchemaCompiler {
 // ajv's `code.regExp`: RE2 (re2js, pure JavaScript) matches in time linear in the text, whatever the
 // pattern. It has no lookaround and no backreferences: such a pattern is refused when compiled.
 function linearRegExp(RE2JS: typeof RE2JSClass) {
-  const engine = (pattern: string, flags: string): { test(text: string): boolean } => {
+  const engine = (pattern: string, flags: string): { test(text: string): boolean; toString(): string } => {
     const re =
       (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) |
       (flags.includes('m') ? RE2JS.MULTILINE : 0) |
@@ -83,7 +83,8 @@ function linearRegExp(RE2JS: typeof RE2JSClass) {
         { cause: error },
       );
     }
-    return { test: (text) => compiled.test(text) };
+    // ajv keeps one compiled pattern per toString(): it must name the pattern, not "[object Object]".
+    return { test: (text) => compiled.test(text), toString: () => `/${pattern}/${flags}` };
   };
   // What standalone code would import it by; a role's schema is compiled in memory, never to a file.
   return Object.assign(engine, { code: 'require("re2js").RE2JS' });
