@@ -8,16 +8,16 @@ import type { Socket } from 'node:net';
 // all; the owner's are always taken, closing another user's oldest to make room.
 
 /** How many connections one local user other than the owner may hold open. */
-export const PER_CLIENT = 8;
+const PER_CLIENT = 8;
 /** How many connections are held open in all. */
-export const IN_ALL = 32;
+const IN_ALL = 32;
 /** A connection that sends nothing for this long is closed. */
 const IDLE_MS = 20_000;
 /** A request whose headers take longer than this is refused. */
 const HEADERS_MS = 10_000;
 
 /** The owner of a loopback client's socket, or undefined where the kernel does not say (not Linux). */
-export type PeerUid = (socket: Socket) => number | undefined;
+type PeerUid = (socket: Socket) => number | undefined;
 
 /**
  * Limit `server`'s connections: per local user, in all, and in time. `owner` is the uid whose
@@ -54,7 +54,7 @@ const FRESH_MS = 250;
  * The uid of the process that holds the other end of a loopback TCP connection, from
  * /proc/net/tcp (and tcp6): the client's own entry has its port as local and ours as remote.
  */
-export function loopbackUid(socket: Socket): number | undefined {
+function loopbackUid(socket: Socket): number | undefined {
   const client = socket.remotePort;
   const ours = socket.localPort;
   if (client === undefined || ours === undefined) return undefined;

@@ -80,7 +80,8 @@ describe.skipIf(!ROOT_USER || !SYSTEM_NODE)('report --watch with another local u
         expect(last.made).toBe(400);
         const started = Date.now();
         expect(await status(url)).toBe(200);
-        expect(Date.now() - started).toBeLessThan(3_000);
+        // Unanswered before the limits (the request timed out); a loaded machine may take seconds.
+        expect(Date.now() - started).toBeLessThan(6_000);
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect(last.open).toBeLessThanOrEqual(8);
       } finally {

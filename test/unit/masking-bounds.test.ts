@@ -21,12 +21,13 @@ describe('masking in time linear in the text', () => {
     ['a known value’s first half repeated', SECRET.slice(0, 10)],
   ])('masks 768 KB of %s in well under a second per megabyte', (_, unit) => {
     const text = unit.repeat(Math.ceil((768 * 1024) / unit.length));
-    // The quadratic patterns took minutes on this; linear work takes a few hundred milliseconds
-    // on a loaded machine. Twice the text must take about twice the time, not four times.
+    // The quadratic patterns took minutes on this (9 s on 64 KB); linear work takes well under a
+    // second, a few on a machine loaded by other builds. Twice the text must take about twice the
+    // time, not four times.
     const small = took(() => maskText(text, [SECRET]));
-    expect(small).toBeLessThan(3_000);
+    expect(small).toBeLessThan(10_000);
     const big = took(() => maskText(text + text, [SECRET]));
-    expect(big).toBeLessThan(Math.max(3 * small, 1_500));
+    expect(big).toBeLessThan(Math.max(3 * small, 3_000));
   });
 
   it('cleans 160 KB of C1 string introducers without a terminator in linear time', () => {
