@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { RE2JS as RE2JSClass } from 're2js';
 import * as shipped from './generated/validators.js';
 
 /** The JSON Schemas shipped in `schemas/`. */
@@ -48,9 +49,13 @@ export function createSchemaCompiler(): SchemaCompiler {
     compile(key, schema) {
       if (!ajv) {
         // ajv is CommonJS; only a role's own schema needs it at run time.
-        const { default: Ajv } = createRequire(import.meta.url)('ajv') as typeof AjvModule;
-        // The same options as scripts/compile-schemas.mjs compiles the shipped schemas with.
-        ajv = new Ajv({ allErrors: true, strict: false });
+        const require = createRequire(import.meta.url);
+        const { default: Ajv } = require('ajv') as typeof AjvModule;
+        const { RE2JS } = require('re2js') as { RE2JS: typeof RE2JSClass };
+        // The same options as scripts/compile-schemas.mjs compiles the shipped schemas with, and a
+        // linear regular expression engine: a role's schema is the person's, but a `pattern` like
+        // `^(\w+\s?)*$` would otherwise hold the supervisor at full CPU, deaf to SIGTERM, on one reply.
+        ajv = new Ajv({ allErrors: true, strict: false, code: { regExp: linearRegExp(RE2JS) } });
         for (const name of NAMES) ajv.addSchema(schemaText(name), undefined, undefined, false);
       }
       let fn = compiled.get(key);
@@ -58,6 +63,31 @@ export function createSchemaCompiler(): SchemaCompiler {
       return fn;
     },
   };
+}
+
+// ajv's `code.regExp`: RE2 (re2js, pure JavaScript) matches in time linear in the text, whatever the
+// pattern. It has no lookaround and no backreferences: such a pattern is refused when compiled.
+function linearRegExp(RE2JS: typeof RE2JSClass) {
+  const engine = (pattern: string, flags: string): { test(text: string): boolean; toString(): string } => {
+    const re =
+      (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) |
+      (flags.includes('m') ? RE2JS.MULTILINE : 0) |
+      (flags.includes('s') ? RE2JS.DOTALL : 0);
+    let compiled: RE2JSClass;
+    try {
+      compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), re);
+    } catch (error) {
+      throw new Error(
+        `the pattern ${JSON.stringify(pattern)} is not RE2 syntax (${(error as Error).message}; ` +
+          `lookaround and backreferences are not supported)`,
+        { cause: error },
+      );
+    }
+    // ajv keeps one compiled pattern per toString(): it must name the pattern, not "[object Object]".
+    return { test: (text) => compiled.test(text), toString: () => `/${pattern}/${flags}` };
+  };
+  // What standalone code would import it by; a role's schema is compiled in memory, never to a file.
+  return Object.assign(engine, { code: 'require("re2js").RE2JS' });
 }
 
 /** Where an ajv error points: an unknown key is found at the key itself, not its parent. */

@@ -94,7 +94,7 @@ export function prepareAgent(
   return {
     invocation,
     output: role.output,
-    rules: rules ?? loadReplyRules(board, role, sameRole(inputs.role, 'Manager'), ctx.schemas),
+    rules: rules ?? loadReplyRules(board, role, sameRole(inputs.role, 'Manager'), ctx.schemas, ctx.env),
     ...(role.failures && { failures: role.failures }),
   };
 }
@@ -134,7 +134,7 @@ export function planAgent(
     ? { ...loadRole(board.dir, agent, `${roleFilePath(inputs.role)} (fallback:)`), name: inputs.role }
     : loadRole(board.dir, inputs.role, wantedBy);
   const manager = sameRole(inputs.role, 'Manager');
-  const rules = role.cliSchema ? loadReplyRules(board, role, manager, ctx.schemas) : undefined;
+  const rules = role.cliSchema ? loadReplyRules(board, role, manager, ctx.schemas, ctx.env) : undefined;
   const schema = rules && handedSchema(role.command, manager, rules.extra?.schema);
   if (typeof schema === 'string') throw new InputError(`${role.file}: cli_schema: ${schema}. ${CLI_SCHEMA_FIX}`);
   const built = buildInvocation(role, inputs, {

@@ -96,7 +96,7 @@ function byPatterns(stdout: string, stderr: string, agent: AgentCli, context: Fa
 // of which a status line shows, and parsing it per output line would cost more than it shows.
 const PARSE_MAX = 256 * 1024;
 // What a status line could show at most; the reporter cuts to the terminal's width.
-const SHOWN_MAX = 300;
+export const SHOWN_MAX = 300;
 // Events that never show anything and can be long (tool results, partial deltas): skipped unparsed.
 const SILENT = new RegExp(
   `^\\{\\s*"type"\\s*:\\s*"(?:${GENERIC.silent.map((type) => type.replaceAll('.', '\\.')).join('|')})"`,
@@ -104,19 +104,15 @@ const SILENT = new RegExp(
 
 /**
  * What one line of an agent's stdout shows in a live status line, read by its CLI's adapter
- * (undefined: nothing); a line that is not JSON as it is. Pure; the caller cleans it for a terminal.
+ * (undefined: nothing); a line that is not JSON as it is. Pure; the caller cleans it for a terminal,
+ * masks it and cuts it to `SHOWN_MAX` (in that order: a secret cut in two would not be masked).
  */
 export function activityOf(line: string, agent: AgentCli, cwd?: string): string | undefined {
   const text = line.trim();
   if (text === '') return undefined;
-  if (!text.startsWith('{')) return shorten(text);
+  if (!text.startsWith('{')) return text;
   if (text.length > PARSE_MAX || SILENT.test(text)) return undefined;
   const event = parse(text);
-  if (!isObject(event)) return shorten(text);
-  const shown = agent.activity(event, cwd);
-  return shown ? shorten(shown) : undefined;
-}
-
-function shorten(text: string): string {
-  return text.length > SHOWN_MAX ? `${text.slice(0, SHOWN_MAX - 1)}…` : text;
+  if (!isObject(event)) return text;
+  return agent.activity(event, cwd) || undefined;
 }

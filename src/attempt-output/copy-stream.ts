@@ -42,6 +42,29 @@ export class Output {
   }
 }
 
+// The longest piece of a line held back to be masked whole.
+const LINE_MAX = 64 * 1024;
+// Kept back from a piece: longer than any secret, and than an escape sequence worth keeping whole.
+const KEEP = 4096;
+
+// eslint-disable-next-line no-control-regex -- the introducers of escape sequences
+const LAST_ESCAPE = /[\x1b\x90\x98\x9b\x9d-\x9f][^\x1b\x90\x98\x9b\x9d-\x9f]*$/;
+
+/**
+ * Where to end a piece of a long line (a string index): `KEEP` characters before its end, moved
+ * back before a known value that would be cut in two and before an escape sequence's start.
+ */
+function pieceEnd(text: string, secrets: readonly string[]): number {
+  const keep = Math.max(KEEP, ...secrets.map((secret) => secret.length));
+  let cut = text.length - keep;
+  for (const secret of secrets) {
+    const at = text.lastIndexOf(secret, cut - 1);
+    if (at >= 0 && at + secret.length > cut) cut = at;
+  }
+  const escape = text.slice(Math.max(0, cut - 64), cut).search(LAST_ESCAPE);
+  return escape < 0 ? cut : Math.max(0, cut - 64) + escape;
+}
+
 /** Where an agent's output stream is passed, chunk by chunk, to one of our outputs. */
 export interface TextSink {
   push(chunk: Buffer): Promise<void>;
@@ -73,7 +96,9 @@ export class AgentText implements TextSink {
       return this.out.write(chunk);
     }
     const text = this.pending + this.decoder.write(chunk);
-    const cut = text.lastIndexOf('\n') + 1;
+    let cut = text.lastIndexOf('\n') + 1;
+    // A line that never ends goes on in pieces, so memory and each masking stay bounded.
+    if (text.length - cut > LINE_MAX) cut = pieceEnd(text, this.out.secrets);
     this.pending = text.slice(cut);
     await this.emit(text.slice(0, cut));
   }

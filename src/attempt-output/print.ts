@@ -113,6 +113,8 @@ function heading(
   shown: string,
 ): string {
   if (file === undefined) return `==> ${which}: empty (the agent printed nothing there, so there is no file) <==`;
+  // The name comes from events.jsonl, a file in the board folder: cleaned like any text shown.
+  file = cleanLine(file);
   if (fd === undefined)
     return `==> ${which}: ${file} is not there ${
       finished

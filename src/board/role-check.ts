@@ -61,8 +61,8 @@ export function checkRole(
   let extra: unknown;
   if (role.schema !== undefined) {
     try {
-      extra = loadReplyRules({ dir: boardDir, file: path.join(boardDir, 'kanban.yaml') }, role, manager, compiler).extra
-        ?.schema;
+      extra = loadReplyRules({ dir: boardDir, file: path.join(boardDir, 'kanban.yaml') }, role, manager, compiler, env)
+        .extra?.schema;
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
       problems.push({

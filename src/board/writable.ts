@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { ensureRealDir } from '../fs/real-dir.js';
 import { unwritableFrom } from '../fs/refuse.js';
@@ -29,6 +29,12 @@ export function removeDeadTemps(file: string): void {
   );
   for (const entry of readdirSync(dir)) {
     const pid = Number(pattern.exec(entry)?.[1]);
-    if (pid > 0 && pid !== process.pid && !isAlive(pid)) rmSync(path.join(dir, entry), { force: true });
+    if (!(pid > 0 && pid !== process.pid && !isAlive(pid))) continue;
+    try {
+      // Only a file is ours to remove: a folder of that name (an agent's, a person's) is left as it is.
+      unlinkSync(path.join(dir, entry));
+    } catch {
+      // Gone already, a folder (EISDIR), or not ours to remove: a temp name never stops a run.
+    }
   }
 }

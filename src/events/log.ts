@@ -2,7 +2,7 @@ import { lstatSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { LineLog } from '../fs/line-log.js';
 import { openRealDir } from '../fs/real-dir.js';
-import { maskDeep, maskText } from '../util/secrets.js';
+import { maskDeep } from '../util/secrets.js';
 import { EVENTS, rotatedFile, type EventListener, type EventType, type SupervisorEvent } from './event-types.js';
 
 // events.jsonl is moved to events.1.jsonl (replacing the one before) past this size, so a
@@ -27,15 +27,15 @@ export class EventLog {
 
   /** Record an event: one JSON line, appended before anyone is told of it. */
   emit(type: EventType, fields: Omit<SupervisorEvent, 'time' | 'type' | 'run'> = {}): SupervisorEvent {
-    let event = { time: this.clock().toISOString(), type, run: this.run, ...fields } as SupervisorEvent;
-    let line = JSON.stringify(event);
     // Whatever an event carries (a command, a message, an issue), a secret in it is masked before
-    // the file, the console or the report sees it (util/secrets.ts); most lines hold none. A value
-    // is looked for in the fields, not the line: JSON may have escaped it there.
-    if (this.secrets.length > 0 || maskText(line) !== line) {
-      event = maskDeep(event, this.secrets);
-      line = JSON.stringify(event);
-    }
+    // the file, the console or the report sees it (util/secrets.ts), in every field: a value is
+    // looked for in the fields, not the line, where JSON may have escaped it (or the escape
+    // sequence splitting it). Masking is linear in the text; the fields are bounded where made.
+    const event = maskDeep(
+      { time: this.clock().toISOString(), type, run: this.run, ...fields } as SupervisorEvent,
+      this.secrets,
+    );
+    const line = JSON.stringify(event);
     // Sync on purpose: a handful of small lines a step, each on disk before a crash could make
     // it the last thing a person looks for. The file stays open: it is written every step.
     if (!this.log) {

@@ -29,7 +29,9 @@ export function commitMessage(
   about: CommitAbout,
   dirtyBefore: readonly string[] = [],
   leftOut: readonly string[] = [],
+  secrets: readonly string[] = [],
 ): string {
+  const text = (value: unknown) => shownText(value, secrets);
   const said = text(about.reply.message);
   const status = cleanLine(String(about.reply.status));
   const manager = cleanLine(String(about.answer.status));
@@ -59,10 +61,10 @@ export function commitMessage(
   return `${subject}\n\n${body.join('\n')}\n`;
 }
 
-// A reply's message as clean text, secrets masked; what is not a string is shown as JSON.
-function text(value: unknown): string {
+// A reply's message as clean text, secrets masked before the subject cuts it; what is not a string is shown as JSON.
+function shownText(value: unknown, secrets: readonly string[]): string {
   if (value === undefined || value === null) return '';
-  return maskText(cleanBlock(typeof value === 'string' ? value : JSON.stringify(value))).trim();
+  return cleanBlock(maskText(typeof value === 'string' ? value : JSON.stringify(value), secrets)).trim();
 }
 
 // A heading and its paths, one a line, after a blank line; nothing when there are none.

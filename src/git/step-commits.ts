@@ -106,7 +106,9 @@ export class StepCommits {
       const done = await runGit(
         ['commit', '-q', '--cleanup=whitespace', '-F', '-'],
         staged,
-        Buffer.from(maskText(commitMessage(about, dirtyBefore, leftOut), this.run.events.secrets)),
+        Buffer.from(
+          maskText(commitMessage(about, dirtyBefore, leftOut, this.run.events.secrets), this.run.events.secrets),
+        ),
       );
       if (done.code !== 0 || done.stopped !== null) fail('git commit', done);
       const id = (await runGit(['rev-parse', 'HEAD'], call)).stdout.trim();

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fencedWrites, writtenPart } from '../board/fenced-writes.js';
 import { InputError } from '../errors.js';
 import { findProgram } from '../util/process.js';
+import { cleanBlock } from '../util/clean-text.js';
 import type { Outcome } from '../progress/outcome.js';
 import { splitWords } from './split-words.js';
 
@@ -57,13 +58,17 @@ export function parseHook(flag: Hook['flag'], text: string, cwd: string, env: No
   return { flag, argv, program: found.file };
 }
 
-/** The KANBAN_* variables a hook gets, on top of the supervisor's own environment (pure). */
+/**
+ * The KANBAN_* variables a hook gets, on top of the supervisor's own environment (pure). The
+ * message is cleaned as for a terminal: a hook that prints or mails it must not pass on an
+ * agent's escape sequences (an OSC 52 clipboard write).
+ */
 export function hookEnv(outcome: Outcome, context: HookContext, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
     ...base,
     KANBAN_OUTCOME: outcome.kind,
     KANBAN_EXIT_CODE: String(outcome.exitCode),
-    KANBAN_MESSAGE: outcome.message,
+    KANBAN_MESSAGE: cleanBlock(outcome.message),
     KANBAN_FILE: context.file,
     KANBAN_RUN: context.run,
     KANBAN_STEPS: String(context.steps),

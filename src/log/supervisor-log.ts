@@ -3,6 +3,7 @@ import { openAppend } from '../fs/safe-open.js';
 import { writeWhole } from '../fs/replace.js';
 import path from 'node:path';
 import { maskText } from '../util/secrets.js';
+import { cleanBlock, cleanLine } from '../util/clean-text.js';
 
 /** `supervisor.log.md` beside kanban.yaml. */
 export function supervisorLogFile(boardDir: string): string {
@@ -28,20 +29,22 @@ export interface LogEntry {
 
 /**
  * Render an entry as Markdown (pure); a secret in its Issue or Received (a command's key, an
- * agent printing a token, one of `secrets`) is masked.
+ * agent printing a token, one of `secrets`) is masked, and every text cleaned as for a terminal
+ * (the Log is read in one: an OSC 52 clipboard write in an agent's text must not reach it).
  */
 export function formatEntry(entry: LogEntry, secrets: readonly string[] = []): string {
   const lines = [
     `### ${entry.time.toISOString()} ${entry.kind}`,
     '',
-    `**Agent:** ${entry.agent}  `,
-    `**Task:** ${entry.task}  `,
+    `**Agent:** ${cleanLine(entry.agent)}  `,
+    `**Task:** ${cleanLine(entry.task)}  `,
   ];
   if (entry.attempt) lines.push(`**Attempt:** ${entry.attempt}  `);
-  lines.push(`**Issue:** ${maskText(entry.issue, secrets)}`, '');
+  lines.push(`**Issue:** ${cleanLine(maskText(entry.issue, secrets))}`, '');
   if (entry.expected) lines.push('**Expected:**', fence(JSON.stringify(entry.expected, null, 2), 'json'), '');
-  if (entry.received !== undefined) lines.push('**Received:**', fence(maskText(entry.received, secrets), ''), '');
-  lines.push(`**Action:** ${maskText(entry.action, secrets)}`, '', '');
+  if (entry.received !== undefined)
+    lines.push('**Received:**', fence(cleanBlock(maskText(entry.received, secrets)), ''), '');
+  lines.push(`**Action:** ${cleanLine(maskText(entry.action, secrets))}`, '', '');
   return lines.join('\n');
 }
 

@@ -1,5 +1,6 @@
 import { formatDuration } from '../util/duration.js';
-import { cleanBlock, cleanLine, shorten } from '../util/clean-text.js';
+import { cleanBlock, cleanLine } from '../util/clean-text.js';
+import { maskedHead, maskedTail } from '../util/secrets.js';
 import type { AttemptResult } from '../agent/attempt.js';
 import { extractReply, type Envelope, type OutputStrategy } from '../reply/extract.js';
 import { checkReply, type ReplyRules } from '../reply/check-reply.js';
@@ -20,38 +21,45 @@ export function judgeAttempt(
   rules: ReplyRules,
   limits: { timeoutMs: number; idleTimeoutMs: number | null },
   envelopes: readonly Envelope[],
+  /** The run's secret values: masked in what is received and quoted before either is cut. */
+  secrets: readonly string[] = [],
 ): Judgement {
   const killed = `was killed with ${result.killedWith ?? 'SIGTERM'}`;
   if (result.end === 'timeout')
-    return invalid(`timed out after ${formatDuration(limits.timeoutMs)} and ${killed}`, result);
+    return invalid(`timed out after ${formatDuration(limits.timeoutMs)} and ${killed}`, result, secrets);
   if (result.end === 'idle-timeout')
     return invalid(
       `printed nothing for ${formatDuration(limits.idleTimeoutMs ?? 0)} (idle_timeout) and ${killed}`,
       result,
+      secrets,
     );
   if (result.end === 'spawn-failed')
-    return invalid(`could not be started: ${result.spawnError ?? 'unknown error'}`, result);
+    return invalid(`could not be started: ${result.spawnError ?? 'unknown error'}`, result, secrets);
   if (result.end === 'gave-up') {
     const said =
       result.failure && 'detail' in result.failure ? `as ${result.failure.cli}: ${result.failure.detail}` : 'a failure';
-    return invalid(`reported an error ${said}; stopped rather than left to retry it`, result);
+    return invalid(`reported an error ${said}; stopped rather than left to retry it`, result, secrets);
   }
   const extraction = extractReply(result.stdout, output, envelopes, (reply) => checkReply(reply, rules).valid);
   if (!extraction.found)
-    return invalid(`${extraction.issue}${truncatedNote(result)}${exitNote(result)}${stderrNote(result)}`, result);
+    return invalid(
+      `${extraction.issue}${truncatedNote(result)}${exitNote(result)}${stderrNote(result, secrets)}`,
+      result,
+      secrets,
+    );
   const verdict = checkReply(extraction.reply, rules);
   if (!verdict.valid) {
     return {
       valid: false,
       issue: `replied in the wrong format: ${verdict.issues.slice(0, 3).join('; ')}`,
-      received: bounded(safeStringify(extraction.reply)),
+      received: bounded(safeStringify(extraction.reply), secrets),
     };
   }
   return { valid: true, reply: extraction.reply, via: extraction.via };
 }
 
-function invalid(issue: string, result: AttemptResult): Judgement {
-  return { valid: false, issue, received: receivedText(result) };
+function invalid(issue: string, result: AttemptResult, secrets: readonly string[]): Judgement {
+  return { valid: false, issue, received: receivedText(result, secrets) };
 }
 
 // Only the end of a long stdout is kept; a reply that began before it cannot be found.
@@ -66,12 +74,12 @@ function truncatedNote(result: AttemptResult): string {
 // Many CLIs say why they failed on stderr only (Gemini CLI with no key): the reason must show.
 // A crash's stack trace ends in frames (`at async ModuleLoader…`); its error line says why.
 // Else the lines that read like the error, not a summary after it (Copilot's stats footer).
-function stderrNote(result: AttemptResult): string {
+function stderrNote(result: AttemptResult, secrets: readonly string[]): string {
   const lines = result.stderrTail.split('\n').map(cleanLine);
   const error = crashLine(lines.filter((line) => line !== ''));
-  if (error !== undefined) return `; stderr: ${shorten(error, 300)} (then a stack trace)`;
+  if (error !== undefined) return `; stderr: ${maskedHead(error, 300, secrets)} (then a stack trace)`;
   const quoted = errorLines(lines);
-  return quoted.length ? `; stderr: ${shorten(quoted.join(' / '), 300)}` : '';
+  return quoted.length ? `; stderr: ${maskedHead(quoted.join(' / '), 300, secrets)}` : '';
 }
 
 const ERROR_WORDS = new RegExp(
@@ -113,21 +121,24 @@ function exitNote(result: AttemptResult): string {
   return '';
 }
 
-function receivedText(result: AttemptResult): string {
+function receivedText(result: AttemptResult, secrets: readonly string[]): string {
   if (result.stdout.trim() === '') {
     const stderr = result.stderrTail.trim();
-    return stderr ? `(stdout was empty; stderr ends with:)\n${bounded(stderr)}` : '(nothing on stdout or stderr)';
+    return stderr
+      ? `(stdout was empty; stderr ends with:)\n${bounded(stderr, secrets)}`
+      : '(nothing on stdout or stderr)';
   }
   const head =
     result.stdoutTruncated || result.stdout.length > RECEIVED_MAX
       ? `(last ${RECEIVED_MAX} characters of ${result.stdoutBytes} bytes of stdout)\n`
       : '';
-  return head + bounded(result.stdout);
+  return head + bounded(result.stdout, secrets);
 }
 
-// The log is read in a terminal: an agent's NUL bytes or escape sequences must not reach it.
-function bounded(text: string): string {
-  return cleanBlock(text.length > RECEIVED_MAX ? text.slice(text.length - RECEIVED_MAX) : text);
+// The log is read in a terminal: an agent's NUL bytes or escape sequences must not reach it, nor
+// part of a secret the cut would have split (masked first, then cut).
+function bounded(text: string, secrets: readonly string[]): string {
+  return cleanBlock(maskedTail(text, RECEIVED_MAX, secrets));
 }
 
 function safeStringify(value: unknown): string {

@@ -9,7 +9,7 @@ import { InterruptedError } from '../errors.js';
 import { stdoutEvents } from '../reply/json.js';
 import { expectedReply } from '../schemas.js';
 import { checkUsage } from '../spend.js';
-import { shorten } from '../util/clean-text.js';
+import { maskedHead } from '../util/secrets.js';
 import type { RunContext } from './context.js';
 import { judgeAttempt } from './judge.js';
 import { throwIfStopped } from './world.js';
@@ -82,7 +82,9 @@ export async function runOnce(
     ...(ctx.world.onLine && { onLine: ctx.world.onLine }),
   });
   const judgement =
-    result.end === 'interrupted' ? null : judgeAttempt(result, agent.output, agent.rules, invocation, AGENTS);
+    result.end === 'interrupted'
+      ? null
+      : judgeAttempt(result, agent.output, agent.rules, invocation, AGENTS, ctx.events.secrets);
   // stdout's JSON objects, found once for the failure and the usage.
   const events = stdoutEvents(result.stdout);
   const failure = judgement && !judgement.valid ? readFailure(ctx, agent, result, events) : undefined;
@@ -103,7 +105,7 @@ export async function runOnce(
     ...(judgement?.valid && {
       via: judgement.via,
       status: judgement.reply.status,
-      message: shorten(String(judgement.reply.message), MESSAGE_CHARS),
+      message: maskedHead(String(judgement.reply.message), MESSAGE_CHARS, ctx.events.secrets),
     }),
     ...(usage && { usage }),
     ...(ignored.length > 0 && { usageIgnored: ignored }),

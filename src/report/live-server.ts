@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { once } from 'node:events';
 import { InputError } from '../errors.js';
 import { esc, type Linker } from './attempt-row.js';
+import { limitConnections } from './live-limits.js';
 import { LIVE_SCRIPT, livePolicy } from './live-page.js';
 
 /** What the live page is made from, asked afresh at each request. */
@@ -32,12 +33,14 @@ const WRITE_BYTES = 1 << 20;
  * under a random path printed once, so another user of this machine cannot read the board's
  * logs through it, and requests naming another host (DNS rebinding) are refused. Only the page
  * and the files `source.open` allows are served, the files as plain text that runs nothing.
+ * Connections are limited per local user and in all, and in time; its owner's are always taken.
  */
 export async function serveLive(source: LiveSource, port: number): Promise<LiveServer> {
   const base = `/${randomBytes(18).toString('base64url')}/`;
   const policy = livePolicy();
   const link: Linker = (relative) => `files/${relative.split('/').map(encodeURIComponent).join('/')}`;
-  const server = createServer((request, response) => {
+  // Expired header and request times are looked for every second, not every 30 (Node's default).
+  const server = createServer({ connectionsCheckingInterval: 1_000 }, (request, response) => {
     void answer(request, response).catch(() => response.destroy());
   });
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -97,6 +100,7 @@ export async function serveLive(source: LiveSource, port: number): Promise<LiveS
     }
     response.end(batch);
   }
+  limitConnections(server, process.getuid?.());
   server.listen({ host: '127.0.0.1', port });
   try {
     await once(server, 'listening');

@@ -21,7 +21,8 @@ import { systemClock } from '../loop/world.js';
 import { createReporter } from '../progress/reporter.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { runId as newRunId } from '../util/time.js';
-import { maskText } from '../util/secrets.js';
+import { maskedHead, maskText } from '../util/secrets.js';
+import { SHOWN_MAX } from '../agents/index.js';
 import { boardSecrets } from '../board/secret-values.js';
 
 /** A run or a try about to hold its board: the board as its start read it, and its capabilities. */
@@ -93,7 +94,7 @@ export async function openRun<T>(
         env,
         clock,
         stop: stopper.signals,
-        ...(reporter && { onLine: (line: string) => reporter.line(maskText(line, secrets)) }),
+        ...(reporter && { onLine: (line: string) => reporter.line(maskedHead(line, SHOWN_MAX, secrets)) }),
         log: (entry) => appendEntry(source.dir, { time: clock.now(), ...entry }, secrets),
       },
       schemas: createSchemaCompiler(),

@@ -1,3 +1,5 @@
+import { withoutControls } from './clean-text.js';
+
 /**
  * The one rule for secrets (SPEC §5c, issue 19): what looks like a key, a token or a password
  * is shown as `…(set, N chars)` — that it is there and how long, never what it is — in every
@@ -14,25 +16,40 @@ const SECRET_FLAG = /^--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password
 const SECRET_FLAG_VALUE =
   /^(--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|auth))=(.+)$/is;
 // In free text: an HTTP credential, `api_key=…` / `"token": "…"`, and keys by their well-known prefixes.
-const IN_TEXT: readonly RegExp[] = [
-  /((?:\bAuthorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token)\s+)?)|\bBearer\s+)([\w.~+/=-]{8,})/gi,
+// Each runs in time linear in the text: a value is matched greedily to the end of its run of
+// characters and `needsDigit` is checked on the match, never by a lookahead that would scan the
+// same run again from every place a key word starts in it (quadratic on `--token=` × n).
+const IN_TEXT: ReadonlyArray<{ pattern: RegExp; needsDigit: boolean }> = [
+  {
+    pattern: /((?:\bAuthorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token)\s+)?)|\bBearer\s+)([\w.~+/=-]{8,})/gi,
+    needsDigit: false,
+  },
   // A value with a digit in it: `secret: remember` in prose is not a secret, `token=abc123…` is.
-  new RegExp(
-    String.raw`(?<![A-Za-z])((?:api[-_]?key|access[-_]?key|secret|token|password|passwd)["']?\s*[:=]\s*["']?)` +
-      String.raw`((?=[\w.~+/=-]*\d)[\w.~+/=-]{8,})`,
-    'gi',
-  ),
+  {
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z])((?:api[-_]?key|access[-_]?key|secret|token|password|passwd)["']?\s*[:=]\s*["']?)` +
+        String.raw`([\w.~+/=-]{8,})`,
+      'gi',
+    ),
+    needsDigit: true,
+  },
   // A flag of a command quoted in text (`curl --token abc123…`, `--api-key=…`).
-  new RegExp(
-    String.raw`(?<![\w-])(--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|` +
-      String.raw`auth)[= ]["']?)((?=[^\s"']*\d)[^\s"'\\]{6,})`,
-    'gi',
-  ),
-  new RegExp(
-    String.raw`()\b((?:sk|rk|pk)-(?:ant-|proj-|live-|test-)?[\w-]{16,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|` +
-      String.raw`xox[abprs]-[\w-]{10,}|AKIA[0-9A-Z]{16}|AIza[\w-]{30,})`,
-    'g',
-  ),
+  {
+    pattern: new RegExp(
+      String.raw`(?<![\w-])(--?(?:[\w-]*[-_])?(?:api[-_]?key|key|token|secret|password|passwd|credentials?|` +
+        String.raw`auth)[= ]["']?)([^\s"'\\]{6,})`,
+      'gi',
+    ),
+    needsDigit: true,
+  },
+  {
+    pattern: new RegExp(
+      String.raw`()\b((?:sk|rk|pk)-(?:ant-|proj-|live-|test-)?[\w-]{16,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|` +
+        String.raw`xox[abprs]-[\w-]{10,}|AKIA[0-9A-Z]{16}|AIza[\w-]{30,})`,
+      'g',
+    ),
+    needsDigit: false,
+  },
 ];
 // A cheap first look, so text with nothing like a secret is not scanned pattern by pattern.
 const MAYBE = /bearer|basic|token|key|secret|passw|sk-|rk-|pk-|gh[pousr]_|github_pat_|xox|AKIA|AIza/i;
@@ -63,14 +80,84 @@ export function secretValues(
   return [...values].filter((value) => value.length >= MIN_VALUE_CHARS).sort((a, b) => b.length - a.length);
 }
 
-/** Text with every known secret value, HTTP credential, `key=value` secret and well-known key masked (pure). */
+/**
+ * Text with every known secret value, HTTP credential, `key=value` secret and well-known key masked
+ * (pure), in time linear in the text. Escape sequences and control characters are removed first
+ * (util/clean-text.ts): a value split by `\x1b[0m` is found whole, as a terminal would show it. Text to be cut is cut by
+ * maskedHead or maskedTail, never before masking: half a value is no longer that value.
+ */
 export function maskText(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(mask(secret));
-  if (!MAYBE.test(out)) return out;
-  for (const pattern of IN_TEXT)
-    out = out.replace(pattern, (_, lead: string, value: string) => `${lead}${mask(value)}`);
-  return out;
+  const clean = withoutControls(text);
+  return masked(clean, secretSpans(clean, secrets), 0, clean.length);
+}
+
+/**
+ * At most `max` characters from the start of `text` (and `…` when cut), masked as maskText masks
+ * (pure): the cut is made before a secret it would split, so no part of one shows. Reads only
+ * the first `max` characters and a margin, whatever the text's length.
+ */
+export function maskedHead(text: string, max: number, secrets: readonly string[] = []): string {
+  const window = withoutControls(text.slice(0, max + margin(secrets)));
+  if (window.length <= max) return masked(window, secretSpans(window, secrets), 0, window.length);
+  const spans = secretSpans(window, secrets);
+  let cut = max - 1;
+  for (const [start, end] of spans) if (start < cut && cut < end) cut = start;
+  return `${masked(window, spans, 0, cut)}…`;
+}
+
+/**
+ * At most the last `max` characters of `text`, masked as maskText masks (pure), the cut made
+ * after a secret it would split. Reads only the last `max` characters and a margin.
+ */
+export function maskedTail(text: string, max: number, secrets: readonly string[] = []): string {
+  const window = withoutControls(text.slice(-(max + margin(secrets))));
+  const spans = secretSpans(window, secrets);
+  let cut = Math.max(0, window.length - max);
+  // A value cut at the window's own start is not found: it lies before `cut`, the margin being longer.
+  for (const [start, end] of spans) if (start < cut && cut < end) cut = end;
+  return masked(window, spans, cut, window.length);
+}
+
+// Read beyond a cut: longer than any known value and any key found by its shape.
+function margin(secrets: readonly string[]): number {
+  return Math.max(4096, ...secrets.map((secret) => secret.length + 1));
+}
+
+// `text` from `from` to `to` with the spans inside masked (the spans sorted and apart, none cut by either end).
+function masked(text: string, spans: ReadonlyArray<readonly [number, number]>, from: number, to: number): string {
+  let out = '';
+  let done = from;
+  for (const [start, end] of spans) {
+    if (start < from || end > to) continue;
+    out += text.slice(done, start) + mask(text.slice(start, end));
+    done = end;
+  }
+  return out + text.slice(done, to);
+}
+
+/**
+ * Where the secrets of `text` lie (pure), sorted and apart: the known values, found by plain
+ * substring search (indexOf: linear in the text per value), and what IN_TEXT's patterns find; the
+ * leftmost wins, the longest where two start at the same place.
+ */
+function secretSpans(text: string, secrets: readonly string[]): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  for (const secret of secrets) {
+    if (secret === '') continue;
+    for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + secret.length))
+      found.push([at, at + secret.length]);
+  }
+  if (MAYBE.test(text))
+    for (const { pattern, needsDigit } of IN_TEXT)
+      for (const match of text.matchAll(pattern)) {
+        const [whole, lead = '', value = ''] = match;
+        if (needsDigit && !/\d/.test(value)) continue;
+        found.push([match.index + lead.length, match.index + whole.length]);
+      }
+  found.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const apart: Array<[number, number]> = [];
+  for (const span of found) if (span[0] >= (apart.at(-1)?.[1] ?? 0)) apart.push(span);
+  return apart;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { activityOf as activityWith, agentFor } from '../../src/agents/index.js';
+import { activityOf as activityWith, agentFor, SHOWN_MAX } from '../../src/agents/index.js';
+import { maskedHead } from '../../src/util/secrets.js';
 import { recording } from './recorded.js';
 
 // The documented events below come from all three CLIs: read as a wrapper script's, in every known format.
@@ -119,13 +120,18 @@ describe('activityOf on documented events', () => {
     expect(activityOf('{"status":"ok","message":"a reply of its own"}')).toBeUndefined();
   });
 
-  it('never parses a line longer than 256 KiB, and never shows more than 300 characters', () => {
+  it('never parses a line longer than 256 KiB; what it shows is cut to 300 characters after masking', () => {
     const huge = json({ type: 'assistant', message: { content: [{ type: 'text', text: 'x'.repeat(300 * 1024) }] } });
     expect(activityOf(huge)).toBeUndefined();
-    expect(activityOf('y'.repeat(10_000))).toHaveLength(300);
-    expect(
-      activityOf(json({ type: 'assistant', message: { content: [{ type: 'text', text: 'z'.repeat(1000) }] } })),
-    ).toHaveLength(300);
+    // Whole: the run masks it, then cuts it (run/open-run.ts), so no cut splits a secret.
+    const shown = activityOf(
+      json({ type: 'assistant', message: { content: [{ type: 'text', text: 'z'.repeat(1000) }] } }),
+    );
+    expect(shown).toHaveLength(1000);
+    expect(maskedHead(shown ?? '', SHOWN_MAX)).toHaveLength(300);
+    expect(maskedHead(`${'y'.repeat(290)} SECRET-VALUE-1234 more`, SHOWN_MAX, ['SECRET-VALUE-1234'])).toBe(
+      `${'y'.repeat(290)} …`,
+    );
   });
 
   it('reads a line of a tool result without parsing it', () => {
