@@ -1,7 +1,17 @@
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, symlinkSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { boardWithTasks, events, read, role, runCli, tempDir } from '../helpers.js';
+import { OWNER, reachableByAll } from './fenced-users.js';
 
 // Issue 31, item 4: a role's schema is parsed by the supervisor, so it is never the agent's to
 // write, and reading and applying it is bounded whatever it holds.
@@ -76,10 +86,19 @@ describe.skipIf(!FENCE)('a role schema when a role of the board is fenced', () =
       },
       'phase: execute\nsupervisor:\n  max_retries: 0\n',
     );
-    expect((await runCli(['validate'], { cwd: dir, ...QUICK })).exitCode).toBe(0);
-    const run = await runCli([], { cwd: dir, ...QUICK });
-    expect(read(dir, schema)).toBe(STRICT);
-    expect(run.exitCode).toBe(3);
+    // Run by root, a fenced agent is the board folder's owner on the host (a root-owned board is refused).
+    for (const entry of ['', 'tasks', 'tasks/001.md', 'roles', 'roles/implementor.md', 'roles/manager.md']) {
+      if (existsSync(path.join(dir, entry))) chownSync(path.join(dir, entry), OWNER, OWNER);
+    }
+    const restore = reachableByAll([process.execPath, dir]);
+    try {
+      expect((await runCli(['validate'], { cwd: dir, ...QUICK })).exitCode).toBe(0);
+      const run = await runCli([], { cwd: dir, ...QUICK });
+      expect(read(dir, schema)).toBe(STRICT);
+      expect(run.exitCode).toBe(3);
+    } finally {
+      restore();
+    }
     const finished = events(dir).find((e) => e.type === 'attempt_finished');
     expect(String(finished?.issue)).toMatch(/\/message must be equal to constant/);
   });
