@@ -11,7 +11,8 @@ import { SupervisorError } from '../errors.js';
 import { checkRole } from './role-check.js';
 import { determineRole } from './determine-role.js';
 import { roleFilePath, type Role } from './role.js';
-import { unfencedRunProblems } from './unfenced-runs.js';
+import { pathWarnings, unfencedRunProblems } from './unfenced-runs.js';
+import { outsideWritesEnv } from './fenced-writes.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
 import { runnable } from '../util/self-command.js';
@@ -52,7 +53,9 @@ interface Need {
  */
 export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; seen?: WrittenText }): Validation {
   const file = path.resolve(options.file);
-  const env = options.env ?? process.env;
+  // Every program is looked up as the run starts it: PATH without what a fenced agent could write (said once, below).
+  const given = options.env ?? process.env;
+  const env = outsideWritesEnv(path.dirname(file), given).env;
   const name = path.basename(file);
   const dir = path.dirname(file);
   const text = options.seen?.text ?? readBoardText(options.file);
@@ -193,6 +196,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       });
   }
   problems.push(...unfencedRunProblems(dir, name, unfenced, env));
+  warnings.push(...pathWarnings(dir, name, given));
   for (const variable of unsetNotifyVariables(state.settings.notify, env))
     warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
   const unlisted = unlistedTasksWarning(dir, [...state.tasks, ...(state.current === null ? [] : [state.current])]);

@@ -7,6 +7,7 @@ import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { formatProblem, readBoard, type Board } from '../board/read-board.js';
 import { checkBoard } from '../board/check.js';
+import { outsideWritesEnv } from '../board/fenced-writes.js';
 import { toRunMore } from '../board/hints.js';
 import { InputError } from '../errors.js';
 import type { Role } from '../board/role.js';
@@ -80,11 +81,11 @@ export interface DryRunPlan {
 export async function dryRun(
   named: string,
   options: SettingsFlags,
-  env: NodeJS.ProcessEnv = process.env,
+  given: NodeJS.ProcessEnv = process.env,
 ): Promise<DryRunPlan> {
   const file = path.resolve(named);
   const board = readBoard(file);
-  const notify = describeTargets(notifySettings(board.settings, options).notify, env);
+  const notify = describeTargets(notifySettings(board.settings, options).notify, given);
   if (board.current === null || board.phase === 'complete') {
     return {
       file,
@@ -100,7 +101,9 @@ export async function dryRun(
   }
   const settings = resolveSettings(board.settings, options);
   // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
-  const warnings: string[] = checkBoard({ file, env }).warnings.map(formatProblem);
+  const warnings: string[] = checkBoard({ file, env: given }).warnings.map(formatProblem);
+  // As the run would start them: PATH without what a fenced agent could write (a warning above says so).
+  const env = outsideWritesEnv(board.dir, given).env;
   const worker = plan(board, settings, workerInputs(board, board.current), env, warnings);
   // The Manager's argv depends on the worker's reply; planning it here still checks its role file and command.
   const manager = plan(board, settings, managerInputs(board, board.current, {}), env, warnings);
