@@ -9,6 +9,7 @@ import { groupKiller, type GroupKiller } from './group-kill.js';
 import { idleTimeout } from './idle-timeout.js';
 import { onStop, type StopSignals } from './interrupt.js';
 import { spawnCommand, type Invocation } from './invocation.js';
+import { openCopies } from '../sandbox/copy-fds.js';
 import { stopLeftovers } from './leftovers.js';
 import { collectOutput, type LineWatch } from './collect-output.js';
 import { recordAgent } from './record.js';
@@ -73,6 +74,11 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     ctx.output?.apart === true ? 'try' : 'run',
   );
   const spawned = spawnCommand(invocation);
+  // What a fence copies (`copy:`) bubblewrap reads from file descriptors 3, 4, …, opened afresh for each attempt.
+  const copies = openCopies(invocation.fence?.copies ?? []);
+  // execa passes a file descriptor number through as child_process does; its types list none past stderr.
+  const extra = copies.fds as unknown as Array<'pipe'>;
+  const first = invocation.stdin ? ('pipe' as const) : ('ignore' as const);
   const subprocess = execa(spawned.file, spawned.args, {
     cwd: invocation.cwd,
     env: safeEnv(invocation.env),
@@ -81,11 +87,14 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     // Stopped by the policies below, never left to an exit handler; not by execa's timeout,
     // cancelSignal or forceKillAfterDelay either: they signal the leader only, not its group.
     cleanup: false,
-    ...(invocation.stdin ? { input: invocation.stdin } : { stdin: 'ignore' as const }),
+    ...(invocation.stdin && { input: invocation.stdin }),
+    ...(extra.length ? { stdio: [first, 'pipe', 'pipe', ...extra] } : !invocation.stdin && { stdin: first }),
     buffer: false,
     reject: false,
     encoding: 'buffer',
   });
+  // The child holds its own copies of the descriptors once spawned (execa spawns before it returns).
+  copies.close();
   const pid = subprocess.pid;
   let end: AttemptEnd = 'exited';
   let failure: Failure | undefined;

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AgentInputs } from './inputs.js';
 import { resolveAllInBoard, type BoardFile } from './paths.js';
@@ -25,6 +26,7 @@ import { fieldWords } from './pointer-words.js';
 import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
 import { fenceProblem, ownerWarning } from '../sandbox/probe.js';
 import { missingPaths } from '../sandbox/place.js';
+import { configWrites } from '../sandbox/agent-configs.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -166,6 +168,17 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir));
       const problem = fences.get(fenced.network);
       if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });
+      for (const { written, cli, config } of configWrites(fenced, dir, env.HOME ?? homedir()))
+        problems.push({
+          file: check.role.file,
+          line: check.role.lineOf('/sandbox'),
+          message:
+            `sandbox: write: ${written} ${written === config ? 'is' : 'holds or lies in'} ${cli.name}'s ` +
+            `configuration (${config}), which every ${cli.programs[0] ?? ''} you start loads unfenced — its hooks, ` +
+            `MCP servers and plugins are programs: a fenced agent could plant one there. ` +
+            `Declare it in copy: instead (sandbox: {copy: [${cli.home.map((h) => JSON.stringify(h)).join(', ')}]}): ` +
+            `the agent gets a copy, thrown away when it ends.`,
+        });
       for (const { written, how } of missingPaths(fenced, dir, env))
         warnings.push({
           file: check.role.file,

@@ -69,7 +69,7 @@ const KEYS = [
   'failures',
   'sandbox',
 ];
-const SANDBOX_KEYS = ['write', 'read', 'hide', 'network'];
+const SANDBOX_KEYS = ['write', 'read', 'copy', 'hide', 'network'];
 
 export { roleFilePath } from './role-names.js';
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { readRegular } from '../fs/safe-read.js';
-import { realOr } from '../util/real-path.js';
+import { isWithin, realOr } from '../util/real-path.js';
+import { expandPath, type SandboxSpec } from './spec.js';
 
 /**
  * An agent CLI that loads settings, hooks, plugins or MCP servers — programs it runs — from the
@@ -105,4 +106,26 @@ function packageOf(program: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The paths a role declares writable (`sandbox: write:`) that are, hold or lie in an agent CLI's
+ * configuration in the home folder: whatever a fenced agent writes there, every later session of
+ * that CLI loads unfenced — the Manager's, the user's own (pure; `home` is $HOME).
+ */
+export function configWrites(
+  spec: Pick<SandboxSpec, 'write'>,
+  boardDir: string,
+  home: string | undefined,
+): Array<{ written: string; cli: AgentConfig; config: string }> {
+  return spec.write.flatMap((written) => {
+    const file = expandPath(written, boardDir, home);
+    if (file === undefined) return [];
+    for (const cli of AGENT_CONFIGS)
+      for (const config of cli.home) {
+        const at = expandPath(config, boardDir, home);
+        if (at !== undefined && (isWithin(at, file) || isWithin(file, at))) return [{ written, cli, config }];
+      }
+    return [];
+  });
 }
