@@ -37,6 +37,8 @@ export interface Validation {
   note?: string;
   tasks: number;
   roles: string[];
+  /** On a board with a fenced role: what each role may read, write and run, one line each. */
+  access?: string[];
 }
 
 /** Where a role is asked for: the inputs a run would give it, and the line that decides it. */
@@ -158,9 +160,11 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   // Whether bubblewrap can build a fence here is asked once (per network setting), for the first fenced role.
   const fences = new Map<boolean, string | undefined>();
   const unfenced: Array<{ role: Role; inputs: AgentInputs }> = [];
+  const access: string[] = [];
   for (const [role, need] of needs) {
     const check = checkRole(dir, role, need.inputs, env, compiler);
     const fenced = check.role?.sandbox;
+    if (check.role) access.push(accessLine(check.role));
     if (check.role && !fenced) unfenced.push({ role: check.role, inputs: need.inputs });
     if (check.role && fenced) {
       const owner = fences.size === 0 && ownerWarning(dir);
@@ -209,6 +213,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       });
   }
   problems.push(...unfencedRunProblems(dir, name, unfenced, env));
+  const anyFenced = unfenced.length < access.length;
   warnings.push(...pathWarnings(dir, name, given));
   for (const variable of unsetNotifyVariables(state.settings.notify, env))
     warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
@@ -232,7 +237,26 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     ...(finished && { note: finishedNote(state.phase ?? null, name) }),
     tasks: seen.size,
     roles: [...needs.keys()],
+    ...(anyFenced && { access }),
   };
+}
+
+// What a role may read, write and run, in words (validate and --dry-run, on a board with a fenced role).
+function accessLine(role: Role): string {
+  const spec = role.sandbox;
+  if (!spec)
+    return (
+      `${role.name} (${role.file}): unfenced — runs as you and may read, write and run what you can; ` +
+      `it is no agent CLI and lies outside every path a fenced agent writes (else a problem above says so)`
+    );
+  const list = (paths: string[]) => paths.join(', ');
+  return (
+    `${role.name} (${role.file}): fenced — writes the board folder (but its own files)` +
+    `${spec.write.length ? `, ${list(spec.write)}` : ''} and a /tmp of its own` +
+    `${spec.copy?.length ? `; a copy of ${list(spec.copy)}, thrown away when it ends` : ''}; ` +
+    `reads the file system but the home folder, /run and credential stores` +
+    `${spec.read.length ? ` (and reads ${list(spec.read)})` : ''}; network ${spec.network ? 'on' : 'off'}`
+  );
 }
 
 // Each duration and size on its own, so that every malformed one is listed.

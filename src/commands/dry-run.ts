@@ -64,6 +64,8 @@ export interface DryRunPlan {
   };
   /** What a real run would refuse (exit 2) that the dry run shows anyway, e.g. an agent program not installed. */
   warnings: string[];
+  /** On a board with a fenced role: what each role may read, write and run (as validate says). */
+  access?: string[];
   /**
    * With supervisor.git_commit: whether each step would be a commit, and in which repository (null: none, `why` says).
    */
@@ -101,7 +103,8 @@ export async function dryRun(
   }
   const settings = resolveSettings(board.settings, options);
   // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
-  const warnings: string[] = checkBoard({ file, env: given }).warnings.map(formatProblem);
+  const checked = checkBoard({ file, env: given });
+  const warnings: string[] = checked.warnings.map(formatProblem);
   // As the run would start them: PATH without what a fenced agent could write (a warning above says so).
   const env = outsideWritesEnv(board.dir, given).env;
   const worker = plan(board, settings, workerInputs(board, board.current), env, warnings);
@@ -113,6 +116,7 @@ export async function dryRun(
   return {
     file,
     warnings,
+    ...(checked.access && { access: checked.access }),
     ...(git && { git }),
     notify,
     next: {

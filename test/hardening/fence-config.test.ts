@@ -126,6 +126,12 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
         `kanban.yaml: the PATH of this run lists ${path.join(dir, 'node_modules', '.bin')}, in the board folder, ` +
           `where a fenced agent (roles/implementor.md) can write (npx puts node_modules/.bin there): taken out`,
       );
+      // What each role may read, write and run.
+      expect(validate.stdout).toContain(
+        '  Implementor (roles/implementor.md): fenced — writes the board folder (but its own files) and a /tmp of ' +
+          'its own; a copy of ~/.claude, ~/.claude.json, thrown away when it ends;',
+      );
+      expect(validate.stdout).toContain('  Manager (roles/manager.md): unfenced — runs as you');
 
       const run = await asUser(uid, dir, home, ['kanban.yaml'], npxPath);
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
