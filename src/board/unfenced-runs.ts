@@ -149,7 +149,7 @@ function roleProblems(
  * The agent CLI an argv runs, behind any launcher (`npx claude`, `node …/claude-code/cli.js`), by
  * its words, the real path of its program, or of the script a launcher is given.
  */
-export function agentCliOf(argv: readonly string[], program: string | undefined, cwd: string): AgentConfig | undefined {
+function agentCliOf(argv: readonly string[], program: string | undefined, cwd: string): AgentConfig | undefined {
   const word = programWord(argv);
   const words = word ? [...argv.slice(0, word.index), word.name] : argv.slice(0, 1);
   const script = word && word.index > 0 && word.name.includes('/') ? path.resolve(cwd, word.name) : undefined;

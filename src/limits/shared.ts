@@ -96,7 +96,7 @@ export function lookForSharedLimit(shared: SharedAccount, now: number, board: st
  * agent writes (or not found at all): its program as found on the agent's PATH; behind a launcher,
  * the script it is given, or for a package name the `node_modules/.bin` npx would look in first.
  */
-export function boardMade(
+function boardMade(
   command: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
   cwd: string,

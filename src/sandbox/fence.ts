@@ -84,7 +84,7 @@ type Kind = 'dir' | 'file';
 type Mount = { src: string; at: string; how: 'write' | 'read' | 'hide' | 'copy'; kind: Kind };
 
 // The first file descriptor bubblewrap reads a copied file from: after stdin, stdout and stderr.
-export const FIRST_COPY_FD = 3;
+const FIRST_COPY_FD = 3;
 
 /**
  * The bubblewrap argv of a role's fence (pure): the whole file system read-only, a fresh /tmp,
