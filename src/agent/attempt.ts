@@ -9,6 +9,7 @@ import { groupKiller, type GroupKiller } from './group-kill.js';
 import { idleTimeout } from './idle-timeout.js';
 import { onStop, type StopSignals } from './interrupt.js';
 import { spawnCommand, type Invocation } from './invocation.js';
+import { openCopies } from '../sandbox/copy-fds.js';
 import { stopLeftovers } from './leftovers.js';
 import { collectOutput, type LineWatch } from './collect-output.js';
 import { recordAgent } from './record.js';
@@ -73,6 +74,10 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     ctx.output?.apart === true ? 'try' : 'run',
   );
   const spawned = spawnCommand(invocation);
+  // What a fence copies (`copy:`) bubblewrap reads from file descriptors 4, 5, …, opened afresh for each attempt.
+  const copies = openCopies(invocation.fence?.copies ?? []);
+  // execa passes a file descriptor number through as child_process does; its types list none past stderr.
+  const extra = copies.fds as unknown as Array<'pipe'>;
   const subprocess = execa(spawned.file, spawned.args, {
     cwd: invocation.cwd,
     env: safeEnv(invocation.env),
@@ -81,13 +86,21 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     // Stopped by the policies below, never left to an exit handler; not by execa's timeout,
     // cancelSignal or forceKillAfterDelay either: they signal the leader only, not its group.
     cleanup: false,
-    // A fenced agent's bubblewrap reads its seccomp filter from the fourth descriptor (SECCOMP_FD).
-    stdio: [invocation.stdin ?? 'ignore', 'pipe', 'pipe', ...(spawned.seccomp ? [spawned.seccomp] : [])],
+    // A fenced agent's bubblewrap reads its seccomp filter from descriptor 3 (SECCOMP_FD) and what its
+    // fence copies from 4, 5, … (FIRST_COPY_FD); execa passes a descriptor number through as child_process does.
+    stdio: [
+      invocation.stdin ?? 'ignore',
+      'pipe',
+      'pipe',
+      ...(spawned.seccomp || extra.length ? [spawned.seccomp ?? ('ignore' as const), ...extra] : []),
+    ],
     ...(spawned.user && { uid: spawned.user.uid, gid: spawned.user.gid }),
     buffer: false,
     reject: false,
     encoding: 'buffer',
   });
+  // The child holds its own copies of the descriptors once spawned (execa spawns before it returns).
+  copies.close();
   const pid = subprocess.pid;
   let end: AttemptEnd = 'exited';
   let failure: Failure | undefined;

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AgentInputs } from './inputs.js';
 import { resolveAllInBoard, type BoardFile } from './paths.js';
@@ -11,7 +12,8 @@ import { SupervisorError } from '../errors.js';
 import { checkRole } from './role-check.js';
 import { determineRole } from './determine-role.js';
 import { roleFilePath, type Role } from './role.js';
-import { unfencedRunProblems } from './unfenced-runs.js';
+import { pathWarnings, unfencedRunProblems } from './unfenced-runs.js';
+import { outsideWritesEnv } from './fenced-writes.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
 import { runnable } from '../util/self-command.js';
@@ -26,6 +28,7 @@ import { fenceProblem } from '../sandbox/probe.js';
 import { agentUser } from '../sandbox/owner.js';
 import { missingPaths } from '../sandbox/place.js';
 import { fallbackCycles } from './fallback-chain.js';
+import { configWrites } from '../sandbox/agent-configs.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -36,6 +39,8 @@ export interface Validation {
   note?: string;
   tasks: number;
   roles: string[];
+  /** On a board with a fenced role: what each role may read, write and run, one line each. */
+  access?: string[];
 }
 
 /** Where a role is asked for: the inputs a run would give it, and the line that decides it. */
@@ -54,7 +59,9 @@ interface Need {
  */
 export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; seen?: WrittenText }): Validation {
   const file = path.resolve(options.file);
-  const env = options.env ?? process.env;
+  // Every program is looked up as the run starts it: PATH without what a fenced agent could write (said once, below).
+  const given = options.env ?? process.env;
+  const env = outsideWritesEnv(path.dirname(file), given).env;
   const name = path.basename(file);
   const dir = path.dirname(file);
   const text = options.seen?.text ?? readBoardText(options.file);
@@ -157,6 +164,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   const unfenced: Array<{ role: Role; inputs: AgentInputs }> = [];
   const read = new Map<string, Role>();
   // A Map visits what is added while it is walked: each role's fallbacks are checked after it.
+  const access: string[] = [];
   for (const [role, need] of needs) {
     const check = checkRole(dir, role, need.inputs, env, compiler);
     const known = check.role ?? check.draft;
@@ -171,6 +179,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
           why: `${known?.file ?? roleFilePath(role)} names it in fallback:`,
         });
     const fenced = check.role?.sandbox;
+    if (check.role) access.push(accessLine(check.role));
     if (check.role && !fenced) unfenced.push({ role: check.role, inputs: need.inputs });
     if (check.role && fenced) {
       const who = agentUser(dir);
@@ -182,6 +191,17 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir, who.user));
       const problem = fences.get(fenced.network);
       if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });
+      for (const { written, cli, config } of configWrites(fenced, dir, env.HOME ?? homedir()))
+        problems.push({
+          file: check.role.file,
+          line: check.role.lineOf('/sandbox'),
+          message:
+            `sandbox: write: ${written} ${written === config ? 'is' : 'holds or lies in'} ${cli.name}'s ` +
+            `configuration (${config}), which every ${cli.programs[0] ?? ''} you start loads unfenced — its hooks, ` +
+            `MCP servers and plugins are programs: a fenced agent could plant one there. ` +
+            `Declare it in copy: instead (sandbox: {copy: [${cli.home.map((h) => JSON.stringify(h)).join(', ')}]}): ` +
+            `the agent gets a copy, thrown away when it ends.`,
+        });
       for (const { written, how, unreachable } of missingPaths(fenced, dir, env, who.user))
         warnings.push({
           file: check.role.file,
@@ -216,6 +236,8 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   }
   problems.push(...fallbackCycles(read));
   problems.push(...unfencedRunProblems(dir, name, unfenced, env));
+  const anyFenced = unfenced.length < access.length;
+  warnings.push(...pathWarnings(dir, name, given));
   for (const variable of unsetNotifyVariables(state.settings.notify, env))
     warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
   const unlisted = unlistedTasksWarning(dir, [...state.tasks, ...(state.current === null ? [] : [state.current])]);
@@ -238,7 +260,26 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     ...(finished && { note: finishedNote(state.phase ?? null, name) }),
     tasks: seen.size,
     roles: [...needs.keys()],
+    ...(anyFenced && { access }),
   };
+}
+
+// What a role may read, write and run, in words (validate and --dry-run, on a board with a fenced role).
+function accessLine(role: Role): string {
+  const spec = role.sandbox;
+  if (!spec)
+    return (
+      `${role.name} (${role.file}): unfenced — runs as you and may read, write and run what you can; ` +
+      `it is no agent CLI and lies outside every path a fenced agent writes (else a problem above says so)`
+    );
+  const list = (paths: string[]) => paths.join(', ');
+  return (
+    `${role.name} (${role.file}): fenced — writes the board folder (but its own files)` +
+    `${spec.write.length ? `, ${list(spec.write)}` : ''} and a /tmp of its own` +
+    `${spec.copy?.length ? `; a copy of ${list(spec.copy)}, thrown away when it ends` : ''}; ` +
+    `reads the file system but the home folder, /run and credential stores` +
+    `${spec.read.length ? ` (and reads ${list(spec.read)})` : ''}; network ${spec.network ? 'on' : 'off'}`
+  );
 }
 
 // Each duration and size on its own, so that every malformed one is listed.

@@ -49,6 +49,14 @@ export function fencedWrites(boardDir: string, env: NodeJS.ProcessEnv): FencedWr
 }
 
 /**
+ * Where anything the board's agents run could have written lies: the board folder (every agent
+ * of the board writes there, fenced or not) and the paths its fenced roles declare writable.
+ */
+export function boardWrites(boardDir: string, env: NodeJS.ProcessEnv): FencedWrites {
+  return fencedWrites(boardDir, env) ?? { roles: [], places: [{ dir: realOr(boardDir), name: 'the board folder' }] };
+}
+
+/**
  * Where `file` lies among the places of `writes`, symlinks resolved — the file itself when it
  * exists, else its folder, so a file an agent creates later counts; undefined when elsewhere.
  */
@@ -84,12 +92,35 @@ export function writtenPart(
 }
 
 /**
- * The first entry of a PATH that lies where a fenced agent can write, or is
- * relative (the working folder: the board's, for agents and hooks).
+ * The entries of a PATH that lie where a fenced agent can write, or are relative (the working
+ * folder: the board's, for agents and hooks), in their order.
  */
-export function writablePathEntry(pathValue: string | undefined, writes: FencedWrites): string | undefined {
-  if (!pathValue) return undefined;
+export function writablePathEntries(pathValue: string | undefined, writes: FencedWrites): string[] {
+  if (!pathValue) return [];
   return pathValue
     .split(path.delimiter)
-    .find((entry) => !path.isAbsolute(entry) || writablePlace(entry, writes) !== undefined);
+    .filter((entry) => !path.isAbsolute(entry) || writablePlace(entry, writes) !== undefined);
+}
+
+/** The first of writablePathEntries, or undefined. */
+export function writablePathEntry(pathValue: string | undefined, writes: FencedWrites): string | undefined {
+  return writablePathEntries(pathValue, writes)[0];
+}
+
+/**
+ * The environment every program the supervisor starts outside a fence gets on a board with a
+ * fenced role (agents, hooks, git, bwrap, its own look-ups): PATH without the entries a fenced
+ * agent could write into (npx's `<board>/node_modules/.bin` among them), so that no program
+ * started by name is one an agent put there (SPEC §5c). `removed` lists what was taken out; the
+ * environment is `env` itself when nothing was.
+ */
+export function outsideWritesEnv(
+  boardDir: string,
+  env: NodeJS.ProcessEnv,
+): { env: NodeJS.ProcessEnv; removed: string[]; writes?: FencedWrites } {
+  const writes = fencedWrites(boardDir, env);
+  const removed = writes ? writablePathEntries(env.PATH, writes) : [];
+  if (!writes || removed.length === 0) return { env, removed, ...(writes && { writes }) };
+  const kept = (env.PATH ?? '').split(path.delimiter).filter((entry) => !removed.includes(entry));
+  return { env: { ...env, PATH: kept.join(path.delimiter) }, removed, writes };
 }

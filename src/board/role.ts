@@ -72,7 +72,7 @@ const KEYS = [
   'sandbox',
   'fallback',
 ];
-const SANDBOX_KEYS = ['write', 'read', 'hide', 'network'];
+const SANDBOX_KEYS = ['write', 'read', 'copy', 'hide', 'network'];
 
 export { roleFilePath } from './role-names.js';
 

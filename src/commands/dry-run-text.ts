@@ -14,6 +14,7 @@ const INLINE_MAX = 100;
 export function formatDryRun(plan: DryRunPlan): string {
   const lines = ['Dry run: nothing was run, locked or written.'];
   for (const warning of plan.warnings) lines.push(`Warning: ${warning}`);
+  for (const line of plan.access ?? []) lines.push(`Access: ${line}`);
   const notify = plan.notify.length ? `Notify: ${plan.notify.join(', ')}\n` : '';
   if (!plan.next) return `${lines[0]} Nothing to run: ${plan.nothing}.\n${notify}`;
   const n = plan.next;

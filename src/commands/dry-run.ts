@@ -7,6 +7,7 @@ import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { formatProblem, readBoard, type Board } from '../board/read-board.js';
 import { checkBoard } from '../board/check.js';
+import { outsideWritesEnv } from '../board/fenced-writes.js';
 import { toRunMore } from '../board/hints.js';
 import { InputError } from '../errors.js';
 import { roleFilePath, type Role } from '../board/role.js';
@@ -66,6 +67,8 @@ export interface DryRunPlan {
   };
   /** What a real run would refuse (exit 2) that the dry run shows anyway, e.g. an agent program not installed. */
   warnings: string[];
+  /** On a board with a fenced role: what each role may read, write and run (as validate says). */
+  access?: string[];
   /**
    * With supervisor.git_commit: whether each step would be a commit, and in which repository (null: none, `why` says).
    */
@@ -83,11 +86,11 @@ export interface DryRunPlan {
 export async function dryRun(
   named: string,
   options: SettingsFlags,
-  env: NodeJS.ProcessEnv = process.env,
+  given: NodeJS.ProcessEnv = process.env,
 ): Promise<DryRunPlan> {
   const file = path.resolve(named);
   const board = readBoard(file);
-  const notify = describeTargets(notifySettings(board.settings, options).notify, env);
+  const notify = describeTargets(notifySettings(board.settings, options).notify, given);
   if (board.current === null || board.phase === 'complete') {
     return {
       file,
@@ -103,7 +106,10 @@ export async function dryRun(
   }
   const settings = resolveSettings(board.settings, options);
   // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
-  const warnings: string[] = checkBoard({ file, env }).warnings.map(formatProblem);
+  const checked = checkBoard({ file, env: given });
+  const warnings: string[] = checked.warnings.map(formatProblem);
+  // As the run would start them: PATH without what a fenced agent could write (a warning above says so).
+  const env = outsideWritesEnv(board.dir, given).env;
   const worker = plan(board, settings, workerInputs(board, board.current), env, warnings);
   // The Manager's argv depends on the worker's reply; planning it here still checks its role file and command.
   const manager = plan(board, settings, managerInputs(board, board.current, {}), env, warnings);
@@ -114,6 +120,7 @@ export async function dryRun(
   return {
     file,
     warnings,
+    ...(checked.access && { access: checked.access }),
     ...(git && { git }),
     notify,
     next: {

@@ -11,6 +11,7 @@ import { runAgent } from '../loop/retry.js';
 import { showOn } from '../progress/style.js';
 import { loadRole, problemsMessage } from '../board/role.js';
 import { unfencedRunProblems } from '../board/unfenced-runs.js';
+import { outsideWritesEnv } from '../board/fenced-writes.js';
 import type { RunIO } from '../loop/context.js';
 import { openCapabilities } from '../run/capability-list.js';
 import { openRun } from '../run/open-run.js';
@@ -52,10 +53,12 @@ export async function tryRole(
   // Every problem of the role (its file, command, reply schema) is found before anything is written;
   // an unfenced role must not run a program a fenced agent could have written (as a run's pre-flight).
   const tried = loadRole(board.dir, role, 'try');
+  // Found as the run (openRun) starts it: PATH without what a fenced agent could write.
+  const env = outsideWritesEnv(board.dir, io.env).env;
   const runs = tried.sandbox === undefined ? [{ role: tried, inputs }] : [];
-  const unfenced = unfencedRunProblems(board.dir, path.basename(board.file), runs, io.env);
+  const unfenced = unfencedRunProblems(board.dir, path.basename(board.file), runs, env);
   if (unfenced.length) throw new InputError(problemsMessage(unfenced));
-  prepareAgent({ env: io.env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
+  prepareAgent({ env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
   const show = showOn(io.stderr, { quiet: flags.quiet === true, noColor: flags['no-color'] === true, env: io.env });
   const run = { file: options.file, flags: { ...settingFlags }, io, show };
   const capabilities = await openCapabilities('try', run);

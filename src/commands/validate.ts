@@ -14,10 +14,11 @@ export function formatValidation(result: Validation, cwd: string): string {
   const name = path.join(dir, path.basename(result.file));
   const warnings = result.warnings.map((w) => `${shown(w)} (warning)\n`).join('');
   const note = result.note ? ` ${result.note}` : '';
+  const access = (result.access ?? []).map((line) => `  ${line}\n`).join('');
   if (result.problems.length === 0)
     return (
       `${warnings}${name}: OK — ${result.tasks} task file(s) and ${result.roles.length} role file(s) ` +
-      `(${result.roles.join(', ')}) checked.${note}\n`
+      `(${result.roles.join(', ')}) checked.${note}\n${access}`
     );
   return (
     `${result.problems.map(shown).join('\n')}\n${warnings}${result.problems.length} problem(s) found; ` +

@@ -11,13 +11,17 @@ import type { Hook, HookContext } from './hook.js';
 export const hooks: OpenCapability = async (kind, options): Promise<Capability | undefined> => {
   const commands = { '--on-complete': options.flags?.['on-complete'], '--on-halt': options.flags?.['on-halt'] };
   if (kind !== 'run' || Object.values(commands).every((command) => command === undefined)) return undefined;
-  const env = options.io?.env ?? process.env;
   const dir = path.dirname(path.resolve(options.file));
   // Loaded only when a hook is given: checking one reads the role files (which are fenced).
-  const { parseHook } = await import('./hook.js');
+  const [{ parseHook }, { outsideWritesEnv }] = await Promise.all([
+    import('./hook.js'),
+    import('../board/fenced-writes.js'),
+  ]);
+  // Found and run with PATH as agents get it: without what a fenced agent could write.
+  const { env, removed } = outsideWritesEnv(dir, options.io?.env ?? process.env);
   const hook = (flag: Hook['flag']) => {
     const command = commands[flag];
-    return typeof command === 'string' ? parseHook(flag, command, dir, env) : undefined;
+    return typeof command === 'string' ? parseHook(flag, command, dir, env, removed) : undefined;
   };
   const complete = hook('--on-complete');
   const halt = hook('--on-halt');

@@ -28,9 +28,16 @@ export interface HookContext {
  * Parse a hook's command line and check its program exists, so a typo fails before the run, not
  * hours later. When a role of the board is fenced, a hook whose program — or the script it gives
  * an interpreter (`sh ./notify.sh`) — lies where a fenced agent can write is refused: the hook runs
- * unfenced, after the agents.
+ * unfenced, after the agents. `env`'s PATH is already without the folders a fenced agent can
+ * write (`removed`, named when the program is not found).
  */
-export function parseHook(flag: Hook['flag'], text: string, cwd: string, env: NodeJS.ProcessEnv): Hook {
+export function parseHook(
+  flag: Hook['flag'],
+  text: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  removed: readonly string[] = [],
+): Hook {
   const split = splitWords(text);
   if (!split.ok)
     throw new InputError(
@@ -41,8 +48,9 @@ export function parseHook(flag: Hook['flag'], text: string, cwd: string, env: No
   const found = findProgram(argv[0], env, cwd);
   if ('problem' in found)
     throw new InputError(
-      `${flag}: the command "${argv[0]}" ${found.problem}. ` +
-        `Install it or fix the ${flag} command (it is run as argv, not through a shell).`,
+      `${flag}: the command "${argv[0]}" ${found.problem}` +
+        (removed.length ? ` (without ${removed.join(', ')}: a fenced agent can write there)` : '') +
+        `. Install it or fix the ${flag} command (it is run as argv, not through a shell).`,
     );
   const writes = fencedWrites(cwd, env);
   const written = writes && writtenPart(argv, found.file, cwd, writes);

@@ -1,5 +1,9 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { AGENTS, agentFor } from '../agents/index.js';
+import path from 'node:path';
+import { AGENTS, agentFor, programWord } from '../agents/index.js';
+import { boardWrites, writablePlace, type FencedWrites } from '../board/fenced-writes.js';
+import { findProgram } from '../util/process.js';
 import type { Settings } from '../board/settings.js';
 import { accountOf, type Account } from './account.js';
 import { parseSharedLimit, sharedDecision, sharedLimitText, type SharedLimit } from './entry.js';
@@ -32,7 +36,11 @@ export interface SharedLook {
   ignored?: string;
 }
 
-/** The account an invocation runs as and where its limits are shared; none for a CLI without an adapter. */
+/**
+ * The account an invocation runs as and where its limits are shared; none for a CLI without an
+ * adapter, nor for a program the board could have made (boardMade): a script named `claude.mjs`
+ * is no Claude Code, and its limits are no other board's to wait for.
+ */
 export function sharedAccountOf(
   invocation: { file: string; args: readonly string[]; env: Readonly<Record<string, string>>; cwd: string },
   settings: Settings,
@@ -41,6 +49,7 @@ export function sharedAccountOf(
 ): SharedAccount | undefined {
   const command = [invocation.file, ...invocation.args];
   if (!AGENTS.includes(agentFor(command))) return undefined;
+  if (boardMade(command, invocation.env, invocation.cwd, boardWrites(boardDir, supervisorEnv))) return undefined;
   const home = homedir();
   return {
     account: accountOf(command, invocation.env, home, invocation.cwd),
@@ -80,4 +89,29 @@ export function lookForSharedLimit(shared: SharedAccount, now: number, board: st
   // This board's own limit, just waited out: nothing a person needs to hear of.
   if (decision.entry?.board === board) return {};
   return { ignored: `${file}: ${decision.reason}` };
+}
+
+/**
+ * Whether the CLI a command runs is, by its real path, in the board folder or a path a fenced
+ * agent writes (or not found at all): its program as found on the agent's PATH; behind a launcher,
+ * the script it is given, or for a package name the `node_modules/.bin` npx would look in first.
+ */
+function boardMade(
+  command: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  writes: FencedWrites,
+): boolean {
+  const found = findProgram(command[0] ?? '', env, cwd);
+  if (!('file' in found) || writablePlace(found.file, writes) !== undefined) return true;
+  const word = programWord(command);
+  if (!word || word.index === 0) return false;
+  // A script (`./claude.mjs`, `/opt/x/cli.js`), not a package name (`@openai/codex@1`).
+  if (!word.name.startsWith('@') && (word.name.includes('/') || /\.[cm]?js$/.test(word.name)))
+    return writablePlace(path.resolve(cwd, word.name), writes) !== undefined;
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    const local = [path.join(dir, 'node_modules', '.bin', word.base), path.join(dir, 'node_modules', word.name)];
+    if (local.some((file) => existsSync(file) && writablePlace(file, writes) !== undefined)) return true;
+    if (dir === path.dirname(dir)) return false;
+  }
 }

@@ -7,6 +7,7 @@ import type { Board, Problem } from '../board/read-board.js';
 import { problemsMessage } from '../board/role.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
 import { checkWritable, removeDeadTemps } from '../board/writable.js';
+import { outsideWritesEnv } from '../board/fenced-writes.js';
 import { InputError } from '../errors.js';
 import { EventLog } from '../events/log.js';
 import { acquireBoardLock } from '../lock/lock.js';
@@ -49,10 +50,12 @@ export async function openRun<T>(
   body: (ctx: RunContext, settings: Settings) => Promise<T>,
 ): Promise<T> {
   const { kind, options, source, board, capabilities } = opening;
-  const env = options.io?.env ?? process.env;
+  const given = options.io?.env ?? process.env;
   const seams = options.seams ?? {};
   // Every problem validate would find stops a run here; its warnings are told once the run starts.
-  const warnings = kind === 'run' ? preflight(source, env) : [];
+  const warnings = kind === 'run' ? preflight(source, given) : [];
+  // What every program the run starts gets: PATH without what a fenced agent could write (the preflight said so).
+  const env = outsideWritesEnv(source.dir, given).env;
   const stopper = new Stopper();
   const closed = new AbortController();
   // Listening first: a signal while the lock is taken is an interrupt, not a kill that leaves the lock behind.

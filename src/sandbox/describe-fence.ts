@@ -15,6 +15,12 @@ export function fenceLines(fence: Fence, roleFile: string, pad: (label: string) 
     `${pad('')}writable: ${list(fence.writable)}`,
     `${pad('')}read-only inside them: ${list(fence.readOnly)}`,
     `${pad('')}readable in hidden folders: ${list(fence.readable)}`,
+    ...(fence.copied.length
+      ? [
+          `${pad('')}a copy of its own, thrown away when it ends (a folder: its files): ${fence.copied.join(', ')} ` +
+            `(${fence.copies.length} file(s); the originals are never written)`,
+        ]
+      : []),
     `${pad('')}hidden: ${list(fence.hidden)}`,
     ...(fence.missing.length
       ? [

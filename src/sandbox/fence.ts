@@ -36,6 +36,8 @@ export interface FencePlace {
    * folder above it): a path under /root is out of an ordinary user's reach, so it is not bound.
    */
   reaches: (file: string) => boolean;
+  /** The regular files directly in a folder (links followed, small enough to copy): what `copy:` copies of it. */
+  filesIn?: (dir: string) => Array<{ name: string; real: string }>;
 }
 
 /** A user and group id on the host, outside every namespace. */
@@ -58,6 +60,13 @@ export interface Fence {
    */
   readOnly: string[];
   hidden: string[];
+  /**
+   * `copy:` as shown inside: a fresh copy of each, thrown away when the agent ends (a folder: its
+   * files, not its sub-folders), so nothing the agent writes there reaches the original.
+   */
+  copied: string[];
+  /** The files copied, in the order of the file descriptors bubblewrap reads them from (4, 5, …: 3 is the seccomp filter's). */
+  copies: string[];
   /** Declared paths that do not exist (or the agent's host user cannot reach), so are not bound. */
   missing: string[];
   network: boolean;
@@ -100,7 +109,10 @@ const ISOLATION = [
 const BASE = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
 
 type Kind = 'dir' | 'file';
-type Mount = { src: string; at: string; how: 'write' | 'read' | 'hide'; kind: Kind };
+type Mount = { src: string; at: string; how: 'write' | 'read' | 'hide' | 'copy'; kind: Kind };
+
+// The first file descriptor bubblewrap reads a copied file from: after stdin, stdout and stderr.
+const FIRST_COPY_FD = SECCOMP_FD + 1;
 
 /**
  * The bubblewrap argv of a role's fence (pure): the whole file system read-only, a fresh /tmp,
@@ -118,6 +130,7 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
   for (const [how, list] of [
     ['write', spec.write],
     ['read', spec.read],
+    ['copy', spec.copy ?? []],
   ] as const)
     for (const written of list) {
       const file = expandPath(written, place.boardDir, place.home);
@@ -161,9 +174,23 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
     ...place.gitDirs.filter(inWritable),
   ]);
   const args = [...BASE, '--tmpfs', '/tmp'];
+  const copies: string[] = [];
+  // A copy is made of data bubblewrap reads from a file descriptor: the original is never mounted.
+  const copy = (src: string, at: string, option: '--file' | '--bind-data') => {
+    args.push('--perms', '0600', option, String(FIRST_COPY_FD + copies.length), at);
+    copies.push(src);
+  };
   for (const m of mounts) {
     if (m.how === 'hide') args.push(...(m.kind === 'dir' ? ['--tmpfs', m.at] : ['--ro-bind', '/dev/null', m.at]));
-    else args.push(m.how === 'write' ? '--bind' : '--ro-bind', m.src, m.at);
+    else if (m.how === 'copy' && m.kind === 'file') copy(m.src, m.at, '--bind-data');
+    else if (m.how === 'copy') {
+      // A writable folder of its own holding a copy of each file: secrets stay out of it.
+      args.push('--tmpfs', m.at);
+      for (const { name, real } of place.filesIn?.(m.src) ?? []) {
+        const at = `${m.at}/${name}`;
+        if (!inAny(at, secrets) && !inAny(real, secrets)) copy(real, at, '--file');
+      }
+    } else args.push(m.how === 'write' ? '--bind' : '--ro-bind', m.src, m.at);
   }
   for (const m of mounts) if (m.how === 'hide' && m.kind === 'dir') args.push('--remount-ro', m.at);
   for (const file of readOnly) args.push('--ro-bind', file, file);
@@ -184,6 +211,8 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
     readable: shown('read'),
     readOnly,
     hidden: shown('hide'),
+    copied: shown('copy'),
+    copies,
     missing,
     network: spec.network,
     seccomp: seccompFilter(place.arch),

@@ -35,6 +35,7 @@ export function fencePlace(
     homes,
     bwrap,
     look,
+    filesIn,
     gitDirs: [...gitDirs(board), ...gitsOwn(board, env)],
     own: own.flatMap((file) => look(path.join(board, file))?.real ?? []),
     stores: credentialStores(env, cwd),
@@ -104,6 +105,31 @@ function unreadable(dir: string): string[] {
     if (stats.isDirectory()) return (stats.mode & 0o005) === 0o005 ? unreadable(file) : [file];
     return stats.mode & 0o004 ? [] : [file];
   });
+}
+
+// Enough for a CLI's own files (settings, a login, its state); a bigger file (a long history) is not copied.
+const COPY_MAX_BYTES = 16 * 1024 * 1024;
+const COPY_MAX_FILES = 256;
+
+/**
+ * The regular files directly in `dir`, links followed, each at most COPY_MAX_BYTES and at most
+ * COPY_MAX_FILES of them: what a `copy:` of the folder holds (bubblewrap keeps each in memory).
+ */
+function filesIn(dir: string): Array<{ name: string; real: string }> {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  return names
+    .flatMap((name) => {
+      const found = look(path.join(dir, name));
+      if (found?.kind !== 'file') return [];
+      const stats = statSync(found.real, { throwIfNoEntry: false });
+      return stats?.isFile() && stats.size <= COPY_MAX_BYTES ? [{ name, real: found.real }] : [];
+    })
+    .slice(0, COPY_MAX_FILES);
 }
 
 // What is at a path, symlinks followed; undefined when nothing (or a dangling link) is there.
@@ -189,10 +215,11 @@ export function missingPaths(
   boardDir: string,
   env: NodeJS.ProcessEnv,
   user?: HostUser,
-): Array<{ written: string; how: 'writable' | 'readable'; unreachable?: true }> {
+): Array<{ written: string; how: 'writable' | 'readable' | 'copied'; unreachable?: true }> {
   const declared = [
     ...spec.write.map((written) => ({ written, how: 'writable' as const })),
     ...spec.read.map((written) => ({ written, how: 'readable' as const })),
+    ...(spec.copy ?? []).map((written) => ({ written, how: 'copied' as const })),
   ];
   return declared.flatMap((entry) => {
     const file = expandPath(entry.written, boardDir, env.HOME ?? homedir());

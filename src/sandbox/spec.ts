@@ -5,6 +5,8 @@
 export interface SandboxSpec {
   write: string[];
   read: string[];
+  /** Shown writable as a copy thrown away when the agent ends: the original is never written (a CLI's own files). */
+  copy?: string[];
   hide: string[];
   network: boolean;
 }
@@ -16,10 +18,12 @@ export interface SandboxSpec {
 export function sandboxSpec(value: unknown): SandboxSpec | undefined {
   if (value === true) return { write: [], read: [], hide: [], network: true };
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const map = value as { write?: unknown; read?: unknown; hide?: unknown; network?: unknown };
+  const map = value as { write?: unknown; read?: unknown; copy?: unknown; hide?: unknown; network?: unknown };
+  const copy = strings(map.copy);
   return {
     write: strings(map.write),
     read: strings(map.read),
+    ...(copy.length > 0 && { copy }),
     hide: strings(map.hide),
     network: map.network !== false,
   };

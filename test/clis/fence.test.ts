@@ -58,14 +58,14 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))(
     });
 
     it.each([
-      ['claude', 'with its own files there, writes them and nothing else in the home folder', true],
+      ['claude', 'with its own files there, gets a copy of them and writes nothing in the home folder', true],
       [
         'claude',
         'on a home where it never ran (no ~/.claude), still works and leaves the home folder as it was; validate warns',
         false,
       ],
-      ['codex', 'writes its own files and nothing else in the home folder', true],
-      ['gemini', 'writes its own files and nothing else in the home folder', true],
+      ['codex', 'gets a copy of its own files and writes nothing in the home folder', true],
+      ['gemini', 'gets a copy of its own files and writes nothing in the home folder', true],
     ] as Array<[AgentCli, string, boolean]>)(
       '%s runs the init board to completion, writing its file in the board folder; %s',
       async (agent, _what, own) => {
@@ -88,8 +88,9 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))(
           writeFileSync(
             file,
             readFileSync(file, 'utf8').replace(
-              /^# (sandbox: \{write: .*)\]\}$/m,
-              (_line, start: string) => `${start}${UNDER_TMP.map((p) => `, ${JSON.stringify(p)}`).join('')}]}`,
+              /^# (sandbox: \{copy: .*\])\}$/m,
+              (_line, start: string) =>
+                `${start}${UNDER_TMP.length ? `, read: [${UNDER_TMP.map((p) => JSON.stringify(p)).join(', ')}]` : ''}}`,
             ),
           );
         }
@@ -103,12 +104,15 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))(
           for (const mine of [dir, home]) execFileSync('chown', ['-R', `${OWNER}:${OWNER}`, mine]);
         }
         const before = readdirSync(home).sort();
+        const listing = (dir: string) =>
+          existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String).sort().join('\n') : '';
+        const ownBefore = listing(path.join(home, `.${agent}`));
 
         const validate = await startSupervisor(['validate', 'kanban.yaml'], env, dir);
         expect(validate.exitCode, validate.stdout + validate.stderr).toBe(0);
         if (!own)
           expect(validate.stdout + validate.stderr).toMatch(
-            /roles\/implementor\.md:\d+: sandbox: the writable path ~\/\.claude does not exist/,
+            /roles\/implementor\.md:\d+: sandbox: the copied path ~\/\.claude does not exist/,
           );
         const run = await startSupervisor(['kanban.yaml', '--timeout', '90s'], env, dir);
         expect(run.exitCode, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0);
@@ -120,8 +124,9 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))(
             .filter((e) => e.type === 'attempt_finished')
             .map((e) => e.valid),
         ).toEqual([true, true, true, true]);
-        // Its own files written (when they were there to bind); nothing new beside them in the home folder.
-        if (own) expect(readdirSync(path.join(home, `.${agent}`)).length).toBeGreaterThan(agent === 'claude' ? 0 : 1);
+        // It wrote into a copy of its own files (copy:), thrown away: the user's are as they were, and
+        // nothing new beside them in the home folder.
+        expect(listing(path.join(home, `.${agent}`))).toBe(ownBefore);
         expect(readdirSync(home).sort()).toEqual(before);
         expect(processesIn(dir)).toEqual([]);
       },

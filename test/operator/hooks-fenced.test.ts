@@ -37,42 +37,50 @@ describe('hooks when a role is fenced', () => {
     expectNothingRan(dir);
   });
 
-  it(
-    'refuses the script an interpreter is given (sh ./notify.sh, even inline), ' +
-      'a name found on a PATH entry in the board, a link into it',
-    async () => {
-      const dir = fencedBoard();
-      mkdirSync(path.join(dir, 'bin'));
-      writeFileSync(path.join(dir, 'bin', 'notify'), NOTIFY, { mode: 0o755 });
-      const outside = tempDir();
-      symlinkSync(path.join(dir, 'notify.sh'), path.join(outside, 'notify'));
-      const cases: Array<[string[], Record<string, string>, string]> = [
-        [
-          ['--on-complete', 'sh ./notify.sh'],
-          {},
-          `--on-complete: the script ./notify.sh (run by sh) lies in the board folder`,
-        ],
-        [
-          ['--on-halt', 'sh -c ./notify.sh'],
-          {},
-          `--on-halt: the script ./notify.sh (run by sh) lies in the board folder`,
-        ],
-        [
-          ['--on-halt', 'notify'],
-          { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` },
-          '--on-halt: notify lies in',
-        ],
-        [['--on-complete', path.join(outside, 'notify')], {}, `--on-complete: ${path.join(outside, 'notify')} lies in`],
-      ];
-      for (const [flags, env, said] of cases) {
-        const result = await runCli(['kanban.yaml', ...flags], { cwd: dir, env });
-        expect(result.exitCode, flags.join(' ')).toBe(2);
-        expect(result.stderr).toContain(`kanban-supervisor: ${said}`);
-        expect(result.stderr).toContain(REFUSED);
-        expectNothingRan(dir);
-      }
-    },
-  );
+  it('refuses the script an interpreter is given (sh ./notify.sh, even inline), ' + 'a link into it', async () => {
+    const dir = fencedBoard();
+    mkdirSync(path.join(dir, 'bin'));
+    writeFileSync(path.join(dir, 'bin', 'notify'), NOTIFY, { mode: 0o755 });
+    const outside = tempDir();
+    symlinkSync(path.join(dir, 'notify.sh'), path.join(outside, 'notify'));
+    const cases: Array<[string[], Record<string, string>, string]> = [
+      [
+        ['--on-complete', 'sh ./notify.sh'],
+        {},
+        `--on-complete: the script ./notify.sh (run by sh) lies in the board folder`,
+      ],
+      [
+        ['--on-halt', 'sh -c ./notify.sh'],
+        {},
+        `--on-halt: the script ./notify.sh (run by sh) lies in the board folder`,
+      ],
+      [['--on-complete', path.join(outside, 'notify')], {}, `--on-complete: ${path.join(outside, 'notify')} lies in`],
+    ];
+    for (const [flags, env, said] of cases) {
+      const result = await runCli(['kanban.yaml', ...flags], { cwd: dir, env });
+      expect(result.exitCode, flags.join(' ')).toBe(2);
+      expect(result.stderr).toContain(`kanban-supervisor: ${said}`);
+      expect(result.stderr).toContain(REFUSED);
+      expectNothingRan(dir);
+    }
+  });
+
+  it('never finds a hook on a PATH folder in the board: PATH is searched without it, and says so', async () => {
+    const dir = fencedBoard();
+    mkdirSync(path.join(dir, 'bin'));
+    writeFileSync(path.join(dir, 'bin', 'notify'), NOTIFY, { mode: 0o755 });
+    const bin = path.join(dir, 'bin');
+    const result = await runCli(['kanban.yaml', '--on-halt', 'notify'], {
+      cwd: dir,
+      env: { PATH: `${bin}:${process.env.PATH}` },
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe(
+      `kanban-supervisor: --on-halt: the command "notify" was not found on PATH (without ${bin}: a fenced agent ` +
+        `can write there). Install it or fix the --on-halt command (it is run as argv, not through a shell).`,
+    );
+    expectNothingRan(dir);
+  });
 
   it('refuses a hook in a folder a fenced role declares writable, naming it', async () => {
     const shared = tempDir();
@@ -149,7 +157,7 @@ describe('unfenced programs on a board with a fenced role', () => {
     },
   );
 
-  it('a PATH entry in the board folder, of the run or of an unfenced role, is a problem', async () => {
+  it("a PATH entry in the board folder: the run's is taken out with a warning, an unfenced role's is a problem", async () => {
     const dir = fencedBoard({
       'roles/manager.md': role(
         ['node', '{{agents}}/sequential-manager.js'],
@@ -164,8 +172,8 @@ describe('unfenced programs on a board with a fenced role', () => {
     expect(validate.exitCode).toBe(2);
     expect(validate.stdout).toContain(
       `kanban.yaml: the PATH of this run lists ${path.join(dir, 'bin')}, in the board folder, ` +
-        `where a fenced agent (roles/implementor.md) can write: a program started by name (git, bwrap, ` +
-        `an unfenced agent) could be one an agent put there. Take it out of PATH.`,
+        `where a fenced agent (roles/implementor.md) can write: taken out of the PATH of every program the ` +
+        `supervisor starts (agents, hooks, git, bwrap), so that none started by name is one an agent put there. (warning)`,
     );
     expect(validate.stdout).toContain(
       'roles/manager.md:5: env: PATH lists "bin", a folder relative to the working folder (the board folder, ' +

@@ -208,7 +208,7 @@ describe('sandbox: in a role file', () => {
   it.each([
     [
       'sandbox: {writable: [x]}',
-      'front-matter sandbox has an unknown key "writable". sandbox: knows write, read, hide, network.',
+      'front-matter sandbox has an unknown key "writable". sandbox: knows write, read, copy, hide, network.',
     ],
     ['sandbox: {netwrk: false}', 'front-matter sandbox has an unknown key "netwrk". Did you mean network?'],
     [
@@ -296,18 +296,64 @@ describe("the repository's git folders", () => {
   });
 });
 
+describe('copy: a copy of its own, thrown away when the agent ends', () => {
+  it(
+    'mounts a fresh folder of its own holding a copy of each file of a folder, a file as a copy bound where it was; ' +
+      'the originals are read from file descriptors, never mounted',
+    () => {
+      const files = {
+        '/home/ann': 'dir',
+        '/home/ann/.claude': 'dir',
+        '/home/ann/.claude/settings.json': 'file',
+        '/home/ann/.claude/.credentials.json': 'file',
+        '/home/ann/.claude.json': 'file',
+        '/home/ann/.ssh': 'dir',
+      } as const;
+      const fence = buildFence(
+        { write: [], read: [], copy: ['~/.claude', '~/.claude.json'], hide: [], network: true },
+        place(
+          files,
+          {},
+          {
+            homes: ['/home/ann'],
+            filesIn: (dir) =>
+              Object.keys(files)
+                .filter((file) => path.dirname(file) === dir && files[file as keyof typeof files] === 'file')
+                .map((real) => ({ name: path.basename(real), real })),
+          },
+        ),
+      );
+      const m = mounts(fence.args);
+      expect(m).toContain('--tmpfs /home/ann/.claude');
+      expect(m).toContain('--perms 0600');
+      expect(m).toContain('--file 3 /home/ann/.claude/settings.json');
+      expect(m).toContain('--file 4 /home/ann/.claude/.credentials.json');
+      expect(m).toContain('--bind-data 5 /home/ann/.claude.json');
+      expect(fence.copies).toEqual([
+        '/home/ann/.claude/settings.json',
+        '/home/ann/.claude/.credentials.json',
+        '/home/ann/.claude.json',
+      ]);
+      expect(fence.copied).toEqual(['/home/ann/.claude', '/home/ann/.claude.json']);
+      // Never the original mounted, never writable.
+      expect(fence.args.join(' ')).not.toMatch(/--(ro-)?bind \/home\/ann/);
+      expect(fence.writable).toEqual(['/work/board']);
+    },
+  );
+});
+
 describe('the presets of Claude Code, Codex and Gemini CLI', () => {
   const own = { claude: ['~/.claude', '~/.claude.json'], codex: ['~/.codex'], gemini: ['~/.gemini'] };
   it.each(Object.entries(own))(
-    "%s: each role file declares, ready to uncomment, the CLI's own files as its fence's writable paths",
-    (cli, write) => {
+    "%s: each role file declares, ready to uncomment, a copy of the CLI's own files (never the user's own)",
+    (cli, copy) => {
       const dir = path.join(ROOT, 'presets', cli);
       for (const name of readdirSync(dir)) {
         const text = readFileSync(path.join(dir, name), 'utf8');
-        expect(text).toMatch(/^# sandbox: \{write: /m);
-        const check = parseRole(`roles/${name}`, 'A', text.replace(/^# (sandbox: \{write: .*)$/m, '$1'));
+        expect(text).toMatch(/^# sandbox: \{copy: /m);
+        const check = parseRole(`roles/${name}`, 'A', text.replace(/^# (sandbox: \{copy: .*)$/m, '$1'));
         expect(check.problems).toEqual([]);
-        expect(check.role?.sandbox).toEqual({ write, read: [], hide: [], network: true });
+        expect(check.role?.sandbox).toEqual({ write: [], read: [], copy, hide: [], network: true });
       }
     },
   );

@@ -199,8 +199,9 @@ function fakeClock() {
 
 const MANAGER_DONE = JSON.stringify({ status: 'ok', message: 'all done', next_task: null, tasks: ['tasks/001.md'] });
 const FAILURES = 'failures:\n  usage_limit: ["limit reached, resets in (?<reset>\\\\d+ ?s)"]\n';
-// A CLI with an adapter (Claude Code, behind node as a launcher): its account is known, so shared.
-const CLAUDE = ['node', 'claude.mjs'];
+// A CLI with an adapter (Claude Code, behind node as a launcher), installed outside any board:
+// its account is known, so shared.
+const CLAUDE = ['node', '/opt/claude-code/claude.mjs'];
 
 function board(settings = '', command = CLAUDE) {
   const dir = boardWithTasks(
@@ -283,6 +284,39 @@ describe('supervisors of one account', () => {
       /^not calling it until \S+, when max_limit_wait is used up: the supervisor of /,
     );
   });
+
+  it(
+    "keeps a board's own script to its board, whatever its name: a claude.mjs in the board folder, " +
+      'a claude on a PATH folder inside it, one npx would find in its node_modules/.bin',
+    async () => {
+      const cases: Array<{ command: string[]; plant?: string }> = [
+        { command: ['node', 'claude.mjs'] },
+        { command: ['claude', '-p'], plant: 'bin/claude' },
+        { command: ['npx', 'claude', '-p'], plant: 'node_modules/.bin/claude' },
+      ];
+      for (const { command, plant } of cases) {
+        const a = board('  max_retries: 1\n', command);
+        const env = { ...process.env };
+        if (plant) {
+          mkdirSync(path.join(a.dir, path.dirname(plant)), { recursive: true });
+          writeFileSync(path.join(a.dir, plant), '#!/bin/sh\n', { mode: 0o755 });
+          if (plant.startsWith('bin/')) env.PATH = `${path.join(a.dir, 'bin')}:${process.env.PATH}`;
+        }
+        const clock = fakeClock().clock;
+        const runAttempt = agents(clock, `limit reached, resets in ${5 * 3600}s`).runAttempt;
+        const run = supervise({
+          file: a.file,
+          io: { stdout: process.stdout, stderr: process.stderr, env },
+          seams: { runAttempt, clock, ...quiet },
+        });
+        // Its own limit is waited out on its own board (the fake clock passes it); no other board hears of it.
+        await expect(run, command.join(' ')).resolves.toMatchObject({ reason: 'done' });
+        expect(existsSync(path.join(String(process.env.XDG_STATE_HOME), 'kanban-supervisor')), command.join(' ')).toBe(
+          false,
+        );
+      }
+    },
+  );
 
   it("keeps a command with no adapter to its board: a bash role's reset in 300 days stops no other board", async () => {
     const bash = ['bash', 'agent.sh'];
