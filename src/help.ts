@@ -44,8 +44,8 @@ const COMMANDS: Record<string, string> = {
 Scaffolds a working board in folder (default: the current folder): kanban.yaml, tasks/ with one
 example task, roles/ (Implementor, Architect, Manager) from the agent's preset, and a
 .gitignore for the run output (.kanban-supervisor/, supervisor.log.md). Never overwrites an
-existing board file unless --force is given; then it writes nothing at all. An existing
-.gitignore is never replaced: the lines it lacks are appended to it. The claude, codex and gemini
+existing board file: if one is there, it writes nothing at all, unless --force is given (then
+it overwrites them). An existing .gitignore is never replaced: the lines it lacks are appended to it. The claude, codex and gemini
 role files carry a "# sandbox:" line naming the CLI's own files: uncomment it to run the agent in a
 fence (Linux, bubblewrap; see docs/sandbox.md).
 

@@ -1,6 +1,14 @@
 import { InputError } from '../errors.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 
+/** The words of a login stop, by which status tells it from a file to fix (both exit 2). */
+export const LOGIN_STOP = 'cannot work until someone logs in or fixes its account';
+
+/** How status words a run that stopped at a login: `validate` reads files, never a login. */
+export const LOGIN_STOP_WORDS =
+  "stopped: an agent's login is missing or rejected (`validate` does not check a login). " +
+  'Log it in as said below (`try <role>` runs the agent once to check), then run again';
+
 /**
  * A missing or rejected login (SPEC §4b): no retry can help, so the run stops for a person at
  * once (exit 2), one Halt entry in the Supervisor Log saying what to do.
@@ -16,8 +24,7 @@ export const login: OpenCapability = (): Capability => ({
       action: `Halting for a person: ${failure.hint}`,
     });
     throw new InputError(
-      `${invocation.roleFile}: ${invocation.role}'s ${failure.cli} cannot work until someone logs in or fixes ` +
-        `its account: ${failure.detail}. ${failure.hint} Then run again to resume at this task.`,
+      `${invocation.roleFile}: ${invocation.role}'s ${failure.cli} ${LOGIN_STOP}: ${failure.detail}. ${failure.hint} Then run again to resume at this task.`,
     );
   },
 });

@@ -75,8 +75,8 @@ describe('the supervisor loop', () => {
 
       const log = read(dir, 'supervisor.log.md');
       expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(2);
-      expect(log).toContain('**Attempt:** 1/3 (retry 1 of 3 follows: attempt 2/4)');
-      expect(log).toContain('**Attempt:** 2/3 (retry 2 of 3 follows: attempt 3/4)');
+      expect(log).toContain('**Attempt:** 1/3 (attempt 1/4 failed; retry 1 of 3 follows as attempt 2/4)');
+      expect(log).toContain('**Attempt:** 2/3 (attempt 2/4 failed; retry 2 of 3 follows as attempt 3/4)');
       expect(log).toContain('**Issue:** Invalid output format: Implementor');
       expect(log).toContain('/status must be one of ok, blocked, error, escalate');
       expect(log).toContain('I did the thing, trust me');
