@@ -13,6 +13,7 @@ import { determineRole, KNOWN_PHASES } from './determine-role.js';
 import { closest } from '../util/suggest.js';
 import { roleFilePath, type Role } from './role.js';
 import { unfencedRunProblems } from './unfenced-runs.js';
+import { fencedTmpProblems } from './fenced-tmp.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
 import { runnable } from '../util/self-command.js';
@@ -164,6 +165,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir));
       const problem = fences.get(fenced.network);
       if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });
+      problems.push(...fencedTmpProblems(check.role, dir, env));
       for (const { written, how } of missingPaths(fenced, dir, env))
         warnings.push({
           file: check.role.file,

@@ -1,3 +1,4 @@
+import { agentFor } from '../agents/index.js';
 import { InputError } from '../errors.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 
@@ -14,8 +15,10 @@ export const LOGIN_STOP_WORDS =
  * once (exit 2), one Halt entry in the Supervisor Log saying what to do.
  */
 export const login: OpenCapability = (): Capability => ({
-  async afterFailure({ ctx, failure, invocation, logTask }) {
-    if (failure.kind !== 'login') return undefined;
+  async afterFailure({ ctx, invocation, logTask, ...rest }) {
+    if (rest.failure.kind !== 'login') return undefined;
+    const image = invocation.env.KANBAN_SUPERVISOR_IMAGE;
+    const failure = image ? { ...rest.failure, hint: containerHint(invocation, image) } : rest.failure;
     ctx.world.log({
       kind: 'Halt',
       agent: invocation.role,
@@ -28,3 +31,22 @@ export const login: OpenCapability = (): Capability => ({
     );
   },
 });
+
+/**
+ * In the image nobody can log in interactively (no /login, no `codex login` in a browser): the
+ * login comes from the machine that starts the container, as a key or a mounted login folder.
+ */
+export function containerHint(invocation: { file: string; args: readonly string[] }, image: string): string {
+  const agent = agentFor([invocation.file, ...invocation.args]);
+  const key = agent.login.keys[0];
+  const under = agent.login.folder.find(([variable]) => variable === 'HOME')?.[1];
+  const ways = [
+    ...(key ? [`pass its key: docker run -e ${key} …`] : []),
+    ...(under ? [`mount its login folder: -v ~/${under}:/home/kanban/${under}`] : []),
+  ];
+  return (
+    `In the ${image} container nobody can log in interactively: ` +
+    `${ways.length ? ways.join(', or ') : 'give it its login from the machine that starts the container'} ` +
+    '(docs/off-the-laptop.md).'
+  );
+}

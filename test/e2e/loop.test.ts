@@ -244,6 +244,26 @@ describe('the supervisor loop', () => {
     expect(events(dir).some((e) => e.type === 'human_edit_kept')).toBe(true);
   });
 
+  it(
+    'a task added to kanban.yaml by hand during a step is kept, and the finished task does not run again: ' +
+      'current moves on, with a warning saying so',
+    async () => {
+      const dir = boardWithTasks(3, {});
+      const adder = path.join(AGENTS, 'adds-task.mjs');
+      writeFileSync(path.join(dir, 'roles/implementor.md'), role(['node', adder, 'tasks/009.md'], 'stdin: none\n'));
+      const result = await runCli([path.join(dir, 'kanban.yaml'), '--once']);
+      expect(result.exitCode).toBe(0);
+      const board = read(dir, 'kanban.yaml');
+      expect(board).toMatch(/^current: tasks\/002.md$/m);
+      expect(board).toMatch(/^ {2}- tasks\/009.md$/m);
+      expect(read(dir, 'supervisor.log.md')).toContain(
+        "kanban.yaml was changed during the step (tasks); the person's version is kept, and the rest of the " +
+          'Manager\'s answer (next_task "tasks/002.md") is written',
+      );
+      expect(result.stdout).toContain("the person's version is kept");
+    },
+  );
+
   it('runs the role named in the task front-matter, else the role of the phase', async () => {
     const dir = boardWithTasks(
       2,

@@ -1,14 +1,17 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentFor, classifyFailure, failureInLine } from '../../src/agents/index.js';
 import { checkBoard } from '../../src/board/check.js';
+import { fencedTmpProblems } from '../../src/board/fenced-tmp.js';
 import { locateBoard } from '../../src/board/locate.js';
 import { parseBoard } from '../../src/board/read-board.js';
 import { parseRole } from '../../src/board/role.js';
 import { parseYaml } from '../../src/board/yaml.js';
 import type { StatusReport } from '../../src/commands/status.js';
 import { formatStatus } from '../../src/commands/status-text.js';
+import { containerHint } from '../../src/login/capability.js';
+import { runnable } from '../../src/util/self-command.js';
 import { makeBoard, ROOT, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
 import { recording } from './recorded.js';
 
@@ -173,5 +176,56 @@ describe('status after a login stop', () => {
     const text = formatStatus(report, new Date('2026-11-23T20:00:00Z'));
     expect(text).toContain("stopped: an agent's login is missing or rejected (`validate` does not check a login)");
     expect(text).not.toContain('See `validate`');
+  });
+});
+
+describe('a fenced agent whose program lies under /tmp', () => {
+  it('fails validate, naming /tmp, instead of passing and then failing as "Cannot find module …" retried 4×', () => {
+    const fenced = (command: string[]) => {
+      const check = parseRole(
+        'roles/implementor.md',
+        'Implementor',
+        `---\ncommand: ${JSON.stringify(command)}\nsandbox: true\n---\nx\n`,
+      );
+      if (!check.role) throw new Error(JSON.stringify(check.problems));
+      return check.role;
+    };
+    const board = makeBoard({ 'kanban.yaml': 'current: null\ntasks: []\n', 'agent.mjs': '' });
+    const elsewhere = tempDir();
+    writeFileSync(path.join(elsewhere, 'agent.mjs'), '');
+    const [problem] = fencedTmpProblems(fenced(['node', path.join(elsewhere, 'agent.mjs')]), board, process.env);
+    expect(problem).toMatchObject({ file: 'roles/implementor.md', line: 3 });
+    expect(problem?.message).toMatch(/needs .*agent\.mjs, under \/tmp, but the fence gives the agent an empty \/tmp/);
+    // In the board folder (bound into the fence), or outside /tmp, it is found.
+    expect(fencedTmpProblems(fenced(['node', path.join(board, 'agent.mjs')]), board, process.env)).toEqual([]);
+    expect(fencedTmpProblems(fenced(['node', path.join(ROOT, 'package.json')]), board, process.env)).toEqual([]);
+  });
+});
+
+describe('the container image and the install', () => {
+  it('.dockerignore no longer drops docs/, which the package ships and messages in the image name', () => {
+    const shipped = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
+    const ignore = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n');
+    expect(ignore).toContain('!docs/');
+    // What the package ships from the source tree (dist/ is built in the image).
+    for (const entry of shipped.filter((f) => f !== 'dist'))
+      expect(ignore, entry).toContain(statSync(path.join(ROOT, entry)).isDirectory() ? `!${entry}/` : `!${entry}`);
+  });
+
+  it('messages inside a container suggest docker run and a key or a mounted login, not /login nor npx', () => {
+    const env = { KANBAN_SUPERVISOR_IMAGE: 'kanban-supervisor', PATH: process.env.PATH ?? '' };
+    expect(runnable('status', env)).toBe('docker run --rm -v "$PWD:/board" kanban-supervisor status');
+    const hint = containerHint({ file: 'claude', args: ['-p'] }, 'kanban-supervisor');
+    expect(hint).toBe(
+      'In the kanban-supervisor container nobody can log in interactively: pass its key: docker run -e ' +
+        'ANTHROPIC_API_KEY …, or mount its login folder: -v ~/.claude:/home/kanban/.claude (docs/off-the-laptop.md).',
+    );
+    expect(hint).not.toContain('/login');
+  });
+
+  it("the README says npm ci's 55 EBADENGINE lines on an older Node are expected", () => {
+    expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toMatch(
+      /`npm ci` in the clone prints some 55 `EBADENGINE`/,
+    );
   });
 });
