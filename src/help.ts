@@ -179,7 +179,9 @@ and the open page follows the run, reloading within a second or two of each even
 
 Options:
   --out FILE, -o FILE   where to write the page (default: .kanban-supervisor/report.html
-                        beside kanban.yaml)
+                        beside kanban.yaml); a folder: its report.html. Outside the board
+                        folder the page carries the files it links (attempt output, work
+                        logs, secrets masked) in FILE-files/ beside it, so it travels
   --runs N              the last N runs (default 10)
   --all                 every run in the event log
   --watch               serve the page live instead of writing it
