@@ -142,7 +142,11 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
         : '';
       return print(
         `Wrote ${path.relative(process.cwd(), written.out)}: ${written.runs} run(s)${left}, ` +
-          `${written.attempts} attempt(s). Open it in a browser: ${pathToFileURL(written.out).href}\n`,
+          `${written.attempts} attempt(s)` +
+          (written.carried
+            ? `, with the files it links in ${path.relative(process.cwd(), written.carried)} (keep them together)`
+            : '') +
+          `. Open it in a browser: ${pathToFileURL(written.out).href}\n`,
       );
     }
     case 'logs': {

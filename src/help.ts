@@ -45,8 +45,8 @@ const COMMANDS: Record<string, string> = {
 Scaffolds a working board in folder (default: the current folder): kanban.yaml, tasks/ with one
 example task, roles/ (Implementor, Architect, Manager) from the agent's preset, and a
 .gitignore for the run output (.kanban-supervisor/, supervisor.log.md). Never overwrites an
-existing board file unless --force is given; then it writes nothing at all. An existing
-.gitignore is never replaced: the lines it lacks are appended to it. The claude, codex and gemini
+existing board file: if one is there, it writes nothing at all, unless --force is given (then
+it overwrites them). An existing .gitignore is never replaced: the lines it lacks are appended to it. The claude, codex and gemini
 role files carry a "# sandbox:" line naming the CLI's own files: uncomment it to run the agent in a
 fence (Linux, bubblewrap; see docs/sandbox.md).
 
@@ -190,7 +190,9 @@ and the open page follows the run, reloading within a second or two of each even
 
 Options:
   --out FILE, -o FILE   where to write the page (default: .kanban-supervisor/report.html
-                        beside kanban.yaml)
+                        beside kanban.yaml); a folder: its report.html. Outside the board
+                        folder the page carries the files it links (attempt output, work
+                        logs, secrets masked) in FILE-files/ beside it, so it travels
   --runs N              the last N runs (default 10)
   --all                 every run in the event log
   --watch               serve the page live instead of writing it

@@ -206,9 +206,19 @@ function watchLines(
   }
   // The zone a reset time is worded in (resolved once, if needed).
   let timeZone: string | undefined;
+  let noLogin: string | undefined;
   const check = (stream: Stream) => (line: string) => {
-    timeZone ??= invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone;
-    const failure = failureInLine(line, stream, { command, patterns: invocation.failures, now: new Date(), timeZone });
+    if (timeZone === undefined) {
+      timeZone = invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone;
+      noLogin = agent.missingLogin?.(invocation.env);
+    }
+    const failure = failureInLine(line, stream, {
+      command,
+      patterns: invocation.failures,
+      now: new Date(),
+      timeZone,
+      noLogin,
+    });
     if (failure) onFailure(failure);
   };
   watch.lines = {

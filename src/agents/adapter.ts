@@ -36,6 +36,11 @@ export interface FailureContext {
   now: Date;
   /** The IANA zone the agent printed local times in (Codex: "try again at 7:13 PM"). */
   timeZone: string;
+  /**
+   * What shows the agent has no login at all (its adapter's `missingLogin`, read by the caller):
+   * a failure to reach its service is then that missing login, not an outage to back off from.
+   */
+  noLogin?: string | undefined;
 }
 
 /**
@@ -68,6 +73,11 @@ export interface AgentCli extends Envelope {
   failure(attempt: FailedAttempt & { events: Record<string, unknown>[] }, context: FailureContext): Failure;
   /** A failure one line of its running output already shows: the attempt is stopped then, not at its timeout. */
   failureInLine?(line: string, stream: Stream): Failure | undefined;
+  /**
+   * What shows, in the agent's environment and login folder, that it has no login at all
+   * (undefined when it may have one). Codex offline without one only ever says it waits for the network.
+   */
+  missingLogin?(env: Readonly<Record<string, string | undefined>>): string | undefined;
   /**
    * What its login is read from in the agent's environment: a usage
    * limit belongs to that account (src/limits/account.ts).

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { firstLine, isObject, numberField, parse, stringField } from '../reply/json.js';
 import { parseResetText } from '../reply/reset-time.js';
 import { usageFigures } from '../reply/usage.js';
@@ -103,6 +105,18 @@ export const codex: AgentCli = {
     return typeof message === 'string' ? fromMessage(message, time) : { kind: 'invalid' };
   },
 
+  // What `codex login status` reads: no key in the environment and no auth.json in its folder. A
+  // config.toml naming a model_provider of its own (that provider's key) or keeping the login
+  // elsewhere (cli_auth_credentials_store: the keyring) is not judged.
+  missingLogin(env) {
+    if (env.OPENAI_API_KEY || env.CODEX_API_KEY) return undefined;
+    const folder = env.CODEX_HOME || path.join(env.HOME ?? '', '.codex');
+    if (existsSync(path.join(folder, 'auth.json'))) return undefined;
+    const config = readText(path.join(folder, 'config.toml'));
+    if (/^\s*(model_provider|cli_auth_credentials_store)\s*=/m.test(config)) return undefined;
+    return `Codex has no login: no ${path.join(folder, 'auth.json')}, and neither CODEX_API_KEY nor OPENAI_API_KEY is set`;
+  },
+
   failureInLine(line) {
     const event = parse(line.trim());
     if (!isObject(event) || event.type !== 'error' || typeof event.message !== 'string') return undefined;
@@ -113,6 +127,14 @@ export const codex: AgentCli = {
     return failure.kind === 'transient' && /waiting for network/i.test(event.message) ? failure : undefined;
   },
 };
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 function fromMessage(message: string, time: Pick<FailureContext, 'now' | 'timeZone'>): Failure {
   const cli = 'codex';

@@ -65,10 +65,27 @@ export function programWord(command: readonly string[]): { name: string; base: s
  */
 export function classifyFailure(attempt: FailedAttempt, context: FailureContext): Failure {
   const agent = agentFor(context.command);
-  return (
+  return withoutLogin(
     byPatterns(attempt.stdout, attempt.stderr, agent, context) ??
-    agent.failure({ ...attempt, events: attempt.events ?? stdoutEvents(attempt.stdout) }, context)
+      agent.failure({ ...attempt, events: attempt.events ?? stdoutEvents(attempt.stdout) }, context),
+    agent,
+    context,
   );
+}
+
+// A service that cannot be reached by an agent with no login at all: the login is what a person must fix.
+function withoutLogin<F extends Failure | undefined>(
+  failure: F,
+  agent: AgentCli,
+  context: FailureContext,
+): F | Failure {
+  if (failure?.kind !== 'transient' || context.noLogin === undefined) return failure;
+  return {
+    kind: 'login',
+    cli: failure.cli,
+    detail: `${context.noLogin} (it said: ${failure.detail})`,
+    hint: agent.loginHint ?? `Log in to ${failure.cli}.`,
+  };
 }
 
 /**
@@ -77,8 +94,10 @@ export function classifyFailure(attempt: FailedAttempt, context: FailureContext)
  */
 export function failureInLine(line: string, stream: Stream, context: FailureContext): Failure | undefined {
   const agent = agentFor(context.command);
-  return (
-    (stream === 'stderr' ? byPatterns('', line, agent, context) : undefined) ?? agent.failureInLine?.(line, stream)
+  return withoutLogin(
+    (stream === 'stderr' ? byPatterns('', line, agent, context) : undefined) ?? agent.failureInLine?.(line, stream),
+    agent,
+    context,
   );
 }
 

@@ -26,6 +26,11 @@ export interface Search {
   anyEvents: boolean;
   /** The size of the events file when it was read: an attempt found unfinished ends after it. */
   size: number;
+  /**
+   * The Manager's turn that halted the run (a valid reply, status not ok), when the last attempt
+   * was that turn and `attempt` is the worker's attempt it heard (the morning read starts there).
+   */
+  haltedBy?: AttemptRecord;
 }
 
 /**
@@ -50,14 +55,25 @@ export function findAttempt(boardDir: string, events: string, filter: AttemptFil
         const run = filter.run ?? (filter.step === undefined ? undefined : search.lastRun);
         if (run !== undefined && event.run !== run) continue;
         const a = fold.add(event);
-        if (a && matches(a, filter, task)) {
-          search.attempt = a;
-          return;
+        if (!a || !matches(a, filter, task)) continue;
+        // The last attempt is a Manager's halt: what the person wants first is the reply it halted on.
+        if (search.haltedBy === undefined && Object.keys(filter).length === 0 && isHalt(a)) {
+          search.haltedBy = a;
+          continue;
         }
+        const h = search.haltedBy;
+        if (h && (a.run !== h.run || a.step !== h.step || a.manager)) continue;
+        search.attempt = a;
+        return;
       }
     },
     events,
   );
+  // No worker's attempt before the halt (none recorded): the Manager's turn is the last attempt.
+  if (!search.attempt && search.haltedBy) {
+    search.attempt = search.haltedBy;
+    delete search.haltedBy;
+  }
   const kept = filter.run ?? (filter.step === undefined ? undefined : search.lastRun);
   search.steps = kept === undefined ? [] : (fold.peek(kept)?.stepRecords.map((s) => s.step) ?? []);
   return search;
@@ -68,4 +84,9 @@ function matches(a: AttemptRecord, filter: AttemptFilter, task: string | undefin
   if (filter.attempt !== undefined && a.attempt !== filter.attempt) return false;
   if (filter.role !== undefined && a.role.toLowerCase() !== filter.role.toLowerCase()) return false;
   return task === undefined || (a.task === task && (!a.manager || filter.role !== undefined));
+}
+
+// A Manager's turn that halted the run for a person: a valid reply whose status is not ok.
+function isHalt(a: AttemptRecord): boolean {
+  return a.manager && a.trigger === undefined && a.finished?.valid === true && a.finished.status !== 'ok';
 }

@@ -10,10 +10,12 @@ import { OwnFileError } from './task-identity.js';
 import { lineOf, parseYaml } from './yaml.js';
 import { SupervisorError } from '../errors.js';
 import { checkRole } from './role-check.js';
-import { determineRole } from './determine-role.js';
+import { determineRole, KNOWN_PHASES } from './determine-role.js';
+import { closest } from '../util/suggest.js';
 import { roleFilePath, type Role } from './role.js';
 import { pathWarnings, unfencedRunProblems } from './unfenced-runs.js';
 import { outsideWritesEnv } from './fenced-writes.js';
+import { fencedTmpProblems } from './fenced-tmp.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
 import { runnable } from '../util/self-command.js';
@@ -191,6 +193,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir, who.user));
       const problem = fences.get(fenced.network);
       if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });
+      problems.push(...fencedTmpProblems(check.role, dir, env));
       for (const { written, cli, config } of configWrites(fenced, dir, env.HOME ?? homedir()))
         problems.push({
           file: check.role.file,
@@ -242,6 +245,16 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
   const unlisted = unlistedTasksWarning(dir, [...state.tasks, ...(state.current === null ? [] : [state.current])]);
   if (unlisted) warnings.push({ file: name, line: at('/tasks'), message: unlisted });
+  // Any phase is allowed (SPEC §1), but one spelt nearly like a known phase is a typo that runs the wrong role.
+  const phaseGuess = typeof state.phase === 'string' ? closest(state.phase, KNOWN_PHASES) : undefined;
+  if (phaseGuess !== undefined && phaseGuess !== state.phase)
+    warnings.push({
+      file: name,
+      line: at('/phase'),
+      message:
+        `phase ${JSON.stringify(state.phase)} is no phase the supervisor knows, so its tasks run as ` +
+        `${determineRole({ phase: state.phase }, {})}. Did you mean ${phaseGuess}? Set phase: ${phaseGuess}.`,
+    });
   if (state.phase === 'complete' && state.current !== null) {
     warnings.push({
       file: name,

@@ -1,6 +1,9 @@
 import type { BoardState } from './read-board.js';
 import type { TaskMeta } from './task.js';
 
+/** The phases SPEC §1 gives a meaning; other strings are allowed and run their tasks as Implementor. */
+export const KNOWN_PHASES = ['design', 'plan', 'execute', 'validate', 'complete'];
+
 /**
  * `determine_role` (SPEC §1): the task's own `role`, else the board's phase, else Implementor.
  */

@@ -22,9 +22,13 @@ export function locateBoard(arg: string | undefined, cwd = process.cwd(), env = 
           `there is no ${BOARD_NAME} in /board: mount your board's folder there. ` +
             `In that folder: docker run --rm -v "$PWD:/board" ${image}`,
         );
+      const above = boardAbove(cwd);
       throw new InputError(
         `there is no ${BOARD_NAME} in this folder (${cwd}). ` +
-          `Pass the path of a board (its kanban.yaml or its folder), or create one here: ${runnable('init')}`,
+          (above
+            ? `This folder is inside the board ${above}: pass its path after the command ` +
+              `(e.g. \`${runnable(shellWord(above))}\`), or run from its folder (cd ${path.dirname(above)}).`
+            : `Pass the path of a board (its kanban.yaml or its folder), or create one here: ${runnable('init')}`),
       );
     }
     return BOARD_NAME;
@@ -38,6 +42,13 @@ export function locateBoard(arg: string | undefined, cwd = process.cwd(), env = 
     );
   }
   return file;
+}
+
+// A kanban.yaml in a folder above (run inside tasks/ or roles/), as a relative path: ../kanban.yaml.
+function boardAbove(cwd: string): string | undefined {
+  for (let up = 1, dir = path.dirname(cwd); up <= 3 && dir !== path.dirname(dir); up++, dir = path.dirname(dir))
+    if (existsSync(path.join(dir, BOARD_NAME))) return path.join(...Array<string>(up).fill('..'), BOARD_NAME);
+  return undefined;
 }
 
 function isFolder(file: string): boolean {

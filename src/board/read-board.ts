@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Document } from 'yaml';
+import type { ErrorObject } from 'ajv';
 import { InputError } from '../errors.js';
 import { readBoardText } from './board-file.js';
 import { describeErrors, pointerOf, schemaText, validator } from '../schemas.js';
@@ -74,11 +75,15 @@ export function parseBoard(
   const at = (pointer: string) => lineOf(parsed.doc, parsed.lines, pointer);
   const validate = validator('kanban');
   if (!validate(data)) {
-    const problems = (validate.errors ?? []).map((error) => ({
-      file: name,
-      line: at(pointerOf(error)),
-      message: `${plainSchemaMessage(describeErrors([error], data)[0] ?? 'is invalid')}. ${boardFix(error)}`.trim(),
-    }));
+    const problems = (validate.errors ?? []).map((error) => {
+      const lookalike = misspeltField(error, data);
+      return {
+        file: name,
+        line: at(lookalike ? `/${lookalike.key}` : pointerOf(error)),
+        message:
+          `${plainSchemaMessage(describeErrors([error], data)[0] ?? 'is invalid')}. ${lookalike?.fix ?? boardFix(error)}`.trim(),
+      };
+    });
     return { problems: dedupe(problems) };
   }
   const dir = path.dirname(file);
@@ -155,6 +160,15 @@ export function notATaskFile(relative: string, boardName: string): string | unde
   if (normal === '.kanban-supervisor' || normal.startsWith('.kanban-supervisor/')) return "the supervisor's state";
   if (normal === 'supervisor.log.md') return 'the Supervisor Log';
   return undefined;
+}
+
+// A required field that is missing beside a key spelt nearly like it (`curent:`): the key to rename, and how.
+function misspeltField(error: ErrorObject, data: object): { key: string; fix: string } | undefined {
+  const missing = (error.params as { missingProperty?: string }).missingProperty;
+  if (error.keyword !== 'required' || error.instancePath !== '' || missing === undefined) return undefined;
+  const known = Object.keys((schemaText('kanban') as { properties: object }).properties);
+  const key = Object.keys(data).find((k) => !known.includes(k) && closest(k, [missing]) === missing);
+  return key === undefined ? undefined : { key, fix: `Did you mean ${missing}? Rename ${key}: to ${missing}:.` };
 }
 
 function boardFix(error: { instancePath: string; keyword: string; params: unknown }): string {

@@ -23,7 +23,9 @@ export function managerChange(reply: Record<string, unknown>): BoardChange {
 export type WriteOutcome =
   | { written: false; keptHumanEdit: false }
   | { written: true; keptHumanEdit: false; board?: WrittenText }
-  | { written: false; keptHumanEdit: true; fields: string[] };
+  | { written: false; keptHumanEdit: true; fields: string[] }
+  /** A person changed `fields` during the step: theirs are kept, the answer's other fields written. */
+  | { written: true; keptHumanEdit: true; fields: string[]; board?: WrittenText };
 
 // A person saving kanban.yaml while the answer is written is re-checked this many times.
 const MAX_TRIES = 3;
@@ -43,9 +45,13 @@ export function writeManagerAnswer(before: Board, change: BoardChange): WriteOut
     // A person broke the file mid-step: leave it for them; the next read reports the problem.
     if (!now) return { written: false, keptHumanEdit: true, fields: ['the whole file (it no longer validates)'] };
     const edited = humanEdits(before, now, change);
-    if (edited.length) return { written: false, keptHumanEdit: true, fields: edited };
-    const { text: next, parsed } = editYamlDocument(text, now.doc, change);
-    if (next === text) return { written: false, keptHumanEdit: false };
+    const rest = edited.length ? besideEdits(now, change, edited) : change;
+    if (!rest) return { written: false, keptHumanEdit: true, fields: edited };
+    const { text: next, parsed } = editYamlDocument(text, now.doc, rest);
+    if (next === text)
+      return edited.length
+        ? { written: false, keptHumanEdit: true, fields: edited }
+        : { written: false, keptHumanEdit: false };
     // A guard on the edit itself: the answer's paths were checked with the reply (checkReply).
     const check = parseBoard(before.file, next, parsed, { paths: false });
     if (!check.board)
@@ -61,14 +67,31 @@ export function writeManagerAnswer(before: Board, change: BoardChange): WriteOut
         return false;
       }
     };
-    if (replaceFileAtomic(before.dir, path.basename(before.file), next, { stillSame }))
-      return { written: true, keptHumanEdit: false, ...(parsed && { board: { text: next, parsed } }) };
+    if (replaceFileAtomic(before.dir, path.basename(before.file), next, { stillSame })) {
+      const board = parsed && { board: { text: next, parsed } };
+      return edited.length
+        ? { written: true, keptHumanEdit: true, fields: edited, ...board }
+        : { written: true, keptHumanEdit: false, ...board };
+    }
   }
   return {
     written: false,
     keptHumanEdit: true,
     fields: ['the whole file (it kept changing while the answer was written)'],
   };
+}
+
+// The answer's fields a person left alone, when they can be written beside the person's edit: a
+// task added to tasks: mid-step must not leave current on the task that just ran (it would run
+// again). A person's own current wins with the rest of the answer; the answer's current must be
+// one of the tasks as they are now.
+function besideEdits(now: Board, change: BoardChange, edited: string[]): BoardChange | undefined {
+  if (edited.includes('current')) return undefined;
+  const rest: BoardChange = Object.fromEntries(Object.entries(change).filter(([key]) => !edited.includes(key)));
+  if (Object.keys(rest).length === 0) return undefined;
+  const tasks = rest.tasks ?? now.tasks;
+  if (typeof rest.current === 'string' && !tasks.includes(rest.current)) return undefined;
+  return rest;
 }
 
 // Fields a person changed since the step read the board, to something other than the answer.

@@ -34,17 +34,26 @@ export function yamlProblem(error: YAMLError, text: string, lines: LineCounter):
     case 'BLOCK_AS_IMPLICIT_KEY':
       // A `- item` where a key was expected: a list item out of line with the items above it.
       if (/^\s*-(\s|$)/.test(lineText(text, at))) return misplacedItem(text, at);
-      return {
-        line: at,
-        message: 'a value holds ": " (a colon and a space), which YAML reads as another key',
-        fix: 'Quote the value, e.g. title: "Fix: the login page".',
-      };
+      return (
+        misindentedKey(text, at) ?? {
+          line: at,
+          message: 'a value holds ": " (a colon and a space), which YAML reads as another key',
+          fix: 'Quote the value, e.g. title: "Fix: the login page".',
+        }
+      );
     case 'MULTILINE_IMPLICIT_KEY':
-      return {
-        line: at,
-        message: 'a key runs over more than one line (often a value with ": " in it, or a missing colon)',
-        fix: 'Quote the value, or put the colon after the key.',
-      };
+      return (
+        misindentedKey(text, at) ?? {
+          line: at,
+          message: 'a key runs over more than one line (often a value with ": " in it, or a missing colon)',
+          fix: 'Quote the value, or put the colon after the key.',
+        }
+      );
+    case 'BAD_INDENT': {
+      const found = misindentedKey(text, at - 1);
+      if (found) return found;
+      break;
+    }
     case 'DUPLICATE_KEY':
       return { line: at, message: 'this key is given twice in the same mapping', fix: 'Keep one of them.' };
     case 'TAB_AS_INDENT':
@@ -83,6 +92,30 @@ function misplacedItem(text: string, at: number): YamlProblem {
       want === undefined || want === here
         ? 'Indent every item of a list alike, under its key.'
         : `Indent it like the items above: ${spaces(want)} before the "-".`,
+  };
+}
+
+const KEY_LINE = /^( *)([\w.-]+):( |$)/;
+
+// A `key: value` line indented otherwise than the key above it (e.g. under supervisor:): YAML reads
+// one more deeply indented as part of the value above (a value holding ": "), one less deeply
+// as a mapping out of line. Named as what it is, with the indent to use.
+function misindentedKey(text: string, at: number): YamlProblem | undefined {
+  const lines = text.split('\n');
+  const above = KEY_LINE.exec(lines[at - 1] ?? '');
+  const nextAt = lines.findIndex((line, i) => i >= at && line.trim() !== '' && !line.trimStart().startsWith('#'));
+  const next = nextAt < 0 ? undefined : KEY_LINE.exec(lines[nextAt] ?? '');
+  if (!above || !next) return undefined;
+  const want = above[1]?.length ?? 0;
+  const here = next[1]?.length ?? 0;
+  if (here === want) return undefined;
+  const spaces = (n: number) => `${n} space${n === 1 ? '' : 's'}`;
+  return {
+    line: nextAt + 1,
+    message:
+      `${next[2]} is indented ${spaces(here)} and ${above[2]} above it ${spaces(want)}, so YAML reads it as ` +
+      (here > want ? `part of ${above[2]}'s value` : 'out of line with the keys above'),
+    fix: `Indent it like ${above[2]}: ${spaces(want)}.`,
   };
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { readBoard } from '../board/read-board.js';
 import { boardSecrets } from '../board/secret-values.js';
@@ -13,6 +13,7 @@ import { boardCards, type BoardCard } from '../report/board-view.js';
 import { boardTasks, lockStatus, readTaskFacts } from './status.js';
 import type { RunRecord } from '../events/fold.js';
 import { writePageInBoard, writePageThrough } from '../report/write-page.js';
+import { carryingLinker } from '../report/carry-files.js';
 
 /** What `report` wrote. */
 export interface ReportResult {
@@ -21,6 +22,8 @@ export interface ReportResult {
   attempts: number;
   /** Older runs are in the history but not on the page (without --all). */
   olderLeftOut: boolean;
+  /** The folder beside a page written outside the board, holding copies of what it links. */
+  carried?: string;
 }
 
 /** Which runs to put on the page: the last `runs` (default REPORT_RUNS), or every one with `all`. */
@@ -132,7 +135,7 @@ export function report(options: ReportOptions): ReportResult {
         `to report. Run the board first: ${runnable(options.file)}`,
     );
   }
-  const out = path.resolve(options.out ?? defaultReportFile(file));
+  const out = pageFile(options.out, file);
   const context = {
     file,
     outDir: path.dirname(out),
@@ -141,6 +144,20 @@ export function report(options: ReportOptions): ReportResult {
     titles: parts.titles,
     board: parts.board,
   };
+  // Outside the board folder the page carries what it links, in a folder beside it.
+  // Not for /dev/stdout or a pipe: a page written through to a stream has no folder to travel in.
+  const carried = within(out, parts.dir) || !regularOrNew(out) ? undefined : `${out.replace(/\.html?$/i, '')}-files`;
+  if (carried)
+    Object.assign(context, {
+      link: carryingLinker({
+        boardDir: parts.dir,
+        outDir: context.outDir,
+        filesDir: carried,
+        secrets: boardSecrets(parts.dir, options.env ?? process.env),
+        fallback: (rel: string) =>
+          path.relative(context.outDir, path.join(parts.dir, rel)).split(path.sep).map(encodeURIComponent).join('/'),
+      }),
+    });
   try {
     const page = renderReport(parts.runs, context);
     if (options.out === undefined) {
@@ -158,5 +175,35 @@ export function report(options: ReportOptions): ReportResult {
     );
   }
   const attempts = parts.runs.reduce((n, run) => n + run.attempts.length, 0);
-  return { out, runs: parts.runs.length, attempts, olderLeftOut: parts.olderLeftOut };
+  return {
+    out,
+    runs: parts.runs.length,
+    attempts,
+    olderLeftOut: parts.olderLeftOut,
+    ...(carried && { carried }),
+  };
+}
+
+// --out FILE, or --out DIR (a folder, or a path ending in /): its report.html.
+function pageFile(out: string | undefined, boardFile: string): string {
+  if (out === undefined) return defaultReportFile(boardFile);
+  const resolved = path.resolve(out);
+  if (/[/\\]$/.test(out)) return path.join(resolved, 'report.html');
+  try {
+    return statSync(resolved).isDirectory() ? path.join(resolved, 'report.html') : resolved;
+  } catch {
+    return resolved;
+  }
+}
+
+function regularOrNew(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return true;
+  }
+}
+
+function within(file: string, dir: string): boolean {
+  return file.startsWith(`${path.resolve(dir)}${path.sep}`);
 }

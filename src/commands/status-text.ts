@@ -2,6 +2,7 @@ import path from 'node:path';
 import { toRunMore } from '../board/hints.js';
 import type { LastRun, LockStatus, StatusReport } from './status.js';
 import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
+import { LOGIN_STOP, LOGIN_STOP_WORDS } from '../login/capability.js';
 import type { HistoryWindow } from '../events/latest.js';
 import type { AttemptRecord, RunEnd } from '../events/records.js';
 import { formatSpend } from '../spend.js';
@@ -85,9 +86,11 @@ function lastRunLines(report: StatusReport, now: Date): string[] {
 function endText(end: RunEnd): string {
   if (end.type === 'done') return 'done';
   const words =
-    end.reason !== undefined && Object.hasOwn(OUTCOME_WORDS, end.reason)
-      ? OUTCOME_WORDS[end.reason as OutcomeKind].long
-      : `${end.type}, exit ${end.exitCode}`;
+    end.reason === 'bad_input' && end.why?.includes(LOGIN_STOP)
+      ? LOGIN_STOP_WORDS
+      : end.reason !== undefined && Object.hasOwn(OUTCOME_WORDS, end.reason)
+        ? OUTCOME_WORDS[end.reason as OutcomeKind].long
+        : `${end.type}, exit ${end.exitCode}`;
   const why = end.why ? ` — ${shorten(clean(end.why), 400)}` : '';
   return `${words} (exit ${end.exitCode})${why}`;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import type { AgentInputs } from '../board/inputs.js';
 import { prepareAgent } from '../agent/prepare.js';
 import { normalPath, resolveInBoard } from '../board/paths.js';
@@ -134,6 +135,12 @@ function checkedTask(board: Board, task: string): string {
         `e.g. tasks/001-example.md.`,
     );
   const relative = normalPath(task);
+  // The task reader's own words name current (a run reads current): here the path is --task's.
+  if (!existsSync(where.absolute))
+    throw new InputError(
+      `--task ${task}: no such file in the board folder. Give one of the tasks of ${path.basename(board.file)}` +
+        (board.tasks[0] === undefined ? '.' : `, e.g. --task ${board.tasks[0]}.`),
+    );
   readTaskMeta(board.dir, relative);
   return relative;
 }

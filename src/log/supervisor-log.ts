@@ -18,7 +18,7 @@ export interface LogEntry {
   task: string;
   /**
    * SPEC §4's `retry number/max_retries`, with the attempt it stands for
-   * (`1/3 (retry 1 of 3 follows: attempt 2/4)`), for retries and halts.
+   * (`1/3 (attempt 1/4 failed; retry 1 of 3 follows as attempt 2/4)`), for retries and halts.
    */
   attempt?: string;
   issue: string;

@@ -59,7 +59,8 @@ export async function runAgent(
       kind: 'Retry Event',
       attempt:
         `${attempt}/${settings.maxRetries} ` +
-        `(retry ${attempt} of ${settings.maxRetries} follows: attempt ${attempt + 1}/${total})`,
+        `(attempt ${attempt}/${total} failed; retry ${attempt} of ${settings.maxRetries} follows as attempt ` +
+        `${attempt + 1}/${total})`,
       action: 'Rescheduling with exact same parameters',
     });
     ctx.events.emit('retry', { ...ended.where, retry: attempt, maxRetries: settings.maxRetries, issue: ended.issue });
@@ -73,7 +74,7 @@ function exhausted(ctx: RunContext, run: AgentRun, settings: Settings, ended: In
   const { maxRetries } = settings;
   const total = maxRetries + 1;
   const { role, roleFile } = ended.invocation;
-  const attempt = `${maxRetries}/${maxRetries} (no retry left: attempt ${total}/${total} was the last)`;
+  const attempt = `${maxRetries}/${maxRetries} (attempt ${total}/${total} failed; no retry left: it was the last)`;
   if (run.handOver) {
     const message = `${role} gave no valid reply for ${run.task} in ${total} attempts: ${ended.judgement.issue}`;
     logFailure(ctx, run, ended, {

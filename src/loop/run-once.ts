@@ -154,6 +154,7 @@ function readFailure(
         // The zone a CLI words reset times in. Asked only here: it costs more than judging a valid attempt.
         timeZone: invocation.env.TZ || Intl.DateTimeFormat().resolvedOptions().timeZone,
         now: ctx.world.clock.now(),
+        noLogin: agentFor([invocation.file, ...invocation.args]).missingLogin?.(invocation.env),
       },
     )
   );

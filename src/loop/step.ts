@@ -61,10 +61,15 @@ export async function runStep(ctx: RunContext, board: Board, settings: Settings,
   const next = change.current ?? null;
   const written = writeAnswer(ctx, board, task, answer, change);
   if (written.keptHumanEdit) {
-    const issue =
-      `${path.basename(board.file)} was changed during the step (${written.fields.join(', ')}); ` +
-      `the person's version is kept and the Manager's answer ` +
-      `(next_task ${JSON.stringify(answer.next_task)}) is not written`;
+    const name = path.basename(board.file);
+    const kept = `${name} was changed during the step (${written.fields.join(', ')}); the person's version is kept`;
+    const issue = written.written
+      ? `${kept}, and the rest of the Manager's answer (next_task ${JSON.stringify(answer.next_task)}) is written`
+      : `${kept} and the Manager's answer (next_task ${JSON.stringify(answer.next_task)}) is not written` +
+        (trigger !== undefined || written.fields.some((field) => !/^(tasks|phase|sub_phase)$/.test(field))
+          ? ''
+          : `; current is still ${task}, which has just run, so the next step runs it again ` +
+            `unless you set current: in ${name}`);
     ctx.world.log({
       kind: 'Warning',
       agent: 'Manager',
@@ -73,7 +78,7 @@ export async function runStep(ctx: RunContext, board: Board, settings: Settings,
       action: 'Continuing from the board as it is on disk',
     });
     ctx.events.emit('human_edit_kept', { step, task, fields: written.fields, issue });
-    return { reply, answer, next };
+    if (!written.written) return { reply, answer, next };
   }
   ctx.board.wrote(written.written ? written.board : undefined);
   ctx.events.emit('board_written', {

@@ -6,7 +6,7 @@
  * instruction's ```sh block, or the whole instruction, and logs nowhere.
  * Needs no network and no API key, so boards can be tried and tested anywhere.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { readInputs, reply } from './io.js';
 
@@ -27,13 +27,9 @@ if (script === undefined) {
   });
 } else {
   const started = new Date();
-  const run = spawnSync('sh', ['-e', '-c', script], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;
-  const shown = output.length > OUTPUT_LIMIT ? `…${output.slice(-OUTPUT_LIMIT)}` : output;
+  const run = await runScript(script);
+  const output = run.output;
+  const shown = run.cut ? `…${output.slice(-OUTPUT_LIMIT)}` : output;
   const code = run.status ?? `signal ${run.signal ?? '?'}`;
   const heading = /^## Work log$/m.test(text) ? '' : '\n## Work log\n';
   if (task)
@@ -48,4 +44,33 @@ if (script === undefined) {
       ? { status: 'ok', message: `ran the sh block of ${source}: ${lastLine}`.trim() }
       : { status: 'error', message: `the sh block of ${source} failed (exit ${code}): ${lastLine}` },
   );
+}
+
+/**
+ * Runs the script, passing what it prints on to stderr as it comes (so `logs --follow` and the
+ * live line show it while it runs; stdout stays for the reply), and keeps the last of it for the
+ * work log and the reply's message.
+ */
+function runScript(
+  code: string,
+): Promise<{ output: string; cut: boolean; status: number | null; signal: string | null }> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-e', '-c', code], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let cut = false;
+    const take = (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      output += chunk.toString('utf8');
+      if (output.length > 2 * OUTPUT_LIMIT) {
+        output = output.slice(-OUTPUT_LIMIT);
+        cut = true;
+      }
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('error', (error) => resolve({ output: `${output}${error.message}\n`, cut, status: 127, signal: null }));
+    child.on('close', (status, signal) =>
+      resolve({ output, cut: cut || output.length > OUTPUT_LIMIT, status, signal }),
+    );
+  });
 }

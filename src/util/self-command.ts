@@ -14,6 +14,10 @@ const ADDED_BY_NPM = /(?:^|[/\\])(?:node_modules[/\\]\.bin|node-gyp-bin)[/\\]?$/
  * install, `npm link`), else `npx kanban-supervisor` (a project's dependency, a clone).
  */
 export function selfCommand(env: NodeJS.ProcessEnv = process.env): string {
+  // In the image (its Dockerfile names it in KANBAN_SUPERVISOR_IMAGE) the person types docker run
+  // on their own machine, with the board's folder mounted at /board, never the container's command.
+  const image = env.KANBAN_SUPERVISOR_IMAGE;
+  if (image) return `docker run --rm -v "$PWD:/board" ${image}`;
   return onPath(env) ? NAME : `npx ${NAME}`;
 }
 

@@ -132,7 +132,9 @@ export function agentCliSuite(agent: AgentCli): void {
       const log = read(dir, 'supervisor.log.md');
       expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(3);
       for (const n of [1, 2, 3])
-        expect(log).toContain(`**Attempt:** ${n}/3 (retry ${n} of 3 follows: attempt ${n + 1}/4)`);
+        expect(log).toContain(
+          `**Attempt:** ${n}/3 (attempt ${n}/4 failed; retry ${n} of 3 follows as attempt ${n + 1}/4)`,
+        );
       expect(log).toContain(prose.received[0]);
       expect(log).toContain(prose.received[1]);
       expect(log).toContain('**Action:** Rescheduling with exact same parameters');

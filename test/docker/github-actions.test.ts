@@ -148,7 +148,7 @@ describe('the GitHub Actions recipe, its shell steps run here', () => {
       expect.stringMatching(/^kanban-supervisor tasks\/001\.md: Implementor ok/),
     ]);
     expect(night.ran.Outcome!.exitCode).toBe(0);
-    expect(readdirSync(night.night).sort()).toEqual(['night.bundle', 'report.html', 'run.jsonl']);
+    expect(readdirSync(night.night).sort()).toEqual(['night.bundle', 'report-files', 'report.html', 'run.jsonl']);
     // The run job's checkout kept no login: none anywhere the agents worked.
     expect(filesHolding(night.workspace, LOGIN.password)).toEqual([]);
     expect(readFileSync(path.join(night.workspace, '.git/config'), 'utf8')).not.toMatch(/extraheader|credential/i);

@@ -60,7 +60,7 @@ describe('one attempt numbering: attempt N of max_retries + 1, the same N everyw
       expect(result.stdout).toContain('attempt 2/3 · Implementor');
       const log = read(dir, 'supervisor.log.md');
       expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(1);
-      expect(log).toContain('**Attempt:** 1/2 (retry 1 of 2 follows: attempt 2/3)');
+      expect(log).toContain('**Attempt:** 1/2 (attempt 1/3 failed; retry 1 of 2 follows as attempt 2/3)');
     },
   );
 });

@@ -75,8 +75,8 @@ describe('the supervisor loop', () => {
 
       const log = read(dir, 'supervisor.log.md');
       expect(log.match(/^### \S+ Retry Event$/gm)).toHaveLength(2);
-      expect(log).toContain('**Attempt:** 1/3 (retry 1 of 3 follows: attempt 2/4)');
-      expect(log).toContain('**Attempt:** 2/3 (retry 2 of 3 follows: attempt 3/4)');
+      expect(log).toContain('**Attempt:** 1/3 (attempt 1/4 failed; retry 1 of 3 follows as attempt 2/4)');
+      expect(log).toContain('**Attempt:** 2/3 (attempt 2/4 failed; retry 2 of 3 follows as attempt 3/4)');
       expect(log).toContain('**Issue:** Invalid output format: Implementor');
       expect(log).toContain('/status must be one of ok, blocked, error, escalate');
       expect(log).toContain('I did the thing, trust me');
@@ -243,6 +243,26 @@ describe('the supervisor loop', () => {
     expect(read(dir, 'supervisor.log.md')).toMatch(/Warning[\s\S]*the person's version is kept/);
     expect(events(dir).some((e) => e.type === 'human_edit_kept')).toBe(true);
   });
+
+  it(
+    'a task added to kanban.yaml by hand during a step is kept, and the finished task does not run again: ' +
+      'current moves on, with a warning saying so',
+    async () => {
+      const dir = boardWithTasks(3, {});
+      const adder = path.join(AGENTS, 'adds-task.mjs');
+      writeFileSync(path.join(dir, 'roles/implementor.md'), role(['node', adder, 'tasks/009.md'], 'stdin: none\n'));
+      const result = await runCli([path.join(dir, 'kanban.yaml'), '--once']);
+      expect(result.exitCode).toBe(0);
+      const board = read(dir, 'kanban.yaml');
+      expect(board).toMatch(/^current: tasks\/002.md$/m);
+      expect(board).toMatch(/^ {2}- tasks\/009.md$/m);
+      expect(read(dir, 'supervisor.log.md')).toContain(
+        "kanban.yaml was changed during the step (tasks); the person's version is kept, and the rest of the " +
+          'Manager\'s answer (next_task "tasks/002.md") is written',
+      );
+      expect(result.stdout).toContain("the person's version is kept");
+    },
+  );
 
   it('runs the role named in the task front-matter, else the role of the phase', async () => {
     const dir = boardWithTasks(

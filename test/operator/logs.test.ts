@@ -132,6 +132,36 @@ describe('logs', () => {
     expect(shown).not.toMatch(/[\x1b\x07]|pwned/);
   });
 
+  it(
+    'after a halt, opens with the output of the worker whose reply the Manager halted on, not the ' +
+      "Manager's JSON, and says how to see the Manager's",
+    async () => {
+      const escalate = `process.stdout.write(JSON.stringify({ status: 'escalate', message: 'which database?', next_task: 'tasks/001.md', tasks: ['tasks/001.md', 'tasks/002.md'] }) + '\\n');`;
+      const dir = boardWithTasks(2, {
+        'roles/implementor.md': role(['node', '-e', NOISY], 'stdin: none\n'),
+        'roles/manager.md': role(['node', '-e', escalate], 'stdin: none\n'),
+      });
+      expect((await runCli(['--quiet'], { cwd: dir })).exitCode).toBe(4);
+      const [worker, manager] = finished(dir) as Array<{ stdoutFile: string; run: string; role: string }>;
+      expect(manager?.role).toBe('Manager');
+      const result = await runCli(['logs'], { cwd: dir });
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout.split('\n')[0]).toMatch(/^Implementor on tasks\/001\.md · run .*, step 1, attempt 1 of 4/);
+      expect(result.stdout).toContain(
+        read(dir, worker?.stdoutFile as string)
+          .trimEnd()
+          .split('\n')[0],
+      );
+      expect(result.stderr).toBe(
+        `The Manager halted the run (status escalate) on this reply of Implementor; the Manager's own output: ` +
+          `npx kanban-supervisor logs --run ${manager?.run} --step 1 --role Manager`,
+      );
+      // Asked for, the Manager's turn is there as before.
+      const asked = await runCli(['logs', '--role', 'Manager'], { cwd: dir });
+      expect(asked.stdout).toContain('which database?');
+    },
+  );
+
   it("shows a failed attempt's files and why it failed, and says so when a file is gone", async () => {
     const dir = boardWithTasks(1, {
       'roles/implementor.md': fixtureRole('scripted.mjs', ['rec.jsonl', 'crash', 'valid']),
@@ -221,6 +251,37 @@ describe('logs', () => {
     const file = finished(dir).find((e) => e.role === 'Implementor') as { stdoutFile: string };
     expect(follow.stdout).toBe(read(dir, file.stdoutFile).trimEnd());
     expect(follow.stdout.split('\n').length).toBeGreaterThan(8);
+    expect((await run).exitCode).toBe(0);
+  });
+
+  it("--follow follows the shipped shell agent: its sh block's output shows while it runs, not at the reply", async () => {
+    const go = path.join(boardWithTasks(1, {}), 'go');
+    const dir = boardWithTasks(1, {
+      'roles/implementor.md': role(['node', '{{agents}}/shell.js'], 'stdin: none\n'),
+      'tasks/001.md': `---\ntitle: slow\n---\n\`\`\`sh\necho first-line\nwhile [ ! -f ${go} ]; do sleep 0.1; done\necho last-line\n\`\`\`\n`,
+    });
+    const run = execa('node', [CLI, '--quiet', '--once'], { cwd: dir, reject: false, stdin: 'ignore' });
+    started.push(run);
+    await until(
+      () =>
+        existsSync(path.join(dir, '.kanban-supervisor/events.jsonl')) &&
+        events(dir).some((e) => e.type === 'attempt_started'),
+    );
+    const following = execa('node', [CLI, 'logs', '--follow'], { cwd: dir, reject: false, stdin: 'ignore' });
+    started.push(following);
+    let seen = '';
+    const shown = new Promise<void>((resolve) =>
+      following.stderr?.on('data', (chunk: Buffer) => {
+        seen += String(chunk);
+        if (seen.includes('first-line')) resolve();
+      }),
+    );
+    // The script waits for `go`, made only once its first line has been followed.
+    await Promise.race([shown, following]);
+    expect(seen).toContain('first-line');
+    writeFileSync(go, '');
+    expect((await following).exitCode).toBe(0);
+    expect(seen).toContain('last-line');
     expect((await run).exitCode).toBe(0);
   });
 

@@ -171,7 +171,10 @@ describe('try', () => {
       ['try', 'Tester', '--instruction', 'x'],
       /^kanban-supervisor: roles\/tester\.md: no such role file, but try needs role Tester\. Create roles\/tester\.md/,
     ],
-    [['try', 'Implementor', '--task', 'tasks/009.md'], /^kanban-supervisor: tasks\/009\.md: no such file\./],
+    [
+      ['try', 'Implementor', '--task', 'tasks/009.md'],
+      /^kanban-supervisor: --task tasks\/009\.md: no such file in the board folder\./,
+    ],
     [
       ['try', 'Implementor', '--task', '../x.md'],
       /^kanban-supervisor: --task \.\.\/x\.md: the task path .*leaves the board folder/,

@@ -70,7 +70,9 @@ describe('supervisor.log.md records every halt, one entry each', () => {
       exitCode: 3,
     });
     expect(halts(dir)).toHaveLength(1);
-    expect(halts(dir)[0]).toContain('**Attempt:** 1/1 (no retry left: attempt 2/2 was the last)');
-    expect(read(dir, 'supervisor.log.md')).toContain('**Attempt:** 1/1 (retry 1 of 1 follows: attempt 2/2)');
+    expect(halts(dir)[0]).toContain('**Attempt:** 1/1 (attempt 2/2 failed; no retry left: it was the last)');
+    expect(read(dir, 'supervisor.log.md')).toContain(
+      '**Attempt:** 1/1 (attempt 1/2 failed; retry 1 of 1 follows as attempt 2/2)',
+    );
   });
 });
