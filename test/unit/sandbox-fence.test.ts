@@ -326,9 +326,9 @@ describe('copy: a copy of its own, thrown away when the agent ends', () => {
       const m = mounts(fence.args);
       expect(m).toContain('--tmpfs /home/ann/.claude');
       expect(m).toContain('--perms 0600');
-      expect(m).toContain('--file 3 /home/ann/.claude/settings.json');
-      expect(m).toContain('--file 4 /home/ann/.claude/.credentials.json');
-      expect(m).toContain('--bind-data 5 /home/ann/.claude.json');
+      expect(m).toContain('--file 4 /home/ann/.claude/settings.json');
+      expect(m).toContain('--file 5 /home/ann/.claude/.credentials.json');
+      expect(m).toContain('--bind-data 6 /home/ann/.claude.json');
       expect(fence.copies).toEqual([
         '/home/ann/.claude/settings.json',
         '/home/ann/.claude/.credentials.json',
