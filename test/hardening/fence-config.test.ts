@@ -15,7 +15,8 @@ import {
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boardWithTasks, CLI, events, pathWithoutUs, role, runCli, tempDir } from '../helpers.js';
+import { boardWithTasks, CLI, events, pathWithoutUs, role, runCli, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
+import { OWNER, reachableByAll } from './fenced-users.js';
 
 // No unfenced program reads what a fenced agent wrote (issue 31): the CLI configuration in the board
 // folder and in the home, npx's node_modules/.bin, a script named like a CLI. Real bubblewrap, the
@@ -87,9 +88,11 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
   ['root', 0],
   ['an ordinary user', NOBODY],
 ])('a fenced agent and the unfenced programs of its board, the supervisor run as %s', (_who, uid) => {
+  // Run by root, a fenced agent is the board folder's owner on the host (a root-owned board is refused).
+  const owner = uid === 0 ? OWNER : uid;
   let restore = () => {};
   beforeAll(() => {
-    if (uid !== 0) restore = reachableByAll([process.execPath, CLI]);
+    restore = reachableByAll([process.execPath, CLI]);
     return () => restore();
   });
 
@@ -113,25 +116,29 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
             'stdin: prompt\nsandbox: {copy: ["~/.claude", "~/.claude.json"]}\n',
           ),
           'agent.sh': HOSTILE,
+          // Fenced too: it writes the task files, which are not root's to write when root runs it.
+          'roles/manager.md': SEQUENTIAL_MANAGER.replace('stdin: json\n', 'stdin: json\nsandbox: true\n'),
         },
         'phase: execute\nsupervisor:\n  kill_grace: 1s\n',
       );
-      execFileSync('chown', ['-R', `${uid}:${uid}`, dir]);
-      chownSync(dir, uid, uid);
+      execFileSync('chown', ['-R', `${owner}:${owner}`, dir]);
+      chownSync(dir, owner, owner);
+      const homeReach = reachableByAll([path.join(home, '.claude.json')]);
+      afterAll(homeReach);
       // What `npx kanban-supervisor` puts first on PATH, whether the folder exists or not.
       const npxPath = `${path.join(dir, 'node_modules', '.bin')}:${pathWithoutUs()}`;
       const validate = await asUser(uid, dir, home, ['validate'], npxPath);
       expect(validate.exitCode, validate.stdout + validate.stderr).toBe(0);
       expect(validate.stdout).toContain(
         `kanban.yaml: the PATH of this run lists ${path.join(dir, 'node_modules', '.bin')}, in the board folder, ` +
-          `where a fenced agent (roles/implementor.md) can write (npx puts node_modules/.bin there): taken out`,
+          `where a fenced agent (roles/implementor.md, roles/manager.md) can write (npx puts node_modules/.bin there): taken out`,
       );
       // What each role may read, write and run.
       expect(validate.stdout).toContain(
         '  Implementor (roles/implementor.md): fenced — writes the board folder (but its own files) and a /tmp of ' +
           'its own; a copy of ~/.claude, ~/.claude.json, thrown away when it ends;',
       );
-      expect(validate.stdout).toContain('  Manager (roles/manager.md): unfenced — runs as you');
+      expect(validate.stdout).toMatch(/ {2}Manager \(roles\/manager\.md\): fenced/);
 
       const run = await asUser(uid, dir, home, ['kanban.yaml'], npxPath);
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
@@ -148,7 +155,7 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
         '',
       ]);
       // Outside: the user's files as they were, nothing added; the planted node never ran (the Manager's
-      // node was found outside the board folder).
+      // node — and bubblewrap — were found outside the board folder).
       expect(
         execFileSync('sh', ['-c', `cd '${home}' && find . -type f | sort | xargs cat`], { encoding: 'utf8' }),
       ).toBe(before);
@@ -163,7 +170,7 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
     const dir = boardWithTasks(1, {
       'roles/implementor.md': role(['sh', '-c', 'true'], 'stdin: none\nsandbox: {write: ["~/.claude"]}\n'),
     });
-    execFileSync('chown', ['-R', `${uid}:${uid}`, dir]);
+    execFileSync('chown', ['-R', `${owner}:${owner}`, dir]);
     const validate = await asUser(uid, dir, home, ['validate'], pathWithoutUs());
     expect(validate.exitCode).toBe(2);
     expect(validate.stdout).toContain(
@@ -213,8 +220,20 @@ describe('the unfenced roles of a board with a fenced role (validate and the run
       expect(existsSync(path.join(dir, '.kanban-supervisor'))).toBe(false);
 
       for (const name of ['manager.md', 'architect.md']) uncomment(name);
-      const whole = await runCli(['validate'], { cwd: dir, env });
-      expect(whole.exitCode, whole.stdout).toBe(0);
+      // Run by root, a fenced agent is the board folder's owner on the host (a root-owned board is refused).
+      if (process.getuid?.() === 0) execFileSync('chown', ['-R', `${OWNER}:${OWNER}`, dir]);
+      const reach = reachableByAll([
+        process.execPath,
+        CLI,
+        path.join(cli, 'bin', 'claude'),
+        path.join(dir, 'kanban.yaml'),
+      ]);
+      try {
+        const whole = await runCli(['validate'], { cwd: dir, env });
+        expect(whole.exitCode, whole.stdout).toBe(0);
+      } finally {
+        reach();
+      }
     },
   );
 
