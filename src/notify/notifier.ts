@@ -1,4 +1,4 @@
-import { endNotice, limitWaitNotice, waitingNotice, type Notice } from './notice.js';
+import { endNotice, limitWaitNotice, setAsideNotice, waitingNotice, type Notice } from './notice.js';
 import { deliver, REAL_SEND, SEND_POLICY, type SendDeps, type SendPolicy } from './send.js';
 import type { NotifyTarget } from './target.js';
 import type { OutcomeKind } from '../errors.js';
@@ -28,6 +28,7 @@ const TOLD: Record<Notice['event'], string> = {
   run_ended: "run's end",
   limit_wait: 'usage-limit wait',
   waiting: 'wait for a person',
+  set_aside: 'task set aside',
 };
 
 /**
@@ -54,14 +55,18 @@ export class Notifier {
   }
 
   /**
-   * The event listener of a run: keeps the run and task, and tells of a long
-   * usage-limit wait and of a resident run's wait for a person.
+   * The event listener of a run: keeps the run and task, and tells of a long usage-limit wait, of
+   * a task the Manager set aside, and of a resident run's wait for a person.
    */
   readonly listener = (event: { type: string; [field: string]: unknown }): void => {
     if (event.type === 'run_started' && typeof event.run === 'string') this.run = event.run;
     if (event.type === 'step_started' && typeof event.task === 'string') this.task = event.task;
     if (event.type === 'limit_wait') {
       const notice = limitWaitNotice(event, this.options.waitThresholdMs, this.place(event));
+      if (notice) this.send(notice);
+    }
+    if (event.type === 'board_written') {
+      const notice = setAsideNotice(event, this.place(event));
       if (notice) this.send(notice);
     }
     // One notice a wait: the event comes again only when the way of watching changes (fs.watch failing).

@@ -12,28 +12,10 @@
  * each `asked`; the next run takes those first (the person answered in the task file, or did what
  * was asked elsewhere). A person may also delete an entry: the task is then an ordinary one again.
  */
-
-/** One task set aside, and what its worker asked or reported. */
-export interface ParkedTask {
-  task: string;
-  question: string;
-  /** The run stopped for a person with this task set aside: take it first next time. */
-  asked?: boolean;
-}
+import type { ParkedTask } from '../board/parked.js';
 
 /** The longest question kept in kanban.yaml; the whole reply is in the task's work log and the run's events. */
 export const QUESTION_LIMIT = 1000;
-
-/** The `parked:` list as kanban.yaml holds it: entries that are not `{task, question}` are dropped (pure). */
-export function parkedList(board: unknown): ParkedTask[] {
-  const list = (board as { parked?: unknown } | null)?.parked;
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((entry: unknown) => {
-    const { task, question, asked } = (entry ?? {}) as Record<string, unknown>;
-    if (typeof task !== 'string') return [];
-    return [{ task, question: typeof question === 'string' ? question : '', ...(asked === true && { asked }) }];
-  });
-}
 
 /** `task` set aside with its worker's words (bounded); an earlier entry for it is replaced (pure). */
 export function park(parked: readonly ParkedTask[], task: string, status: string, message: string): ParkedTask[] {

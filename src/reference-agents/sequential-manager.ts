@@ -22,7 +22,8 @@ import { editYamlFields } from '../board/edit.js';
 import { parseYaml } from '../board/yaml.js';
 import { parseFrontMatter } from '../board/front-matter.js';
 import { reply } from './io.js';
-import { chooseNext, park, parkedList, type ParkedTask } from './park.js';
+import { parkedList, type ParkedTask } from '../board/parked.js';
+import { chooseNext, park } from './park.js';
 
 const USAGE = 'usage: sequential-manager.js [--park | -- MODEL-CLI ARG…]';
 const argv = process.argv.slice(2);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { fixtureRole, makeBoard, read, role, runCli } from '../helpers.js';
+import { receiver } from './receiver.js';
 
 const TASKS = ['tasks/001.md', 'tasks/002.md', 'tasks/003.md'] as const;
 
@@ -30,7 +31,8 @@ describe('sequential-manager.js --park', () => {
       'and after the answer in the task file the next run finishes it',
     async () => {
       const dir = threeTasks();
-      const first = await runCli(['kanban.yaml', '--quiet'], { cwd: dir });
+      const got = await receiver();
+      const first = await runCli(['kanban.yaml', '--quiet', '--notify', `json+${got.base}/hook`], { cwd: dir });
       expect(first.exitCode).toBe(4);
       expect(first.stderr).toMatch(/tasks\/002\.md \(blocked: which port should it listen on\?/);
       expect([done(dir, TASKS[0]), done(dir, TASKS[1]), done(dir, TASKS[2])]).toEqual([true, false, true]);
@@ -42,9 +44,26 @@ describe('sequential-manager.js --park', () => {
           asked: true,
         },
       ]);
+      // A person is told when it is set aside (the run going on), then at the halt.
+      expect(got.json().map((notice) => [notice.event, notice.title])).toEqual([
+        ['set_aside', expect.stringMatching(/: tasks\/002\.md set aside$/)],
+        ['run_ended', expect.stringMatching(/exit 4\)$/)],
+      ]);
+      expect(got.json()[0]?.message).toMatch(
+        /tasks\/002\.md \(blocked: which port.*The run goes on with the other tasks\./,
+      );
       // The board view and status show it as set aside, with its question.
       const status = await runCli(['status', 'kanban.yaml'], { cwd: dir });
-      expect(status.stdout).toMatch(/set aside.*tasks\/002\.md.*which port/s);
+      expect(status.stdout).toMatch(
+        /tasks\/002\.md .*\n\s+⏸ set aside by the Manager, a person was asked: blocked: which port/,
+      );
+      expect(status.stdout).toMatch(/^Set aside for a person \(1, kanban\.yaml parked:\)/m);
+      const json = await runCli(['report', 'kanban.yaml', '--json'], { cwd: dir });
+      const cards = (JSON.parse(json.stdout) as { board: Array<Record<string, unknown>> }).board;
+      expect(cards.find((card) => card.task === 'tasks/002.md')).toMatchObject({
+        column: 'blocked',
+        parked: { task: 'tasks/002.md', asked: true },
+      });
 
       appendFileSync(path.join(dir, TASKS[1]), 'ANSWER: 8080\n');
       const second = await runCli(['kanban.yaml', '--quiet'], { cwd: dir });
