@@ -137,9 +137,11 @@ function morningCards(runs: readonly RunRecord[]): Array<[string, string]> {
   return [
     ['tasks completed', String(all.completed)],
     ['model runs', String(all.modelRuns)],
-    ...(each ? [['model runs a completed task', each.modelRuns.toFixed(2)] as [string, string]] : []),
+    ...(each && all.modelRuns > 0
+      ? [['model runs a completed task', each.modelRuns.toFixed(2)] as [string, string]]
+      : []),
     ...(spent ? [['a completed task', spent] as [string, string]] : []),
-    ['waiting for usage limits', formatDuration(all.limitWaitMs)],
+    ['waiting for usage limits', all.limitWaitMs > 0 ? formatDuration(all.limitWaitMs) : 'none'],
   ];
 }
 
