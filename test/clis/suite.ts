@@ -15,7 +15,6 @@ import {
   initBoard,
   installedVersion,
   scriptedModel,
-  workerReply,
   startSupervisor,
   startSupervisorOnTerminal,
   watchProcesses,
