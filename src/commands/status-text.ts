@@ -47,7 +47,7 @@ export function formatStatus(report: StatusReport, now: Date = new Date()): stri
       `  ${task.current ? '→' : ' '} ${clean(task.task).padEnd(width)}  ` +
         `${(task.role ?? '?').padEnd(roleWidth)}  ${last}${title}`,
     );
-    if (figures && (figures.modelRuns > 0 || figures.retries > 0))
+    if (figures && figures.modelRuns > 0)
       lines.push(`      ${' '.repeat(width)}  last run: ${taskFiguresText(figures)}`);
     if (task.parked) lines.push(`      ${' '.repeat(width)}  ⏸ ${parkedText(task.parked)}`);
   }
