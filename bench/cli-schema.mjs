@@ -47,7 +47,7 @@ export async function cliSchema({ work, cli, node, tasks }) {
 async function measure({ work, cli, node, tasks, agent, schema }) {
   const dir = path.join(work, `schema-${agent}-${schema ? 'on' : 'off'}`);
   rmSync(dir, { recursive: true, force: true });
-  const server = await startFakeModelServer({ mode: 'reply', text: offFormatModel(random(SEED)), usage: { input: 'request' } });
+  const server = await startFakeModelServer({ mode: 'reply', text: offFormatModel(random(SEED), path.join(dir, 'board')), usage: { input: 'request' } });
   try {
     const env = agentEnv(agent, server.url, dir);
     await run(node, [cli, 'init', path.join(dir, 'board'), '--agent', agent], env, work);
@@ -102,11 +102,11 @@ const ROLE = /You are the (Manager|Implementor|Architect)\b/;
  * holds every answer to it (constrained decoding): it is always in format. Claude Code's schema is
  * a tool the model may still not call, or call with a wrong reply: it asks again within its run.
  */
-function offFormatModel(next) {
+function offFormatModel(next, board) {
   return ({ body }) => {
     const prompt = strings(body).find((s) => ROLE.test(s)) ?? '';
     const role = ROLE.exec(prompt)?.[1] ?? 'Implementor';
-    const reply = role === 'Manager' ? managerReply(prompt) : { status: 'ok', message: 'Done, and logged.' };
+    const reply = role === 'Manager' ? managerReply(prompt, board) : { status: 'ok', message: 'Done, and logged.' };
     const draw = next();
     if (body?.text?.format?.type !== 'json_schema' && draw < OFF_FORMAT)
       return draw < OFF_FORMAT / 2 ? PROSE : `Here it is: ${JSON.stringify({ ...reply, status: 'done' })}`;
@@ -114,15 +114,22 @@ function offFormatModel(next) {
   };
 }
 
-// The next task after the one just done, from the task list the Manager's prompt shows.
-function managerReply(prompt) {
-  const tasks = JSON.parse(/^Task list, in order: (.*)$/m.exec(prompt)?.[1] ?? '[]');
+// The next task after the one just done, from the task list the Manager's prompt shows (before
+// issue 34) or kanban.yaml's (the prompt names it: the model reads it there).
+function managerReply(prompt, board) {
+  const shown = /^Task list, in order: (.*)$/m.exec(prompt)?.[1];
+  const tasks = shown ? JSON.parse(shown) : boardTasks(board);
   const done = /^Task just worked on: (.*)$/m.exec(prompt)?.[1] ?? '';
   const next = tasks[tasks.indexOf(done) + 1] ?? null;
   return { status: 'ok', message: `next: ${next}`, next_task: next, tasks, ...(next === null && { phase: 'complete' }) };
 }
 
-function strings(value) {
+/** The task list of the board's kanban.yaml (one `  - path` line each, as the benchmarks write it). */
+export function boardTasks(board) {
+  return [...readFileSync(path.join(board, 'kanban.yaml'), 'utf8').matchAll(/^ {2}- (\S+)$/gm)].map((m) => m[1]);
+}
+
+export function strings(value) {
   if (typeof value === 'string') return [value];
   if (value && typeof value === 'object') return Object.values(value).flatMap(strings);
   return [];
@@ -141,7 +148,7 @@ function random(seed) {
 }
 
 // A clean environment pointing the CLI at the fake server, as test/clis/harness.ts does.
-function agentEnv(agent, url, dir) {
+export function agentEnv(agent, url, dir) {
   const home = path.join(dir, 'home');
   mkdirSync(home, { recursive: true });
   const env = { PATH: [BIN, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':'), HOME: home, LANG: 'C.UTF-8', NO_COLOR: '1' };
@@ -154,7 +161,7 @@ function agentEnv(agent, url, dir) {
   return { ...env, OPENAI_API_KEY: 'sk-fake' };
 }
 
-function run(node, args, env, cwd) {
+export function run(node, args, env, cwd) {
   return new Promise((resolve, reject) => {
     const child = spawn(node, args, { cwd, env, stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);

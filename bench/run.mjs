@@ -1,6 +1,6 @@
 // `npm run bench`: what the supervisor costs beside the agents it runs, each figure printed
 // as a ratio against its floor (see README.md here). Not part of `npm test`.
-//   node bench/run.mjs [--reps N] [--only 1,2,3,4,5,6] [--quick] [--work DIR] [--cli PATH] [--schema-tasks N]
+//   node bench/run.mjs [--reps N] [--only 1,2,3,4,5,6,7] [--quick] [--work DIR] [--cli PATH] [--schema-tasks N]
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -14,6 +14,7 @@ import { TAG_VARIABLE, workerCall } from './lib/floor.mjs';
 import { alternate, median, peakRss, spread } from './lib/measure.mjs';
 import { longRun } from './long-run.mjs';
 import { cliSchema } from './cli-schema.mjs';
+import { managerRuns } from './manager-runs.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FLOOR = path.join(ROOT, 'bench', 'lib', 'floor.mjs');
@@ -26,7 +27,7 @@ const CLI = path.resolve(flags.cli ?? path.join(ROOT, 'dist', 'cli.js'));
 // board), so a run can be pointed at another file system to compare.
 const WORK = path.resolve(flags.work ?? path.join(ROOT, 'bench', '.work'));
 const quick = flags.quick === true;
-const only = new Set((flags.only ?? '1,2,3,4,5,6').split(','));
+const only = new Set((flags.only ?? '1,2,3,4,5,6,7').split(','));
 const reps = (normal) => Number(flags.reps ?? (quick ? Math.max(3, Math.round(normal / 3)) : normal));
 
 const agents = buildAgents(path.join(WORK, 'bin'));
@@ -42,6 +43,7 @@ if (only.has('3')) results.startup = await startUp();
 if (only.has('4')) results.memory = await memory();
 if (only.has('5')) results.history = await historyTools({ work: WORK, cli: CLI, node: NODE, rounds: reps(5) });
 if (only.has('6')) results.cliSchema = await cliSchema({ work: WORK, cli: CLI, node: NODE, tasks: Number(flags['schema-tasks'] ?? (quick ? 8 : 20)) });
+if (only.has('7')) results.managerRuns = await managerRuns({ work: WORK, cli: CLI, node: NODE, tasks: 20 });
 console.log(`\nload at the end: ${load()} (figures taken under load are noisier; the ratios less so)`);
 writeFileSync(path.join(WORK, 'last-results.json'), `${JSON.stringify({ time: new Date().toISOString(), cli: CLI, load: loadavg(), results }, null, 2)}\n`);
 

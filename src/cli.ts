@@ -28,6 +28,7 @@ const FLAGS: Record<string, Options> = {
   status: { json: { type: 'boolean' } },
   validate: {},
   report: {
+    json: { type: 'boolean' },
     out: { type: 'string', short: 'o' },
     runs: { type: 'string' },
     all: { type: 'boolean' },
@@ -131,6 +132,10 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
         const { serveReport } = await import('./commands/report-live.js');
         const { watch, out, port } = values;
         return await serveReport({ file, watch, out, port, ...reportScope(values.runs, values.all) });
+      }
+      if (values.json === true) {
+        const { reportJson } = await import('./commands/report.js');
+        return print(`${JSON.stringify(reportJson(file, reportScope(values.runs, values.all)))}\n`);
       }
       const written = report({
         file,

@@ -175,15 +175,21 @@ Examples:
   {ks} status --json | jq '.tasks[] | select(.current)'
 `,
   report: `Usage: {ks} report [board] [--out FILE] [--runs N | --all]
+       {ks} report [board] --json [--runs N | --all]
        {ks} report [board] --watch [--port N] [--runs N | --all]
 
 Writes one self-contained HTML page (no scripts, no external files) of the board and its event
-log. First the board as a kanban view: To do, Current, Blocked / escalated and Done, each task a
+log. First the board as a kanban view: To do, Current, Blocked / set aside and Done, each task a
 card with its role, title, last outcome, attempts, spend and links to its work log (the task
 file) and its last output. Then the runs: totals and spend per role, a timeline per run, newest
 first, with every attempt as a bar (retries and timeouts marked, replies coloured by status),
-and every attempt with its message and links to its stdout and stderr files. Covers the last
-10 runs unless told otherwise. Takes no lock: it can run while the supervisor does.
+and every attempt with its message and links to its stdout and stderr files. The morning
+figures per run and per task: tasks completed, model runs, retries, cost and tokens a completed
+task, time waiting for usage limits. Covers the last 10 runs unless told otherwise. Takes no
+lock: it can run while the supervisor does.
+
+With --json it writes nothing: it prints the board's cards and each run's figures as one JSON
+object.
 
 With --watch it writes nothing: it serves the page on 127.0.0.1 (at a secret address it prints)
 and the open page follows the run, reloading within a second or two of each event, until Ctrl-C.
@@ -195,6 +201,7 @@ Options:
                         logs, secrets masked) in FILE-files/ beside it, so it travels
   --runs N              the last N runs (default 10)
   --all                 every run in the event log
+  --json                print the cards and figures as JSON instead of writing the page
   --watch               serve the page live instead of writing it
   --port N              the port to serve on with --watch (default: a free one)
 

@@ -32,6 +32,9 @@ export function buildHistory(events: Iterable<SupervisorEvent>): PlainRun[] {
       const record = open.get(attemptKey(event));
       if (record) record.finished = attemptEnd(event);
       open.delete(attemptKey(event));
+    } else if (event.type === 'limit_wait') {
+      const waitMs = Number(event.waitMs);
+      if (Number.isFinite(waitMs) && waitMs > 0) run.limitWaitMs = (run.limitWaitMs ?? 0) + waitMs;
     } else if (isRunEnd(event)) {
       run.end = runEnd(event);
     }

@@ -62,8 +62,7 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
     ...string[],
   ];
   const json = JSON.stringify(inputs);
-  // One environment string may not exceed 128 KiB on Linux (E2BIG); a huge result goes by stdin only,
-  // and a history that would make KANBAN_INPUT too long is left out of it (and it says so).
+  // One environment string may not exceed 128 KiB on Linux (E2BIG): see boundedEnvInput.
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(baseEnv)) if (value !== undefined) env[key] = value;
   Object.assign(env, role.env, {
@@ -74,16 +73,7 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
     KANBAN_DONE_TASK: inputs.done_task ?? '',
     ...(inputs.trigger !== undefined && { KANBAN_TRIGGER: inputs.trigger }),
   });
-  const envInput =
-    json.length > MAX_ENV_INPUT && inputs.history
-      ? JSON.stringify({
-          ...inputs,
-          history: undefined,
-          history_omitted:
-            `${inputs.history.length} step(s), over the 64 KiB of KANBAN_INPUT: ` +
-            `read stdin (stdin: json) or {{history}}`,
-        })
-      : json;
+  const envInput = boundedEnvInput(inputs, json);
   if (envInput.length <= MAX_ENV_INPUT) env.KANBAN_INPUT = envInput;
   else delete env.KANBAN_INPUT;
   const stdin = role.stdin === 'none' ? null : Buffer.from(role.stdin === 'json' ? `${json}\n` : prompt, 'utf8');
@@ -101,6 +91,28 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
     task,
     ...(role.failures && { failures: role.failures }),
   };
+}
+
+/**
+ * KANBAN_INPUT within its 64 KiB: a history that would make it too long is left out of it, then the
+ * task list (a board of thousands of tasks: it is kanban.yaml's `tasks`), each saying so and where to
+ * read it; a huge result leaves it out altogether (stdin and the placeholders still have everything).
+ */
+function boundedEnvInput(inputs: AgentInputs, json: string): string {
+  if (json.length <= MAX_ENV_INPUT) return json;
+  const { history, tasks } = inputs;
+  const less: Record<string, unknown> = { ...inputs };
+  if (history) {
+    less.history = undefined;
+    less.history_omitted = `${history.length} step(s), over the 64 KiB of KANBAN_INPUT: read stdin (stdin: json) or {{history}}`;
+    const shorter = JSON.stringify(less);
+    if (shorter.length <= MAX_ENV_INPUT) return shorter;
+  }
+  if (tasks) {
+    less.tasks = undefined;
+    less.tasks_omitted = `${tasks.length} task(s), over the 64 KiB of KANBAN_INPUT: they are the tasks of ${inputs.kanban_file}`;
+  }
+  return JSON.stringify(less);
 }
 
 /**

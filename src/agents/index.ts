@@ -29,7 +29,7 @@ const LAUNCHERS: ReadonlySet<string> = new Set([
 
 /**
  * The adapter of the CLI a role's argv runs: its program, resolved through launchers (npx, bunx,
- * pnpm dlx, env, node <script>) and npm package names (`@openai/codex@0.1`), names a known CLI;
+ * pnpm dlx, env, node <script>, the shipped Manager's `-- CLI …`) and npm package names (`@openai/codex@0.1`), names a known CLI;
  * anything else — a wrapper script included — gets the generic adapter. This is the only place
  * that decides which CLI ran; output is never sniffed for it.
  */
@@ -54,10 +54,17 @@ export function programWord(command: readonly string[]): { name: string; base: s
   for (const [index, word] of command.slice(0, 4).entries()) {
     const name = word.replace(/@[^/@]*$/, '');
     const base = path.basename(name).replace(/\.(exe|cmd|js|mjs)$/, '');
-    if (!LAUNCHERS.has(base) && !word.startsWith('-') && !word.includes('=')) return { name, base, index };
+    if (LAUNCHERS.has(base) || word.startsWith('-') || word.includes('=')) continue;
+    // The shipped Manager asks the model CLI given after its `--` (sequential-manager.ts): that CLI's run
+    // is the role's model run, its output read (limits, spend, schema) as the CLI's own.
+    const cut = base === MODEL_LAUNCHER ? command.indexOf('--', index) : -1;
+    const model = cut < 0 ? undefined : programWord(command.slice(cut + 1));
+    return model ? { ...model, index: model.index + cut + 1 } : { name, base, index };
   }
   return undefined;
 }
+
+const MODEL_LAUNCHER = 'sequential-manager';
 
 /**
  * Classify an attempt that gave no valid reply (SPEC §4b): the role's `failures:` patterns first,

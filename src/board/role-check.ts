@@ -8,6 +8,7 @@ import { findProgram } from '../util/process.js';
 import { readRole, type RoleCheck } from './role.js';
 import { sameRole } from './role-names.js';
 import { CLI_SCHEMA_FIX, handedSchema } from '../agents/call-options.js';
+import { programWord } from '../agents/index.js';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_]+)\s*\}\}/g;
 
@@ -34,16 +35,23 @@ export function checkRole(
   role.prompt
     .split('\n')
     .forEach((line, i) => problems.push(...unknownPlaceholders(line, role.file, role.promptLine + i)));
-  const program =
-    role.command[0] === undefined ? undefined : safeFill(role.command[0], { ...sample, agents: AGENTS_DIR }, role.file);
-  // The program is looked up as the agent's own environment would: the role's `env:` may set PATH.
-  const found = program === undefined ? undefined : findProgram(program, { ...env, ...role.env }, boardDir);
-  if (found && 'problem' in found) {
-    problems.push({
-      file: role.file,
-      line: role.lineOf('/command/0'),
-      message: `the ${name} command "${program}" ${found.problem}. Install it, or fix \`command:\` in ${role.file}.`,
-    });
+  // The program, and the model CLI the shipped Manager asks after its `--` (sequential-manager.ts).
+  const launched = programWord(role.command)?.index ?? 0;
+  const cut = role.command.indexOf('--');
+  for (const at of cut >= 0 && launched > cut ? [0, launched] : [0]) {
+    const program =
+      role.command[at] === undefined
+        ? undefined
+        : safeFill(role.command[at], { ...sample, agents: AGENTS_DIR }, role.file);
+    // The program is looked up as the agent's own environment would: the role's `env:` may set PATH.
+    const found = program === undefined ? undefined : findProgram(program, { ...env, ...role.env }, boardDir);
+    if (found && 'problem' in found) {
+      problems.push({
+        file: role.file,
+        line: role.lineOf(`/command/${at}`),
+        message: `the ${name} command "${program}" ${found.problem}. Install it, or fix \`command:\` in ${role.file}.`,
+      });
+    }
   }
   // A Manager that sets Backlog.md tasks done runs Backlog.md's CLI after each task: missing, the night would stop at the first.
   const backlog = role.command.includes('--backlog-done')

@@ -184,6 +184,11 @@ export function nextSteps(dir: string, agent: string, written: InitResult): stri
       `     The roles/*.md files say which permissions the agent gets; see docs/agent-clis.md to change them.`,
     );
   }
+  if (agent !== 'shell')
+    lines.push(
+      `     The Manager (roles/manager.md) asks ${agent} only when a worker's reply is not ok; an ok reply ` +
+        `moves on without a model run. For a model on every step, follow the comment above its command.`,
+    );
   const step = setup ? 3 : 2;
   lines.push(`  ${step}. Check it:  ${runnable(`validate${board}`)}`);
   lines.push(`  ${step + 1}. Run it:    ${runnable(board.trim())}`);

@@ -1,3 +1,5 @@
+import { emptyFigures, perCompleted, runFigures, taskFigures } from '../report/figures.js';
+import { boardParked } from '../board/parked.js';
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { readBoard } from '../board/read-board.js';
@@ -92,8 +94,39 @@ export function readPageParts(
     dir: board.dir,
     runs,
     olderLeftOut: recent?.olderLeftOut ?? false,
-    board: maskDeep(boardCards(board, facts, runs, liveRun), secrets),
+    board: maskDeep(
+      withFigures(boardCards({ ...board, parked: boardParked(board.doc) }, facts, runs, liveRun), runs),
+      secrets,
+    ),
     titles: titlesOf(board.dir, runs, titles),
+  };
+}
+
+// Each card with its task's morning figures over the runs read.
+function withFigures(cards: BoardCard[], runs: RunRecord[]): BoardCard[] {
+  const byTask = taskFigures(runs);
+  return cards.map((card) => ({ ...card, figures: byTask.get(card.task) ?? emptyFigures() }));
+}
+
+/** What `report --json` prints: the board's cards with their figures, and each run's figures (SPEC: the morning read). */
+export function reportJson(file: string, scope: { runs?: number; all?: boolean }, env?: NodeJS.ProcessEnv): object {
+  const parts = readPageParts(path.resolve(file), scope, env);
+  return {
+    file: path.resolve(file),
+    olderLeftOut: parts.olderLeftOut,
+    board: parts.board,
+    runs: parts.runs.map((run) => {
+      const figures = runFigures(run);
+      return {
+        id: run.id,
+        start: run.start,
+        last: run.last,
+        steps: run.steps,
+        ...(run.end && { end: run.end }),
+        figures,
+        perCompletedTask: perCompleted(figures) ?? null,
+      };
+    }),
   };
 }
 

@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { toRunMore } from '../board/hints.js';
-import type { LastRun, LockStatus, StatusReport } from './status.js';
+import type { LastRun, LockStatus, StatusReport, TaskStatus } from './status.js';
 import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
 import { LOGIN_STOP, LOGIN_STOP_WORDS } from '../login/capability.js';
 import type { HistoryWindow } from '../events/latest.js';
 import type { AttemptRecord, RunEnd } from '../events/records.js';
 import { formatSpend } from '../spend.js';
 import { reviewCommits } from '../report/commits.js';
+import { figuresText, type Figures } from '../report/figures.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/clean-text.js';
 import { localStamp } from '../util/time.js';
@@ -42,11 +43,21 @@ export function formatStatus(report: StatusReport, now: Date = new Date()): stri
         ? attemptText(task.last, report.lastRun)
         : notFound(report.history, 'no outcome', 'not run yet');
     const title = task.title ? ` — ${shorten(clean(task.title), 50)}` : '';
+    const figures = report.lastRun?.figures.byTask[task.task];
     lines.push(
       `  ${task.current ? '→' : ' '} ${clean(task.task).padEnd(width)}  ` +
         `${(task.role ?? '?').padEnd(roleWidth)}  ${last}${title}`,
     );
+    if (figures && figures.modelRuns > 0)
+      lines.push(`      ${' '.repeat(width)}  last run: ${taskFiguresText(figures)}`);
+    if (task.parked) lines.push(`      ${' '.repeat(width)}  ⏸ ${parkedText(task.parked)}`);
   }
+  const parked = report.tasks.filter((task) => task.parked);
+  if (parked.length)
+    lines.push(
+      `Set aside for a person (${parked.length}, kanban.yaml parked:): answer in each task file, ` +
+        `or remove its entry; the next run takes them first.`,
+    );
   lines.push(...lastRunLines(report, now));
   if (report.lastHalt && report.lastHalt.run !== report.lastRun?.id)
     lines.push(`Last halt before it: ${localStamp(report.lastHalt.time)}: ${endText(report.lastHalt)}`);
@@ -75,6 +86,7 @@ function lastRunLines(report: StatusReport, now: Date): string[] {
         'Run again to resume; it stops what that run left first.';
   const lines = [`Last run: ${start}, ${run.steps} step(s): ${ended}`];
   if (run.commits) lines.push(`  committed: ${run.commits.count} step(s), ${reviewCommits(run.commits)}`);
+  lines.push(`  figures: ${figuresText(run.figures)}`);
   const spent = formatSpend(run.spend.total);
   if (spent) {
     const roles = Object.entries(run.spend.byRole).map(([role, total]) => `${clean(role)} ${formatSpend(total)}`);
@@ -197,6 +209,21 @@ function attemptText(attempt: AttemptRecord, lastRun: LastRun | undefined): stri
 
 function mark(status: string | undefined): string {
   return status === 'ok' ? '✓' : status === 'blocked' ? '⊘' : status === 'escalate' ? '⚑' : '✗';
+}
+
+function taskFiguresText(figures: Figures): string {
+  const spent = formatSpend(figures.spend);
+  return [
+    `${figures.modelRuns} model run(s)`,
+    `${figures.retries} retr${figures.retries === 1 ? 'y' : 'ies'}`,
+    ...(spent ? [spent] : []),
+    ...(figures.limitWaitMs > 0 ? [`${formatDuration(figures.limitWaitMs)} waiting for usage limits`] : []),
+  ].join(' · ');
+}
+
+function parkedText(entry: NonNullable<TaskStatus['parked']>): string {
+  const asked = entry.asked ? ', a person was asked' : '';
+  return `set aside by the Manager${asked}: ${shorten(clean(entry.question), 300)}`;
 }
 
 const clean = cleanLine;

@@ -14,6 +14,8 @@ import { determineRole } from '../board/determine-role.js';
 import { readTaskMeta } from '../board/task.js';
 import { resolveAllInBoard, type BoardFile } from '../board/paths.js';
 import type { TaskFacts } from '../report/board-view.js';
+import { boardParked, type ParkedTask } from '../board/parked.js';
+import { addAttempt, emptyFigures, type Figures } from '../report/figures.js';
 
 /** One task of the board at a glance. */
 export interface TaskStatus {
@@ -25,12 +27,16 @@ export interface TaskStatus {
   problem?: string;
   /** Its worker's last attempt, from the event log. */
   last?: AttemptRecord;
+  /** The Manager set it aside for a person (kanban.yaml `parked:`). */
+  parked?: ParkedTask;
 }
 
 /** The last run, as `status` shows it: the fold's, with what its attempts reported spending. */
 export type LastRun = LatestRun & {
   /** In all, per role and per task (the Manager's under its done task). */
   spend: { total: SpendTotal; byRole: Record<string, SpendTotal>; byTask: Record<string, SpendTotal> };
+  /** The morning figures: in all, and per task (its worker's attempts and the Manager's turns on it). */
+  figures: Figures & { byTask: Record<string, Figures> };
 };
 
 /** Who holds the board's run lock. */
@@ -80,14 +86,22 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
   // history's records are held keeps the peak lower (10,000 tasks: ~160 MB -> ~135 MB).
   const facts = readTaskFacts(board, listed).map(({ status: _status, ...rest }) => rest);
   const spend: LastRun['spend'] = { total: emptySpend(), byRole: {}, byTask: {} };
+  const figures: LastRun['figures'] = { ...emptyFigures(), byTask: {} };
   const latest = readLatest(board.dir, listed, {
     windowBytes: options.windowBytes,
-    lastRunAttempt: (attempt) => addSpend(spend, attempt),
+    lastRunAttempt: (attempt) => {
+      addSpend(spend, attempt);
+      addAttempt(figures, attempt);
+      if (attempt.trigger === undefined) addAttempt((figures.byTask[attempt.task] ??= emptyFigures()), attempt);
+    },
   });
+  figures.limitWaitMs = latest.lastRun?.limitWaitMs ?? 0;
   const waiting = waitingFile.read(board.dir);
+  const parked = new Map(boardParked(board.doc).map((entry) => [entry.task, entry]));
   const tasks = facts.map(({ task, ...rest }): TaskStatus => {
     const last = latest.attempts.get(task);
-    return { task, current: task === board.current, ...(last && { last }), ...rest };
+    const aside = parked.get(task);
+    return { task, current: task === board.current, ...(last && { last }), ...(aside && { parked: aside }), ...rest };
   });
   return {
     file,
@@ -96,7 +110,7 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
     current: board.current,
     tasks,
     lock: lockStatus(file),
-    ...(latest.lastRun && { lastRun: { ...latest.lastRun, spend } }),
+    ...(latest.lastRun && { lastRun: { ...latest.lastRun, spend, figures } }),
     ...(latest.lastHalt && { lastHalt: latest.lastHalt }),
     history: latest.window,
     ...(waiting && { waiting: { ...waiting, active: isAlive(waiting.pid) } }),

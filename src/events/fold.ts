@@ -23,6 +23,8 @@ export interface StepRecord {
   trigger?: string;
   /** How many times it waited for a usage limit. */
   limitWaits: number;
+  /** How long those waits were to last, in all (limit_wait's `waitMs`). */
+  limitWaitMs: number;
   /** Its retries ran out and the Manager got `{"status": "error"}` with this message (on_exhausted: manager). */
   exhausted?: string;
   /** What the Manager answered, when its answer was written to the board. */
@@ -48,6 +50,8 @@ export interface RunRecord {
   end?: RunEnd;
   /** Its steps' commits (supervisor.git_commit): how many, the first and the last commit id. */
   commits?: { count: number; first: string; last: string };
+  /** How long its usage-limit waits were to last, in all (limit_wait's `waitMs`); absent in views made without it. */
+  limitWaitMs?: number;
 }
 
 type StepFacts = Omit<StepRecord, 'step' | 'time' | 'task' | 'role' | 'trigger'>;
@@ -92,9 +96,15 @@ export class RunFold {
         return undefined;
       case 'attempt_started':
         return this.attempt(run, n, event);
-      case 'limit_wait':
-        facts(run, n).limitWaits++;
+      case 'limit_wait': {
+        const waitMs = Number(event.waitMs);
+        const waited = Number.isFinite(waitMs) && waitMs > 0 ? waitMs : 0;
+        const step = facts(run, n);
+        step.limitWaits++;
+        step.limitWaitMs += waited;
+        if (waited > 0) run.record.limitWaitMs = (run.record.limitWaitMs ?? 0) + waited;
         return undefined;
+      }
       case 'handed_to_manager':
         facts(run, n).exhausted ??= String(event.message ?? '');
         return undefined;
@@ -143,7 +153,14 @@ export class RunFold {
     let run = this.folding.get(event.run);
     if (!run) {
       run = {
-        record: { id: event.run, start: event.time, last: event.time, steps: 0, attempts: [], stepRecords: [] },
+        record: {
+          id: event.run,
+          start: event.time,
+          last: event.time,
+          steps: 0,
+          attempts: [],
+          stepRecords: [],
+        },
         pending: new Map(),
       };
       this.folding.set(event.run, run);
@@ -201,7 +218,7 @@ function facts(run: Folding, n: number): StepFacts {
 }
 
 function newFacts(): StepFacts {
-  return { limitWaits: 0 };
+  return { limitWaits: 0, limitWaitMs: 0 };
 }
 
 /** Fold events given newest first into runs, oldest first (pure). */

@@ -3,6 +3,8 @@ import { BoardReadError } from '../board/board-file.js';
 import { determineRole } from '../board/determine-role.js';
 import type { AgentInputs } from '../board/inputs.js';
 import type { Board } from '../board/read-board.js';
+import { boardParked, type ParkedTask } from '../board/parked.js';
+import type { Document } from 'yaml';
 import type { Settings } from '../board/settings.js';
 import { readTaskMeta } from '../board/task.js';
 import { managerChange, writeManagerAnswer, type WriteOutcome } from '../board/write-answer.js';
@@ -81,6 +83,8 @@ export async function runStep(ctx: RunContext, board: Board, settings: Settings,
     if (!written.written) return { reply, answer, next };
   }
   ctx.board.wrote(written.written ? written.board : undefined);
+  const after = written.written && written.board?.parsed.ok ? written.board.parsed.doc : undefined;
+  const setAside = after ? newlyParked(board, after) : [];
   ctx.events.emit('board_written', {
     step,
     task,
@@ -90,9 +94,17 @@ export async function runStep(ctx: RunContext, board: Board, settings: Settings,
     status: answer.status,
     message: answer.message,
     ...(trigger !== undefined && { trigger }),
+    ...(setAside.length > 0 && { set_aside: setAside }),
   });
   await ctx.capabilities.answerWritten({ step, task, role: inputs.role, reply, answer, next });
   return { reply, answer, next };
+}
+
+// The tasks the Manager set aside during the step (kanban.yaml `parked:`, which it writes itself), with
+// their questions: shown, never acted on.
+function newlyParked(before: Board, after: Document): ParkedTask[] {
+  const had = new Set(boardParked(before.doc).map((entry) => entry.task));
+  return boardParked(after).filter((entry) => !had.has(entry.task));
 }
 
 // The board moved away or deleted during the step: an orderly stop (exit 2, as for a board

@@ -10,7 +10,7 @@ import type { NotifyTarget } from './target.js';
  * resident run (--watch) stopped to wait for a person.
  */
 export interface Notice {
-  event: 'run_ended' | 'limit_wait' | 'waiting' | 'agent_switched';
+  event: 'run_ended' | 'limit_wait' | 'waiting' | 'agent_switched' | 'set_aside';
   /** kanban.yaml, absolute. */
   board: string;
   /** The task of the last step started ('' if none). */
@@ -108,6 +108,25 @@ export function waitingNotice(event: Readonly<Record<string, unknown>>, at: Noti
       `${nextOf(OUTCOME_WORDS[kind].long)} The run is still there: ` +
       `it carries on once an edit of the board validates${until}.`,
     title: `${boardName(at.file)}: ${OUTCOME_WORDS[kind].short}, waiting for a person`,
+  };
+}
+
+/** The notice for tasks the Manager set aside and went on without (kanban.yaml `parked:`), from `board_written` (pure). */
+export function setAsideNotice(event: Readonly<Record<string, unknown>>, at: NoticePlace): Notice | undefined {
+  const aside = Array.isArray(event.set_aside)
+    ? (event.set_aside as Array<{ task?: unknown; question?: unknown }>)
+    : [];
+  if (aside.length === 0) return undefined;
+  const named = aside.map((entry) => `${String(entry.task)} (${String(entry.question ?? '')})`).join('; ');
+  const going = event.status === 'ok' ? ' The run goes on with the other tasks.' : '';
+  return {
+    event: 'set_aside',
+    ...where(at),
+    outcome: null,
+    exitCode: null,
+    message: `Set aside for a person by the Manager: ${named}.${going}`,
+    next: 'Answer in the task file (or remove its entry from parked: in kanban.yaml): the next run takes it first.',
+    title: `${boardName(at.file)}: ${aside.length === 1 ? String(aside[0]?.task) : `${aside.length} tasks`} set aside`,
   };
 }
 

@@ -1,4 +1,11 @@
-import { agentSwitchedNotice, endNotice, limitWaitNotice, waitingNotice, type Notice } from './notice.js';
+import {
+  agentSwitchedNotice,
+  endNotice,
+  limitWaitNotice,
+  setAsideNotice,
+  waitingNotice,
+  type Notice,
+} from './notice.js';
 import { deliver, REAL_SEND, SEND_POLICY, type SendDeps, type SendPolicy } from './send.js';
 import type { NotifyTarget } from './target.js';
 import type { OutcomeKind } from '../errors.js';
@@ -29,6 +36,7 @@ const TOLD: Record<Notice['event'], string> = {
   limit_wait: 'usage-limit wait',
   waiting: 'wait for a person',
   agent_switched: 'switch to or from a fallback agent',
+  set_aside: 'task set aside',
 };
 
 /**
@@ -56,7 +64,7 @@ export class Notifier {
 
   /**
    * The event listener of a run: keeps the run and task, and tells of a long usage-limit wait,
-   * a switch to or from a fallback agent and a resident run's wait for a person.
+   * a switch to or from a fallback agent, a task the Manager set aside, and a resident run's wait for a person.
    */
   readonly listener = (event: { type: string; [field: string]: unknown }): void => {
     if (event.type === 'run_started' && typeof event.run === 'string') this.run = event.run;
@@ -66,6 +74,10 @@ export class Notifier {
       if (notice) this.send(notice);
     }
     if (event.type === 'agent_switched') this.send(agentSwitchedNotice(event, this.place(event)));
+    if (event.type === 'board_written') {
+      const notice = setAsideNotice(event, this.place(event));
+      if (notice) this.send(notice);
+    }
     // One notice a wait: the event comes again only when the way of watching changes (fs.watch failing).
     if (event.type === 'waiting' && event.since !== this.lastWait) {
       this.lastWait = event.since;

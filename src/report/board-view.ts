@@ -1,6 +1,8 @@
 import type { RunRecord } from '../events/fold.js';
 import type { AttemptRecord } from '../events/records.js';
 import { addUsage, emptySpend, type SpendTotal } from '../spend.js';
+import type { ParkedTask } from '../board/parked.js';
+import type { Figures } from './figures.js';
 
 /** The columns of the board, left to right. */
 export const COLUMNS = ['todo', 'current', 'blocked', 'done'] as const;
@@ -33,12 +35,18 @@ export interface BoardCard extends TaskFacts {
   attempts: number;
   /** What its steps spent (its worker's attempts and the Manager's turns on it). */
   spend: SpendTotal;
+  /** The Manager set it aside for a person (kanban.yaml `parked:`), with its question. */
+  parked?: ParkedTask;
+  /** Its morning figures over the runs read (report/figures.ts), when they were counted. */
+  figures?: Figures;
 }
 
 /** What the board says, for placing its tasks. */
 export interface BoardFields {
   current: string | null;
   phase?: string | null;
+  /** The tasks the Manager set aside (kanban.yaml `parked:`). */
+  parked?: readonly ParkedTask[];
 }
 
 const DONE_WORDS = new Set(['done', 'complete', 'completed', 'closed']);
@@ -73,7 +81,9 @@ export function boardCards(
       seen.last = a;
     }
   const finished = board.current === null || board.phase === 'complete';
+  const aside = new Map((board.parked ?? []).map((entry) => [entry.task, entry]));
   return tasks.map((facts) => {
+    const parked = aside.get(facts.task);
     const seen = history.get(facts.task);
     const last = seen?.last;
     const manager = seen?.manager;
@@ -84,10 +94,11 @@ export function boardCards(
         : undefined;
     const current = facts.task === board.current;
     const running = liveRun !== undefined && [last, manager].some((a) => a && !a.finished && a.run === liveRun);
-    const place = placeOf({ current: current && !finished, running, status: facts.status, last, escalated });
+    const place = placeOf({ current: current && !finished, running, status: facts.status, last, escalated, parked });
     return {
       ...facts,
       ...place,
+      ...(parked && { parked }),
       current,
       running,
       ...(last && { last }),
@@ -99,7 +110,8 @@ export function boardCards(
 }
 
 /**
- * Where a task goes (pure): running now, or current on a board that is not finished, is current
+ * Where a task goes (pure): running now is current; set aside by the Manager (`parked:`) is blocked;
+ * current on a board that is not finished is current
  * — unless its last step needs a person (then blocked); else its front-matter `status:` decides
  * when it is a word this knows; else its last outcome in the history: replied ok is done, replied
  * blocked / escalate / error, retries exhausted or escalated by the Manager is blocked; else to do.
@@ -110,8 +122,13 @@ export function placeOf(task: {
   status?: string;
   last?: AttemptRecord;
   escalated?: AttemptRecord;
+  parked?: ParkedTask;
 }): { column: Column; because: string } {
   if (task.running) return { column: 'current', because: 'running now' };
+  if (task.parked) {
+    const asked = task.parked.asked ? ' (a person was asked; the next run takes it first)' : '';
+    return { column: 'blocked', because: `set aside by the Manager${asked}: ${task.parked.question}` };
+  }
   const person = needsPerson(task.last, task.escalated);
   if (task.current)
     return person

@@ -9,6 +9,7 @@ import type { RunRecord } from '../events/fold.js';
 import { PAGE_STYLE } from './page-style.js';
 import { reviewCommits } from './commits.js';
 import { runSpanMs, totals, type Tally } from './totals.js';
+import { addAttempt, emptyFigures, figuresText, perCompleted, runFigures } from './figures.js';
 import type { BoardCard } from './board-view.js';
 import { kanban } from './kanban-html.js';
 import { LIVE_SCRIPT, STATIC_POLICY } from './live-page.js';
@@ -56,6 +57,7 @@ export function* renderReport(runs: RunRecord[], context: PageContext): Generato
     ['agent time', formatDuration(sum.all.agentMs)],
     ['wall time', formatDuration(sum.wallMs)],
     ...(sum.all.spend.priced ? [['spent', formatSpend(sum.all.spend)] as [string, string]] : []),
+    ...morningCards(runs),
   ];
   const scope = context.olderLeftOut
     ? ` · the last ${runs.length} runs; older runs are left out (kanban-supervisor report --all shows every run)`
@@ -123,6 +125,26 @@ ${sum.byRole.map((r) => `<tr><td>${esc(r.role)}</td>${tallyCells(r)}</tr>`).join
 `;
 }
 
+// The morning figures over the runs shown: what a completed task cost, and the time limits took.
+function morningCards(runs: readonly RunRecord[]): Array<[string, string]> {
+  const all = emptyFigures();
+  for (const run of runs) {
+    for (const attempt of run.attempts) addAttempt(all, attempt);
+    all.limitWaitMs += run.limitWaitMs ?? 0;
+  }
+  const each = perCompleted(all);
+  const spent = each && formatSpend(each);
+  return [
+    ['tasks completed', String(all.completed)],
+    ['model runs', String(all.modelRuns)],
+    ...(each && all.modelRuns > 0
+      ? [['model runs a completed task', each.modelRuns.toFixed(2)] as [string, string]]
+      : []),
+    ...(spent ? [['a completed task', spent] as [string, string]] : []),
+    ['waiting for usage limits', all.limitWaitMs > 0 ? formatDuration(all.limitWaitMs) : 'none'],
+  ];
+}
+
 function* timeline(run: RunRecord, link: Linker, titles: ReadonlyMap<string, string> = new Map()): Generator<string> {
   const start = Date.parse(run.start);
   const span = Math.max(1, runSpanMs(run));
@@ -140,6 +162,7 @@ function* timeline(run: RunRecord, link: Linker, titles: ReadonlyMap<string, str
 <h2>Run ${esc(run.id)} <span class="badge ${esc(run.end?.type ?? 'unfinished')}">${esc(outcome)}</span></h2>
 <div class="muted">started ${esc(localStamp(run.start))} · ${run.steps} step(s) · ` +
     `${esc(formatDuration(span))}${commits}</div>${why}
+<div class="figures">${esc(figuresText(runFigures(run)))}</div>
 <div class="axis"><span>0s</span><span>${esc(formatDuration(span / 2))}</span>` +
     `<span>${esc(formatDuration(span))}</span></div>
 `

@@ -7,7 +7,7 @@ import { COLUMNS, type BoardCard, type Column } from './board-view.js';
 const HEADINGS: Record<Column, string> = {
   todo: 'To do',
   current: 'Current',
-  blocked: 'Blocked / escalated',
+  blocked: 'Blocked / set aside',
   done: 'Done',
 };
 
@@ -33,8 +33,10 @@ export function* kanban(cards: readonly BoardCard[], link: Linker, where: string
 }
 
 function cardHtml(card: BoardCard, link: Linker): string {
-  const tags = [card.current && 'current', card.running && 'running'].filter(Boolean) as string[];
-  const tagged = tags.map((t) => `<span class="tag ${t}">${t}</span>`).join('');
+  const tags = [card.current && 'current', card.running && 'running', card.parked && 'set aside'].filter(
+    Boolean,
+  ) as string[];
+  const tagged = tags.map((t) => `<span class="tag ${t.replace(' ', '-')}">${t}</span>`).join('');
   const head = `<div class="card-head"><span class="role">${esc(card.role ?? '?')}</span>${tagged}</div>`;
   const title = card.title ? shorten(cleanLine(card.title), 120) : card.task;
   const said = (cls: string, text: string) => `<div class="outcome ${cls}" title="${esc(text)}">${esc(text)}</div>`;
@@ -48,6 +50,8 @@ function cardHtml(card: BoardCard, link: Linker): string {
   const facts = [
     `${card.attempts} attempt(s)`,
     card.last ? `<span title="when its last attempt started">${esc(localStamp(card.last.start))}</span>` : '',
+    card.figures?.modelRuns ? `${card.figures.modelRuns} model run(s)` : '',
+    card.figures?.retries ? `${card.figures.retries} retr${card.figures.retries === 1 ? 'y' : 'ies'}` : '',
     card.spend.priced ? esc(formatSpend(card.spend)) : '',
     `<a class="work-log" href="${esc(link(card.task))}">work log</a>`,
     output ? `<a class="last-output" href="${esc(link(output))}">last output</a>` : '',

@@ -247,7 +247,13 @@ export function scriptedModel(
         `\`\`\`\n`
       );
     }
-    const tasks = JSON.parse(/^Task list, in order: (.*)$/m.exec(prompt)?.[1] ?? '[]') as string[];
+    // The presets' prompt names kanban.yaml for the list (a model reads it there); older prompts held it.
+    const shown = /^Task list, in order: (.*)$/m.exec(prompt)?.[1];
+    const tasks = shown
+      ? (JSON.parse(shown) as string[])
+      : [...readFileSync(path.join(board.dir ?? '.', 'kanban.yaml'), 'utf8').matchAll(/^ {2}- (\S+)$/gm)].map(
+          (m) => m[1] as string,
+        );
     const done = /^Task just worked on: (.*)$/m.exec(prompt)?.[1] ?? '';
     const next = tasks[tasks.indexOf(done) + 1] ?? null;
     const reply = {

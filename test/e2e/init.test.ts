@@ -1,16 +1,20 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { programOf } from '../../src/agents/index.js';
 import { parseRole, type Role } from '../../src/board/role.js';
 import { CLI, read, runCli, tempDir } from '../helpers.js';
 
 const AGENT_CLIS = ['claude', 'codex', 'gemini'] as const;
 
 /** `validate` with a PATH holding only an empty folder, so no agent CLI installed here is found. */
+// PATH holds node alone (the Manager's sequential-manager.js runs with it), no agent CLI.
 function validateWithoutAgents(board: string) {
+  const bin = tempDir();
+  symlinkSync(process.execPath, path.join(bin, 'node'));
   return execa(process.execPath, [CLI, 'validate', board], {
-    env: { PATH: tempDir(), NO_COLOR: '1' },
+    env: { PATH: bin, NO_COLOR: '1' },
     extendEnv: false,
     reject: false,
     stdin: 'ignore',
@@ -127,10 +131,16 @@ describe('kanban-supervisor init', () => {
       for (const name of ['Architect', 'Implementor', 'Manager']) {
         const role = parseRole(`roles/${name.toLowerCase()}.md`, name, read(dir, `roles/${name.toLowerCase()}.md`))
           .role as Role;
-        expect(role.command[0]).toBe(agent);
-        expect(role.command.filter((arg) => arg.includes('{{prompt}}'))).toHaveLength(1);
-        expect(role).toMatchObject({ stdin: 'none', output: 'auto' });
+        // The Manager is the shipped sequential Manager, asking that CLI only when a reply is not ok;
+        // Claude Code and Codex get its prompt on stdin (no argument's size limit).
+        expect(programOf(role.command)).toBe(agent);
+        const onStdin = name === 'Manager' && agent !== 'gemini';
+        expect(role.command.filter((arg) => arg.includes('{{prompt}}'))).toHaveLength(onStdin ? 0 : 1);
+        expect(role).toMatchObject({ stdin: onStdin ? 'prompt' : 'none', output: 'auto' });
       }
+      expect(init.stdout).toContain(
+        `The Manager (roles/manager.md) asks ${agent} only when a worker's reply is not ok`,
+      );
       // A review task, so validate checks the Architect's role file too.
       writeFileSync(path.join(dir, 'tasks/002-review.md'), '---\nrole: Architect\n---\nReview it.\n');
       writeFileSync(
@@ -164,7 +174,8 @@ describe('kanban-supervisor init', () => {
       expect(init.stdout).toMatch(/^ {2}2\. Install .*\(npm install -g [@\w/-]+\)/m);
       for (const name of ['architect', 'implementor', 'manager']) {
         const role = parseRole(`roles/${name}.md`, name, read(dir, `roles/${name}.md`)).role as Role;
-        expect(role.command[0]).toBe(agent);
+        // The Manager is the shipped sequential Manager, asking that CLI only when a reply is not ok.
+        expect(programOf(role.command)).toBe(agent);
         expect(role).toMatchObject({ stdin: 'prompt', output: 'auto' });
       }
     },

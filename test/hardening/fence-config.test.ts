@@ -16,7 +16,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boardWithTasks, CLI, events, pathWithoutUs, role, runCli, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
-import { OWNER, reachableByAll } from './fenced-users.js';
+import { OWNER } from './fenced-users.js';
 
 // No unfenced program reads what a fenced agent wrote (issue 31): the CLI configuration in the board
 // folder and in the home, npx's node_modules/.bin, a script named like a CLI. Real bubblewrap, the

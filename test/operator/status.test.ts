@@ -46,7 +46,9 @@ describe('status', () => {
           String.raw`then run again \(exit 3\) — Invalid output format: Implementor \(node .*\) printed no JSON`,
       ),
     );
-    expect(lines).toHaveLength(6); // the last line is empty: no separate halt line, the last run is the halt
+    // The morning figures: no task completed, no model run, the one format retry.
+    expect(lines[6]).toBe('  figures: 0 task(s) completed · 0 model run(s) · 1 retry · no usage-limit wait');
+    expect(lines).toHaveLength(7); // the last line is empty: no separate halt line, the last run is the halt
 
     const json = await runCli(['status', 'kanban.yaml', '--json'], { cwd: dir });
     const report = JSON.parse(json.stdout) as {

@@ -14,6 +14,7 @@ import { containerHint } from '../../src/login/capability.js';
 import { runnable } from '../../src/util/self-command.js';
 import { makeBoard, ROOT, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
 import { recording } from './recorded.js';
+import { emptyFigures } from '../../src/report/figures.js';
 
 // Issue 35's frictions met in-process, each titled with the mistake a person met on 4617305.
 
@@ -168,6 +169,7 @@ describe('status after a login stop', () => {
         last: '2026-11-23T19:05:00Z',
         steps: 1,
         spend: { total: { costUsd: 0, tokens: 0, priced: 0 }, byRole: {}, byTask: {} },
+        figures: { ...emptyFigures(), byTask: {} },
         end,
       },
       lastHalt: { ...end, run: 'r1' },

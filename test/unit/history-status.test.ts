@@ -70,7 +70,10 @@ describe('status with a bounded read of the history', () => {
           String.raw`60 step\(s\): no end recorded`,
       ),
     );
-    expect(text[6]).toBe('Last halt: none in the last 2 KiB of history');
+    expect(text[6]).toMatch(
+      /^ {2}figures: 4 task\(s\) completed · 0 model run\(s\) · 0 retries · no usage-limit wait$/,
+    );
+    expect(text[7]).toBe('Last halt: none in the last 2 KiB of history');
   });
 
   it('reads it all when it is small: "not run yet" and no halt line mean just that', () => {

@@ -1,4 +1,5 @@
 /* eslint-disable no-control-regex -- the point is that no escape code is printed */
+import { emptyFigures } from '../../src/report/figures.js';
 import { describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/commands/status.js';
 import { formatStatus } from '../../src/commands/status-text.js';
@@ -49,6 +50,14 @@ function report(extra: Partial<StatusReport> = {}): StatusReport {
         byRole: { Implementor: spend(1, 40_000), Manager: spend(0.25, 2_000) },
         byTask: {},
       },
+      figures: {
+        completed: 2,
+        modelRuns: 3,
+        retries: 1,
+        spend: spend(1.25, 42_000),
+        limitWaitMs: 90_000,
+        byTask: { 'tasks/001.md': { ...emptyFigures(), modelRuns: 2, retries: 1, spend: spend(1, 40_000) } },
+      },
     },
     history: { bytes: 100, read: 100, limit: 1000, readAll: true },
     ...extra,
@@ -66,6 +75,15 @@ describe('status as a person reads it', () => {
       '  spent: $1.25, 42k tokens (Implementor $1.00, 40k tokens · Manager $0.250, 2.0k tokens)\n',
     );
     expect(text).not.toMatch(/\x1b|\x07/);
+  });
+
+  it('shows the morning figures: per run, and per task under its line', () => {
+    const text = formatStatus(report(), NOW);
+    expect(text).toContain(
+      '  figures: 2 task(s) completed · 3 model run(s) (1.50 a completed task) · 1 retry · ' +
+        '$0.625, 21k tokens a completed task · 1m30s waiting for usage limits\n',
+    );
+    expect(text).toMatch(/^ {6} +last run: 2 model run\(s\) · 1 retry · \$1\.00, 40k tokens$/m);
   });
 
   it('says what a run waits for and until when, and a limit that outlived the last run', () => {
