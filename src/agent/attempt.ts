@@ -2,6 +2,9 @@ import { execa } from 'execa';
 import type { AttemptOutput } from '../log/output-store.js';
 import type { Failure, Stream } from '../agents/adapter.js';
 import { activityOf, agentFor, failureInLine } from '../agents/index.js';
+import type { Usage } from '../reply/usage.js';
+import type { PermissionDecision } from '../acp/policy.js';
+import { acpTalk, type AcpTalk } from './acp-talk.js';
 import { readProcInfo } from '../util/proc-stat.js';
 import { cleanLine } from '../util/clean-text.js';
 import { startProblem } from './command.js';
@@ -36,8 +39,12 @@ export interface AttemptResult {
   stderrTail: string;
   durationMs: number;
   spawnError?: string;
-  /** What the agent's output showed when it was stopped early (`gave-up`). */
+  /** What the agent's output showed when it was stopped early (`gave-up`), or an ACP agent's error said. */
   failure?: Failure;
+  /** What the agent reported spending where it says so outside stdout (an ACP agent's `usage_update`). */
+  usage?: Usage;
+  /** `protocol: acp`: how the prompt turn ended and how each permission request was answered. */
+  acp?: { stopReason?: string; error?: string; permissions: PermissionDecision[] };
 }
 
 /**
@@ -73,6 +80,8 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     ctx.output?.apart === true ? 'try' : 'run',
   );
   const spawned = spawnCommand(invocation);
+  // An ACP agent's stdin and stdout carry the protocol (src/acp/, loaded only for such a role).
+  const talk: AcpTalk | undefined = invocation.acp ? await acpTalk({ ...invocation, acp: invocation.acp }) : undefined;
   const subprocess = execa(spawned.file, spawned.args, {
     cwd: invocation.cwd,
     env: safeEnv(invocation.env),
@@ -81,7 +90,11 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     // Stopped by the policies below, never left to an exit handler; not by execa's timeout,
     // cancelSignal or forceKillAfterDelay either: they signal the leader only, not its group.
     cleanup: false,
-    ...(invocation.stdin ? { input: invocation.stdin } : { stdin: 'ignore' as const }),
+    ...(talk
+      ? { stdin: 'pipe' as const }
+      : invocation.stdin
+        ? { input: invocation.stdin }
+        : { stdin: 'ignore' as const }),
     buffer: false,
     reject: false,
     encoding: 'buffer',
@@ -93,12 +106,14 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   const group: { killer?: GroupKiller } = {};
   const stop = (why: AttemptEnd) => {
     if (end === 'exited') end = why;
-    group.killer?.terminate();
+    // An ACP agent is first asked to end its turn (session/cancel), then its group is stopped.
+    if (talk) talk.stop(() => group.killer?.terminate());
+    else group.killer?.terminate();
   };
   const collected = collectOutput(
     subprocess,
     output,
-    watchLines(invocation, ctx.onLine, (seen) => {
+    watchLines(invocation, talk ? undefined : ctx.onLine, (seen) => {
       failure ??= seen;
       stop('gave-up');
     }),
@@ -113,6 +128,8 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     stderrTail: collected.stderr.text(),
     durationMs: Math.round(performance.now() - started),
     ...(failure && { failure }),
+    // An ACP agent's reply is its message text, not the protocol on its stdout (kept in the log file).
+    ...talk?.result(collected.stderr.text(), failure),
   });
   if (pid === undefined) {
     record.remove();
@@ -128,6 +145,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     });
   }
   record.started(pid);
+  talk?.start(subprocess, ctx.onLine, () => group.killer?.terminate());
   const since = readProcInfo(pid)?.startTicks;
   const killer = (group.killer = groupKiller(pid, invocation.killGraceMs));
   const policies = [
@@ -150,6 +168,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     subprocess.nodeChildProcess.once('exit', (code, sig) => resolve([code, sig])),
   );
   for (const cleanup of policies) cleanup();
+  talk?.exited();
   killer.dispose();
   // The leader is gone: whatever it left is stopped now, and the pipes are read to their end
   // (a leftover that still holds one is not waited for once it has been stopped).
@@ -159,6 +178,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   });
   await Promise.race([collected.closed, new Promise((resolve) => setTimeout(resolve, 200))]);
   collected.destroy();
+  await talk?.settled();
   await subprocess;
   record.remove();
   output.out.close();

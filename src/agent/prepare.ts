@@ -123,8 +123,10 @@ export function planAgent(
   const rules = role.cliSchema ? loadReplyRules(board, role, manager, ctx.schemas) : undefined;
   const schema = rules && handedSchema(role.command, manager, rules.extra?.schema);
   if (typeof schema === 'string') throw new InputError(`${role.file}: cli_schema: ${schema}. ${CLI_SCHEMA_FIX}`);
+  const own = ownPaths(path.basename(board.file));
   const built = buildInvocation(role, inputs, {
     boardDir: board.dir,
+    own: [...own.files, ...own.folders],
     env: ctx.env,
     limits: {
       timeoutMs: role.timeoutMs ?? settings.timeoutMs,
@@ -149,7 +151,6 @@ export function planAgent(
   // The fence is built here, once, so every retry runs in the very same one.
   const found = findBubblewrap(ctx.env, board.dir);
   beforeFence();
-  const own = ownPaths(path.basename(board.file));
   const fence = buildFence(
     role.sandbox,
     fencePlace(
