@@ -17,6 +17,14 @@ export interface AcpOutcome {
   error?: { method: string; code?: number; message: string };
 }
 
+/** What an ACP agent reported spending, as far as it did. */
+export interface AcpUsage {
+  costUsd?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  cachedInputTokens?: number;
+}
+
 /** What the attempt hears of a conversation while it runs. */
 export interface AcpHooks {
   /** What the agent is doing, one line: its latest text or tool call (the live status line). */
@@ -40,8 +48,11 @@ export interface AcpConversation {
   text(): string;
   /** How many bytes of message text the agent sent in all. */
   textBytes(): number;
-  /** The session's cost in US dollars from its last `usage_update`, if it sent one in dollars. */
-  costUsd(): number | undefined;
+  /**
+   * What the turn spent: the cost in US dollars of its last `usage_update` (if in dollars), the
+   * tokens of `session/prompt`'s `usage` (where the agent sends it: opencode, Kilo).
+   */
+  usage(): AcpUsage;
   /** Every permission request and how the policy answered it. */
   permissions(): PermissionDecision[];
 }
@@ -56,7 +67,7 @@ export interface AcpConversation {
 export function startConversation(spec: AcpSpec, stdin: Writable, hooks: AcpHooks = {}): AcpConversation {
   let text = '';
   let textBytes = 0;
-  let cost: number | undefined;
+  let usage: AcpUsage = {};
   let sessionId: string | undefined;
   let line = '';
   const decisions: PermissionDecision[] = [];
@@ -82,7 +93,7 @@ export function startConversation(spec: AcpSpec, stdin: Writable, hooks: AcpHook
         line = (line + shown.text).split('\n').findLast((l) => l.trim() !== '') ?? line;
         if (line.trim()) hooks.activity?.(line.slice(-300));
       }
-      if (shown.costUsd !== undefined) cost = shown.costUsd;
+      if (shown.costUsd !== undefined) usage = { ...usage, costUsd: shown.costUsd };
       if (shown.tool !== undefined) hooks.activity?.(shown.tool);
     });
   const connection = app.connect(stream);
@@ -102,7 +113,8 @@ export function startConversation(spec: AcpSpec, stdin: Writable, hooks: AcpHook
         return { error: { method: 'session/new', message: 'answered without a sessionId' } };
       sessionId = session.sessionId;
       const turn = prompt as NonNullable<typeof prompt>;
-      const response = (await ask(turn, { ...turn.params, sessionId })) as { stopReason?: unknown };
+      const response = (await ask(turn, { ...turn.params, sessionId })) as { stopReason?: unknown; usage?: unknown };
+      usage = { ...usage, ...tokensOf(response.usage) };
       return { stopReason: String(response.stopReason) };
     } catch (error) {
       const acp = (error as { acp?: AcpOutcome['error'] }).acp;
@@ -127,7 +139,7 @@ export function startConversation(spec: AcpSpec, stdin: Writable, hooks: AcpHook
     },
     text: () => text,
     textBytes: () => textBytes,
-    costUsd: () => cost,
+    usage: () => usage,
     permissions: () => decisions,
   };
 }
@@ -145,6 +157,24 @@ function readUpdate(params: SessionNotification): { text?: string; tool?: string
     if (cost && typeof cost.amount === 'number' && cost.currency === 'USD') return { costUsd: cost.amount };
   }
   return {};
+}
+
+// The tokens of a prompt turn (ACP's draft `usage` of session/prompt's answer), each a count or left out.
+function tokensOf(value: unknown): AcpUsage {
+  if (!value || typeof value !== 'object') return {};
+  const read = (key: string) => {
+    const figure = (value as Record<string, unknown>)[key];
+    return typeof figure === 'number' ? figure : undefined;
+  };
+  const found: AcpUsage = {};
+  const input = read('inputTokens');
+  const output = read('outputTokens');
+  const cached = read('cachedReadTokens');
+  if (input !== undefined) found.inputTokens = input + (cached ?? 0);
+  // The project counts reasoning as output (reply/usage.ts); ACP counts it apart.
+  if (output !== undefined) found.outputTokens = output + (read('thoughtTokens') ?? 0);
+  if (cached !== undefined) found.cachedInputTokens = cached;
+  return found;
 }
 
 // A request's failure in the agent's words: a JSON-RPC error's message and data, or why the connection broke.

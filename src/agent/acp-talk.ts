@@ -89,7 +89,7 @@ export async function acpTalk(invocation: Invocation & { acp: NonNullable<Invoca
       if (!conversation) return {};
       const text = conversation.text();
       const error = outcome?.error && errorLine(outcome.error);
-      const cost = conversation.costUsd();
+      const usage = conversation.usage();
       const read = failure ?? (outcome?.error && failureOf(invocation, outcome.error, error as string));
       return {
         stdout: text,
@@ -99,7 +99,7 @@ export async function acpTalk(invocation: Invocation & { acp: NonNullable<Invoca
           ? `${stderrTail}${stderrTail === '' || stderrTail.endsWith('\n') ? '' : '\n'}${error}\n`
           : stderrTail,
         ...(read && read.kind !== 'invalid' && { failure: read }),
-        ...(cost !== undefined && { usage: { costUsd: cost } }),
+        ...(Object.keys(usage).length > 0 && { usage }),
         acp: {
           ...(outcome?.stopReason !== undefined && { stopReason: outcome.stopReason }),
           ...(error && { error }),

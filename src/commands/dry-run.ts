@@ -2,6 +2,7 @@ import path from 'node:path';
 import { checkCommand } from '../agent/command.js';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
 import { describeCommand } from '../agent/invocation.js';
+import { acpMessages, type AcpMessage } from '../acp/messages.js';
 import type { AgentInputs } from '../board/inputs.js';
 import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
@@ -60,6 +61,8 @@ export interface DryRunPlan {
     fence?: Fence;
     /** The Manager that would then get the worker's reply. */
     manager: { roleFile: string; command: string };
+    /** `protocol: acp`: the requests the supervisor would send the agent, in order, and its permission policy. */
+    acp?: { messages: AcpMessage[]; allow: readonly string[] };
   };
   /** What a real run would refuse (exit 2) that the dry run shows anyway, e.g. an agent program not installed. */
   warnings: string[];
@@ -130,6 +133,9 @@ export async function dryRun(
       maxRetries: settings.maxRetries,
       ...(invocation.fence && { fence: invocation.fence }),
       manager: { roleFile: manager.invocation.roleFile, command: describeCommand(manager.invocation, 120) },
+      ...(invocation.acp && {
+        acp: { messages: acpMessages(invocation.acp), allow: invocation.acp.permissions.allow },
+      }),
     },
   };
 }
