@@ -255,7 +255,7 @@ function roleFix(problem: string, params: unknown, hint: string | undefined): st
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';
   if (problem.startsWith('/protocol')) return 'Use `protocol: cli` (stdin and stdout) or `protocol: acp`.';
   if (problem.startsWith('/permissions'))
-    return 'Use `permissions: {allow: [read, edit, search]}` with ACP tool kinds (docs/agent-clis.md, "ACP").';
+    return 'Use `permissions: {allow: [read, edit, search]}` with ACP tool kinds (docs/agent-clis.md, "Routes").';
   if (problem.startsWith('/mcp_servers'))
     return 'Give `mcp_servers:` as a list of `{name, command, args, env}` (stdio MCP servers).';
   if (problem.startsWith('/cli_schema')) return 'Use `cli_schema: true` (hand the CLI the reply schema) or `false`.';
