@@ -104,8 +104,12 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   let failure: Failure | undefined;
   // The group exists once the agent does; a policy may fire before (never in practice).
   const group: { killer?: GroupKiller } = {};
+  // What an ACP agent said before it was told to cancel: its words after (an aborted request's
+  // "fetch failed") are about the cancel, not a failure to classify.
+  let stderrAtStop: string | undefined;
   const stop = (why: AttemptEnd) => {
     if (end === 'exited') end = why;
+    if (talk) stderrAtStop ??= collected.stderr.text();
     // An ACP agent is first asked to end its turn (session/cancel), then its group is stopped.
     if (talk) talk.stop(() => group.killer?.terminate());
     else group.killer?.terminate();
@@ -129,7 +133,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     durationMs: Math.round(performance.now() - started),
     ...(failure && { failure }),
     // An ACP agent's reply is its message text, not the protocol on its stdout (kept in the log file).
-    ...talk?.result(collected.stderr.text(), failure),
+    ...talk?.result(stderrAtStop ?? collected.stderr.text(), failure),
   });
   if (pid === undefined) {
     record.remove();
