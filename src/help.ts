@@ -39,7 +39,7 @@ exhausted · 4 halted for a human (Manager status not ok) · 5 a loop guard or b
 `;
 
 const COMMANDS: Record<string, string> = {
-  init: `Usage: {ks} init [folder] [--agent shell|claude|codex|gemini|opencode|copilot|kilo] [--force]
+  init: `Usage: {ks} init [folder] [--agent shell|claude|codex|gemini|opencode|copilot|kilo|<cli>-acp] [--force]
 {sp}      [--from backlog | --from PATH/tasks.json]
 
 Scaffolds a working board in folder (default: the current folder): kanban.yaml, tasks/ with one
@@ -52,7 +52,9 @@ fence (Linux, bubblewrap; see docs/sandbox.md).
 
 Options:
   --agent NAME   shell (default: the shipped shell agent, no API key needed), claude, codex, gemini,
-                 opencode, copilot, kilo
+                 opencode, copilot, kilo; or opencode-acp, kilo-acp, copilot-acp: the workers
+                 spoken to over the Agent Client Protocol (protocol: acp), each permission
+                 they ask answered by the role's policy (docs/agent-clis.md, "Routes")
   --force        overwrite existing board files
   --from backlog the Backlog.md project in folder is the board: its backlog/tasks/ files listed in
                  kanban.yaml as they are (never copied or changed), in dependency order, then

@@ -2,6 +2,9 @@ import { execa } from 'execa';
 import type { AttemptOutput } from '../log/output-store.js';
 import type { Failure, Stream } from '../agents/adapter.js';
 import { activityOf, agentFor, failureInLine } from '../agents/index.js';
+import type { Usage } from '../reply/usage.js';
+import type { PermissionDecision } from '../acp/policy.js';
+import { acpTalk, type AcpTalk } from './acp-talk.js';
 import { readProcInfo } from '../util/proc-stat.js';
 import { cleanLine } from '../util/clean-text.js';
 import { startProblem } from './command.js';
@@ -37,8 +40,12 @@ export interface AttemptResult {
   stderrTail: string;
   durationMs: number;
   spawnError?: string;
-  /** What the agent's output showed when it was stopped early (`gave-up`). */
+  /** What the agent's output showed when it was stopped early (`gave-up`), or an ACP agent's error said. */
   failure?: Failure;
+  /** What the agent reported spending where it says so outside stdout (an ACP agent's `usage_update`). */
+  usage?: Usage;
+  /** `protocol: acp`: how the prompt turn ended and how each permission request was answered. */
+  acp?: { stopReason?: string; error?: string; permissions: PermissionDecision[] };
 }
 
 /**
@@ -78,6 +85,8 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   const copies = openCopies(invocation.fence?.copies ?? []);
   // execa passes a file descriptor number through as child_process does; its types list none past stderr.
   const extra = copies.fds as unknown as Array<'pipe'>;
+  // An ACP agent's stdin and stdout carry the protocol (src/acp/, loaded only for such a role).
+  const talk: AcpTalk | undefined = invocation.acp ? await acpTalk({ ...invocation, acp: invocation.acp }) : undefined;
   const subprocess = execa(spawned.file, spawned.args, {
     cwd: invocation.cwd,
     env: safeEnv(invocation.env),
@@ -86,10 +95,11 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     // Stopped by the policies below, never left to an exit handler; not by execa's timeout,
     // cancelSignal or forceKillAfterDelay either: they signal the leader only, not its group.
     cleanup: false,
+    // stdin: an ACP agent's carries the protocol (a pipe); else the bytes written whole and closed, or none.
     // A fenced agent's bubblewrap reads its seccomp filter from descriptor 3 (SECCOMP_FD) and what its
     // fence copies from 4, 5, … (FIRST_COPY_FD); execa passes a descriptor number through as child_process does.
     stdio: [
-      invocation.stdin ?? 'ignore',
+      talk ? ('pipe' as const) : (invocation.stdin ?? 'ignore'),
       'pipe',
       'pipe',
       ...(spawned.seccomp || extra.length ? [spawned.seccomp ?? ('ignore' as const), ...extra] : []),
@@ -106,14 +116,20 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   let failure: Failure | undefined;
   // The group exists once the agent does; a policy may fire before (never in practice).
   const group: { killer?: GroupKiller } = {};
+  // What an ACP agent said before it was told to cancel: its words after (an aborted request's
+  // "fetch failed") are about the cancel, not a failure to classify.
+  let stderrAtStop: string | undefined;
   const stop = (why: AttemptEnd) => {
     if (end === 'exited') end = why;
-    group.killer?.terminate();
+    if (talk) stderrAtStop ??= collected.stderr.text();
+    // An ACP agent is first asked to end its turn (session/cancel), then its group is stopped.
+    if (talk) talk.stop(() => group.killer?.terminate());
+    else group.killer?.terminate();
   };
   const collected = collectOutput(
     subprocess,
     output,
-    watchLines(invocation, ctx.onLine, (seen) => {
+    watchLines(invocation, talk ? undefined : ctx.onLine, (seen) => {
       failure ??= seen;
       stop('gave-up');
     }),
@@ -128,6 +144,8 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     stderrTail: collected.stderr.text(),
     durationMs: Math.round(performance.now() - started),
     ...(failure && { failure }),
+    // An ACP agent's reply is its message text, not the protocol on its stdout (kept in the log file).
+    ...talk?.result(stderrAtStop ?? collected.stderr.text(), failure),
   });
   if (pid === undefined) {
     record.remove();
@@ -143,6 +161,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     });
   }
   record.started(pid);
+  talk?.start(subprocess, ctx.onLine, () => group.killer?.terminate());
   const since = readProcInfo(pid)?.startTicks;
   const killer = (group.killer = groupKiller(pid, invocation.killGraceMs));
   const policies = [
@@ -165,6 +184,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
     subprocess.nodeChildProcess.once('exit', (code, sig) => resolve([code, sig])),
   );
   for (const cleanup of policies) cleanup();
+  talk?.exited();
   killer.dispose();
   // The leader is gone: whatever it left is stopped now, and the pipes are read to their end
   // (a leftover that still holds one is not waited for once it has been stopped).
@@ -174,6 +194,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   });
   await Promise.race([collected.closed, new Promise((resolve) => setTimeout(resolve, 200))]);
   collected.destroy();
+  await talk?.settled();
   await subprocess;
   record.remove();
   output.out.close();

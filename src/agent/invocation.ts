@@ -4,6 +4,8 @@ import { TAG_VARIABLE } from './tag.js';
 import { maskArgv, secretValues } from '../util/secrets.js';
 import { bwrapArgs, type Fence, type HostUser } from '../sandbox/fence.js';
 import type { FailurePatterns } from '../reply/failure-patterns.js';
+import type { AcpSpec } from '../acp/messages.js';
+import { DEFAULT_POLICY } from '../acp/policy.js';
 
 /**
  * Everything that defines one run of an agent. Built once per agent run and reused
@@ -32,6 +34,11 @@ export interface Invocation {
   fence?: Fence;
   /** The role's `failures:` patterns, read from its stderr while it runs (attempt.ts). */
   failures?: FailurePatterns;
+  /**
+   * `protocol: acp`: the agent is spoken to over its stdin and stdout (src/acp/), told this;
+   * `stdin` is then null (the pipe carries the protocol).
+   */
+  acp?: AcpSpec;
 }
 
 const MAX_ENV_INPUT = 64 * 1024;
@@ -53,7 +60,11 @@ export interface RunPlace {
 }
 
 /** Build the invocation of a role's agent for these inputs (pure: the environment is passed in). */
-export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace): Invocation {
+export function buildInvocation(
+  role: Role,
+  inputs: AgentInputs,
+  place: RunPlace & { own?: readonly string[] },
+): Invocation {
   const baseEnv = place.env;
   const prompt = fillPlaceholders(role.prompt, { ...inputs, agents: AGENTS_DIR }, role.file);
   const values = { ...inputs, prompt, agents: AGENTS_DIR };
@@ -76,7 +87,8 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
   const envInput = boundedEnvInput(inputs, json);
   if (envInput.length <= MAX_ENV_INPUT) env.KANBAN_INPUT = envInput;
   else delete env.KANBAN_INPUT;
-  const stdin = role.stdin === 'none' ? null : Buffer.from(role.stdin === 'json' ? `${json}\n` : prompt, 'utf8');
+  const acp = role.protocol === 'acp';
+  const stdin = acp || role.stdin === 'none' ? null : Buffer.from(role.stdin === 'json' ? `${json}\n` : prompt, 'utf8');
   const task = inputs.task_file ?? inputs.done_task ?? '';
   return {
     role: role.name,
@@ -90,6 +102,15 @@ export function buildInvocation(role: Role, inputs: AgentInputs, place: RunPlace
     tag: place.tag,
     task,
     ...(role.failures && { failures: role.failures }),
+    ...(acp && {
+      acp: {
+        prompt,
+        cwd: place.boardDir,
+        mcpServers: role.mcpServers ?? [],
+        permissions: role.permissions ?? DEFAULT_POLICY,
+        own: [...(place.own ?? [])],
+      },
+    }),
   };
 }
 

@@ -137,8 +137,10 @@ export function planAgent(
   const rules = role.cliSchema ? loadReplyRules(board, role, manager, ctx.schemas, ctx.env) : undefined;
   const schema = rules && handedSchema(role.command, manager, rules.extra?.schema);
   if (typeof schema === 'string') throw new InputError(`${role.file}: cli_schema: ${schema}. ${CLI_SCHEMA_FIX}`);
+  const own = ownPaths(path.basename(board.file));
   const built = buildInvocation(role, inputs, {
     boardDir: board.dir,
+    own: [...own.files, ...own.folders],
     env: ctx.env,
     limits: {
       timeoutMs: role.timeoutMs ?? settings.timeoutMs,
@@ -164,7 +166,6 @@ export function planAgent(
   const found = findBubblewrap(ctx.env, board.dir);
   const who = agentUser(board.dir);
   beforeFence();
-  const own = ownPaths(path.basename(board.file));
   const fence = buildFence(
     role.sandbox,
     fencePlace(

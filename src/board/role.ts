@@ -12,6 +12,8 @@ import { closest } from '../util/suggest.js';
 import { sandboxSpec, type SandboxSpec } from '../sandbox/spec.js';
 import { missingRoleHint, roleFilePath } from './role-names.js';
 import { plainSchemaMessage } from './pointer-words.js';
+import { mcpServersOf, policyOf, type McpServer } from '../acp/messages.js';
+import type { PermissionPolicy } from '../acp/policy.js';
 
 /** How to run a role's agent: the front-matter of `roles/<name>.md` plus its body as the prompt. */
 export interface Role {
@@ -37,6 +39,12 @@ export interface Role {
   sandbox?: SandboxSpec;
   /** Roles whose agents take this role's steps while its CLI account waits out a usage limit (role `fallback:`). */
   fallback?: string[];
+  /** How the agent is spoken to: its stdin and stdout (absent, `cli`), or the Agent Client Protocol (`acp`). */
+  protocol?: 'acp';
+  /** `protocol: acp`: how its permission requests are answered (role `permissions:`; else the default policy). */
+  permissions?: PermissionPolicy;
+  /** `protocol: acp`: the MCP servers its session gets (role `mcp_servers:`; else none). */
+  mcpServers?: McpServer[];
   /** The role prompt (the file's body), placeholders not yet filled. */
   prompt: string;
   /** The file line where the prompt starts, for messages about it. */
@@ -71,6 +79,9 @@ const KEYS = [
   'failures',
   'sandbox',
   'fallback',
+  'protocol',
+  'permissions',
+  'mcp_servers',
 ];
 const SANDBOX_KEYS = ['write', 'read', 'copy', 'hide', 'network'];
 
@@ -165,7 +176,24 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
     ...(data.cli_schema === true && { cliSchema: true }),
     ...(Array.isArray(data.fallback) && { fallback: data.fallback.filter(isRoleName) }),
     ...(data.failures !== undefined && problems.length === 0 && { failures: data.failures as FailurePatterns }),
+    ...(data.protocol === 'acp' && { protocol: 'acp' as const }),
+    ...(data.permissions !== undefined && problems.length === 0 && { permissions: policyOf(data.permissions) }),
+    ...(data.mcp_servers !== undefined && problems.length === 0 && { mcpServers: mcpServersOf(data.mcp_servers) }),
   };
+  // Only the protocol's messages reach an ACP agent's stdin; its policy and servers mean nothing to another.
+  if (data.protocol === 'acp' && data.stdin !== undefined)
+    problems.push({
+      file,
+      line: lineOf('/stdin'),
+      message: 'front-matter stdin: does not apply with protocol: acp (the prompt goes in session/prompt). Remove it.',
+    });
+  for (const key of ['permissions', 'mcp_servers'])
+    if (data[key] !== undefined && data.protocol !== 'acp')
+      problems.push({
+        file,
+        line: lineOf(`/${key}`),
+        message: `front-matter ${key}: applies only with protocol: acp. Add \`protocol: acp\` or remove it.`,
+      });
   const sandbox = problems.length === 0 ? sandboxSpec(data.sandbox) : undefined;
   if (sandbox) role.sandbox = sandbox;
   if (role.failures)
@@ -231,6 +259,11 @@ function roleFix(problem: string, params: unknown, hint: string | undefined): st
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';
   if (problem.startsWith('/fallback'))
     return 'List role names whose files are in roles/, e.g. `fallback: [implementor-codex]` for roles/implementor-codex.md.';
+  if (problem.startsWith('/protocol')) return 'Use `protocol: cli` (stdin and stdout) or `protocol: acp`.';
+  if (problem.startsWith('/permissions'))
+    return 'Use `permissions: {allow: [read, edit, search]}` with ACP tool kinds (docs/agent-clis.md, "Routes").';
+  if (problem.startsWith('/mcp_servers'))
+    return 'Give `mcp_servers:` as a list of `{name, command, args, env}` (stdio MCP servers).';
   if (problem.startsWith('/cli_schema')) return 'Use `cli_schema: true` (hand the CLI the reply schema) or `false`.';
   return 'See the role file format in docs/board.md, "Role files".';
 }

@@ -44,7 +44,8 @@ export function formatDryRun(plan: DryRunPlan): string {
     ),
   );
   if (n.fence) lines.push(...fenceLines(n.fence, n.roleFile, pad));
-  if (n.stdin === null) lines.push(`${pad('stdin')}none (/dev/null)`);
+  if (n.acp) lines.push(...acpLines(n.acp, n.roleFile, pad));
+  else if (n.stdin === null) lines.push(`${pad('stdin')}none (/dev/null)`);
   else lines.push(`${pad('stdin')}${Buffer.byteLength(n.stdin)} bytes, below`);
   for (const { label, text } of below) lines.push(...block(label, text));
   if (n.stdin !== null) lines.push(...block('stdin', n.stdin));
@@ -60,6 +61,29 @@ export function formatDryRun(plan: DryRunPlan): string {
         : `Commits: none (supervisor.git_commit is on, but ${plan.git.why ?? 'there is no repository'}).`,
     );
   return `${lines.join('\n')}\n${notify}`;
+}
+
+// protocol: acp: the requests on the agent's stdin, one JSON line each, the prompt's text set out below.
+function acpLines(
+  acp: NonNullable<NonNullable<DryRunPlan['next']>['acp']>,
+  roleFile: string,
+  pad: (label: string) => string,
+): string[] {
+  const lines = [`${pad('protocol')}acp: the agent's stdin and stdout carry these requests and its answers`];
+  let prompt: string | undefined;
+  for (const message of acp.messages) {
+    const blocks = message.params.prompt as Array<{ text?: string }> | undefined;
+    if (blocks?.[0]?.text !== undefined) prompt = blocks[0].text;
+    const shown = prompt === undefined ? message.params : { ...message.params, prompt: '<prompt, see below>' };
+    lines.push(`${pad('')}${message.method} ${JSON.stringify(shown)}`);
+  }
+  lines.push(
+    `${pad('asks')}answered by ${roleFile} permissions: (or the default): allowed for ` +
+      `${acp.allow.join(', ') || 'no tool'} when every path named is in the board folder and not the ` +
+      `supervisor's own; refused otherwise`,
+  );
+  if (prompt !== undefined) lines.push(...block('prompt', prompt));
+  return lines;
 }
 
 /** Why this timeout applies: who set it and what it wins over (pure). */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { checkCommand } from '../agent/command.js';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
 import { describeCommand } from '../agent/invocation.js';
+import { acpMessages, type AcpMessage } from '../acp/messages.js';
 import type { AgentInputs } from '../board/inputs.js';
 import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
@@ -64,6 +65,8 @@ export interface DryRunPlan {
     manager: { roleFile: string; command: string };
     /** The role files whose agents would take the step while the role's account is limited (`fallback:`). */
     fallback?: string[];
+    /** `protocol: acp`: the requests the supervisor would send the agent, in order, and its permission policy. */
+    acp?: { messages: AcpMessage[]; allow: readonly string[] };
   };
   /** What a real run would refuse (exit 2) that the dry run shows anyway, e.g. an agent program not installed. */
   warnings: string[];
@@ -142,6 +145,9 @@ export async function dryRun(
       ...(invocation.fence && { fence: invocation.fence }),
       manager: { roleFile: manager.invocation.roleFile, command: describeCommand(manager.invocation, 120) },
       ...(fallback.length > 0 && { fallback: fallback.map(roleFilePath) }),
+      ...(invocation.acp && {
+        acp: { messages: acpMessages(invocation.acp), allow: invocation.acp.permissions.allow },
+      }),
     },
   };
 }

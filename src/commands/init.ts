@@ -27,11 +27,18 @@ const GENERIC_PRESETS: Readonly<Record<string, string>> = {
     '(or KILO_CONFIG).',
 };
 
+/**
+ * Where the Agent Client Protocol is the better route (docs/agent-clis.md, "Routes"): the workers
+ * of `<cli>-acp` speak ACP (presets/<cli>-acp/), its Manager is the CLI's own preset.
+ */
+const ACP_PRESETS: readonly string[] = ['opencode', 'kilo', 'copilot'];
+
 /** The agents `init` has presets for: the shipped shell agent, each known agent CLI's, then the others'. */
 const PRESET_AGENTS: readonly string[] = [
   'shell',
   ...AGENTS.flatMap((agent) => agent.preset ?? []),
   ...Object.keys(GENERIC_PRESETS),
+  ...ACP_PRESETS.map((cli) => `${cli}-acp`),
 ];
 
 /** Options of `kanban-supervisor init`. */
@@ -54,7 +61,7 @@ export function presetFiles(agent: string): Record<string, string> {
     'tasks/001-example.md': agent === 'shell' ? read('shell/task.md') : read('board/task.md'),
     'roles/implementor.md': read(`${agent}/implementor.md`),
     'roles/architect.md': read(`${agent}/architect.md`),
-    'roles/manager.md': read(`${agent}/manager.md`),
+    'roles/manager.md': read(`${agent.replace(/-acp$/, '')}/manager.md`),
   };
 }
 
@@ -177,7 +184,7 @@ export function nextSteps(dir: string, agent: string, written: InitResult): stri
       : `  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in kanban.yaml).`,
   );
   // How to get the agent CLI ready to run unattended: installed, and logged in or given a key.
-  const setup = AGENTS.find((cli) => cli.preset === agent)?.setup ?? GENERIC_PRESETS[agent];
+  const setup = AGENTS.find((cli) => cli.preset === agent)?.setup ?? GENERIC_PRESETS[agent.replace(/-acp$/, '')];
   if (setup) {
     lines.push(`  2. ${setup}`);
     lines.push(

@@ -89,7 +89,7 @@ export async function runOnce(
   const events = stdoutEvents(result.stdout);
   const failure = judgement && !judgement.valid ? readFailure(ctx, agent, result, events) : undefined;
   // A figure that cannot be a spend (negative, infinite) is dropped with a note, never added.
-  const { usage, ignored } = checkUsage(cli.usage(events));
+  const { usage, ignored } = checkUsage(result.usage ?? cli.usage(events));
   const written = ctx.output.close(files, judgement?.valid !== true);
   ctx.events.emit('attempt_finished', {
     ...where,
@@ -109,6 +109,7 @@ export async function runOnce(
     }),
     ...(usage && { usage }),
     ...(ignored.length > 0 && { usageIgnored: ignored }),
+    ...(result.acp && { acp: result.acp }),
     ...(written.out && { stdoutFile: written.out }),
     ...(written.err && { stderrFile: written.err }),
     ...((files.out.error ?? files.err.error) && { logError: files.out.error ?? files.err.error }),

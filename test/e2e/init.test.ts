@@ -1,10 +1,10 @@
-import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { programOf } from '../../src/agents/index.js';
 import { parseRole, type Role } from '../../src/board/role.js';
-import { CLI, read, runCli, tempDir } from '../helpers.js';
+import { CLI, read, ROOT, runCli, tempDir } from '../helpers.js';
 
 const AGENT_CLIS = ['claude', 'codex', 'gemini'] as const;
 
@@ -115,7 +115,7 @@ describe('kanban-supervisor init', () => {
     const result = await runCli(['init', tempDir(), '--agent', 'aider']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(
-      /--agent must be one of shell, claude, codex, gemini, opencode, copilot, kilo \(got "aider"\)/,
+      /--agent must be one of shell, claude, codex, gemini, opencode, copilot, kilo, opencode-acp, kilo-acp, copilot-acp \(got "aider"\)/,
     );
   });
 
@@ -178,6 +178,24 @@ describe('kanban-supervisor init', () => {
         expect(programOf(role.command)).toBe(agent);
         expect(role).toMatchObject({ stdin: 'prompt', output: 'auto' });
       }
+    },
+  );
+
+  it.each(['opencode', 'copilot', 'kilo'])(
+    'scaffolds a %s-acp board: its workers speak ACP with the default permission policy, its Manager is the native preset',
+    async (agent) => {
+      const dir = path.join(tempDir(), 'board');
+      const init = await runCli(['init', dir, '--agent', `${agent}-acp`]);
+      expect(init.exitCode, init.stderr).toBe(0);
+      expect(init.stdout).toMatch(/^ {2}2\. Install .*\(npm install -g [@\w/-]+\)/m);
+      for (const name of ['architect', 'implementor']) {
+        const role = parseRole(`roles/${name}.md`, name, read(dir, `roles/${name}.md`)).role as Role;
+        expect(role.command[0]).toBe(agent);
+        expect(role).toMatchObject({ protocol: 'acp', permissions: { allow: ['read', 'edit', 'search', 'think'] } });
+      }
+      const manager = parseRole('roles/manager.md', 'manager', read(dir, 'roles/manager.md')).role as Role;
+      expect(manager.protocol).toBeUndefined();
+      expect(read(dir, 'roles/manager.md')).toBe(readFileSync(path.join(ROOT, 'presets', agent, 'manager.md'), 'utf8'));
     },
   );
 

@@ -1,0 +1,3 @@
+import { acpCliSuite } from './acp-suite.js';
+
+acpCliSuite('opencode');
