@@ -95,9 +95,12 @@ function backlogFolder(dir: string): string {
  */
 function backlogRoles(roles: Record<string, string>, doneStatus: string): Record<string, string> {
   const manager = roles['roles/manager.md'] ?? '';
-  const sequential = /("\{\{agents\}\}\/sequential-manager\.js")/;
+  // On the command line itself: a preset's comments name the program too.
+  const sequential = /^(command: \[node, "\{\{agents\}\}\/sequential-manager\.js")/m;
   const status = JSON.stringify(doneStatus);
-  const edited = sequential.test(manager)
+  // The shipped sequential Manager sets a task done itself; a model it asks (after --), or a model
+  // Manager alone, is told how in its prompt.
+  const flagged = sequential.test(manager)
     ? manager
         .replace(sequential, `$1, --backlog-done, ${status}`)
         .replace(
@@ -106,7 +109,11 @@ function backlogRoles(roles: Record<string, string>, doneStatus: string): Record
             `# (backlog task edit ID -s ${doneStatus}), and a task whose status is ${doneStatus} counts as done.\n` +
             'command:',
         )
-    : `${manager
+    : manager;
+  const asksModel =
+    !sequential.test(manager) || /^command: \[node, "\{\{agents\}\}\/sequential-manager\.js", --, /m.test(manager);
+  const edited = asksModel
+    ? `${flagged
         .replace(
           'by adding `status: done` to its front-matter (between the --- lines).',
           `with Backlog.md's CLI (\`backlog task edit <its id> -s ${doneStatus}\`), not by editing it.`,
@@ -115,7 +122,8 @@ function backlogRoles(roles: Record<string, string>, doneStatus: string): Record
       `The tasks of this board are Backlog.md task files (their front-matter has id: and status:). To mark a ` +
       `task done, run Backlog.md's CLI, \`backlog task edit <its id> -s ${doneStatus}\`, instead of editing the ` +
       `file; a task whose status is ${doneStatus} is done. To add a task, create it with ` +
-      `\`backlog task create "Title" -d "What to do"\` and list the file it makes under backlog/tasks/.\n`;
+      `\`backlog task create "Title" -d "What to do"\` and list the file it makes under backlog/tasks/.\n`
+    : flagged;
   return { ...roles, 'roles/manager.md': edited };
 }
 

@@ -139,7 +139,9 @@ describe('init --from: the boards people keep', () => {
     const claude = await runCli(['init', '--from', 'backlog', '--agent', 'claude', '--force'], { cwd: dir });
     expect(claude.exitCode).toBe(0);
     const manager = read(dir, 'roles/manager.md');
-    expect(manager).toMatch(/^command: \[claude, /m);
+    // The shipped sequential Manager in front of the model: it sets the task done itself on an ok reply,
+    // and the model's prompt says how, for the replies it is asked about.
+    expect(manager).toMatch(/^command: \[node, "\{\{agents\}\}\/sequential-manager\.js", --backlog-done, "Shipped", --, claude, /m);
     expect(manager).toContain(
       "mark {{done_task}} done\n  with Backlog.md's CLI (`backlog task edit <its id> -s Shipped`), not by editing it.\n",
     );
