@@ -165,9 +165,10 @@ describe('bad board, task and role input', () => {
       const none = await runCli(command, { cwd: path.join(dir, 'folder.yaml') });
       expect(none.exitCode).toBe(2);
       expect(none.stderr).toBe(
+        // Inside a board's folder: the board above is named (issue 35).
         `kanban-supervisor: there is no kanban.yaml in this folder (${path.join(dir, 'folder.yaml')}). ` +
-          `Pass the path of a board (its kanban.yaml or its folder), or create one here: ` +
-          `npx kanban-supervisor init`,
+          'This folder is inside the board ../kanban.yaml: pass its path after the command ' +
+          '(e.g. `npx kanban-supervisor ../kanban.yaml`), or run from its folder (cd ..).',
       );
     }
   });

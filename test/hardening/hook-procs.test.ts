@@ -117,7 +117,7 @@ describe('hooks are run as agents are', () => {
     30_000,
   );
 
-  it('a NUL in the outcome reaches the hook removed, instead of making spawn() throw', async () => {
+  it('a NUL in the outcome reaches the hook cleaned (shown as U+FFFD, as on the console), instead of making spawn() throw', async () => {
     const dir = tempDir();
     const halted = { kind: 'halted_for_human' as const, exitCode: 4, message: 'The Manager said: stop\0here.' };
     const warning = await runHook(
@@ -127,7 +127,7 @@ describe('hooks are run as agents are', () => {
       { ...process.env, ODD: 'a\0b' },
     );
     expect(warning).toBeNull();
-    expect(readFileSync(path.join(dir, 'message.txt'), 'utf8')).toBe('The Manager said: stophere.');
+    expect(readFileSync(path.join(dir, 'message.txt'), 'utf8')).toBe('The Manager said: stop\ufffdhere.');
   });
 });
 
