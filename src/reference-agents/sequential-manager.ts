@@ -58,8 +58,9 @@ else decide(inputs);
 
 function decide(inputs: Record<string, unknown>): void {
   const board = String(inputs.kanban_file ?? 'kanban.yaml');
-  const text = readFileSync(board, 'utf8');
-  const parsed = parseYaml(text);
+  // A board that is not there (moved away during the step) is the supervisor's to report, not a crash here.
+  const text = readText(board);
+  const parsed = parseYaml(text ?? '');
   const value = parsed.ok ? parsed.value : null;
   // On a board too large for KANBAN_INPUT the list is read where it is: kanban.yaml, as the step read it.
   const tasks = (inputs.tasks as string[] | undefined) ?? listed(value);
@@ -102,7 +103,7 @@ function decide(inputs: Record<string, unknown>): void {
   const before = parkedList(value);
   const aside = ok ? before : park(before, done, String(result.status), String(result.message ?? ''));
   const choice = chooseNext(tasks, isDone, aside);
-  if (value !== null && (choice.parked.length > 0 || 'parked' in (value as object)))
+  if (text !== undefined && value !== null && (choice.parked.length > 0 || 'parked' in (value as object)))
     recordParked(board, text, choice.parked);
   const what = ok ? `${done} is done` : `${done} is set aside (${said})`;
   if (choice.halt)
@@ -139,6 +140,14 @@ function askModel(why: string): void {
   }
   if (run.signal) process.kill(process.pid, run.signal);
   process.exit(run.status ?? 1);
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 function listed(board: unknown): string[] {
