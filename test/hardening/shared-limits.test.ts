@@ -1,8 +1,18 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { accountOf, type Account } from '../../src/limits/account.js';
 import { sharedLimitText } from '../../src/limits/entry.js';
 import { AGENTS, boardWithTasks, events, role, runCli, tempDir } from '../helpers.js';
@@ -10,16 +20,19 @@ import { AGENTS, boardWithTasks, events, role, runCli, tempDir } from '../helper
 // One account: the same CLI with an adapter and the same login (HOME) on every board — Claude
 // Code, as its name says, played by the fake scripted.mjs — and its words for a limit.
 const FAILURES = 'failures:\n  usage_limit: ["limit reached, resets (?:at |in )(?<reset>\\\\S+)$"]\n';
-const CLAUDE = ['node', 'claude.mjs'];
+// Installed outside every board folder, as npm installs a CLI: a board's own script is never an
+// account another board waits on (issue 31), whatever its name. One install for every board here.
+const CLI_DIR = mkdtempSync(path.join(os.tmpdir(), 'ks-cli-'));
+afterAll(() => rmSync(CLI_DIR, { recursive: true, force: true }));
+const CLAUDE = ['node', path.join(CLI_DIR, 'claude.mjs')];
+copyFileSync(path.join(AGENTS, 'scripted.mjs'), CLAUDE[1]!);
 
 function board(...script: string[]) {
-  const dir = boardWithTasks(
+  return boardWithTasks(
     1,
     { 'roles/implementor.md': role([...CLAUDE, 'record.jsonl', ...script], `stdin: none\n${FAILURES}`) },
     'phase: execute\n',
   );
-  copyFileSync(path.join(AGENTS, 'scripted.mjs'), path.join(dir, 'claude.mjs'));
-  return dir;
 }
 
 const calls = (dir: string) =>
