@@ -1,22 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import {
-  chmodSync,
   chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boardWithTasks, CLI, events, pathWithoutUs, role, runCli, SEQUENTIAL_MANAGER, tempDir } from '../helpers.js';
-import { OWNER } from './fenced-users.js';
+import { OWNER, reachableByAll } from './fenced-users.js';
 
 // No unfenced program reads what a fenced agent wrote (issue 31): the CLI configuration in the board
 // folder and in the home, npx's node_modules/.bin, a script named like a CLI. Real bubblewrap, the
@@ -52,21 +49,6 @@ function asUser(uid: number, dir: string, home: string, args: string[], pathValu
     env: { NO_COLOR: '1', PATH: pathValue, HOME: home },
     extendEnv: false,
   });
-}
-
-/** Let every user pass through the folders above these files (search only); returns how to put the modes back. */
-function reachableByAll(files: string[]): () => void {
-  const changed = new Map<string, number>();
-  for (const file of files)
-    for (let dir = path.dirname(realpathSync(file)); !changed.has(dir); dir = path.dirname(dir)) {
-      const mode = statSync(dir).mode & 0o7777;
-      if ((mode & 0o001) === 0) {
-        changed.set(dir, mode);
-        chmodSync(dir, mode | 0o001);
-      }
-      if (dir === '/') break;
-    }
-  return () => changed.forEach((mode, dir) => chmodSync(dir, mode));
 }
 
 // The fenced agent of a hostile model: it reads its login from the copy, then plants a hook in
