@@ -1,12 +1,22 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseFrontMatter } from '../../src/board/front-matter.js';
 import { read, ROOT, runCli, tempDir } from '../helpers.js';
 
-// Backlog.md's own CLI (the backlog.md devDependency): the projects here are made as users make them.
-const BACKLOG = path.join(ROOT, 'node_modules', '.bin', 'backlog');
+// Backlog.md's own CLI, pinned in test/backlog/ and installed there on first use (not a devDependency:
+// npm ci refuses a lock that lacks the per-platform binaries the registry does not serve). The projects
+// here are made with it as users make them, and the runs find it on PATH as a user's would.
+const BACKLOG_PREFIX = path.join(ROOT, 'test', 'backlog');
+const BACKLOG_BIN = path.join(BACKLOG_PREFIX, 'node_modules', '.bin');
+const BACKLOG = path.join(BACKLOG_BIN, 'backlog');
+beforeAll(() => {
+  if (!existsSync(BACKLOG))
+    execFileSync('npm', ['install', '--prefix', BACKLOG_PREFIX, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  process.env.PATH = `${BACKLOG_BIN}${path.delimiter}${process.env.PATH ?? ''}`;
+}, 180_000);
 
 function backlog(dir: string, ...args: string[]) {
   return execa(BACKLOG, args, { cwd: dir, stdin: 'ignore', env: { NO_COLOR: '1' } });
@@ -141,7 +151,9 @@ describe('init --from: the boards people keep', () => {
     const manager = read(dir, 'roles/manager.md');
     // The shipped sequential Manager in front of the model: it sets the task done itself on an ok reply,
     // and the model's prompt says how, for the replies it is asked about.
-    expect(manager).toMatch(/^command: \[node, "\{\{agents\}\}\/sequential-manager\.js", --backlog-done, "Shipped", --, claude, /m);
+    expect(manager).toMatch(
+      /^command: \[node, "\{\{agents\}\}\/sequential-manager\.js", --backlog-done, "Shipped", --, claude, /m,
+    );
     expect(manager).toContain(
       "mark {{done_task}} done\n  with Backlog.md's CLI (`backlog task edit <its id> -s Shipped`), not by editing it.\n",
     );
