@@ -1,3 +1,4 @@
+import { chmodSync, chownSync } from 'node:fs';
 import path from 'node:path';
 import type { Board } from '../board/read-board.js';
 import type { OutputStrategy } from '../reply/extract.js';
@@ -90,7 +91,10 @@ export function prepareAgent(
   if (problem !== undefined) throw new InputError(`${role.file}: ${problem}`);
   checkCommand(invocation);
   // Once per agent run, before its first attempt: every retry reads the very same file.
-  if (schemaFile) replaceFileAtomic(board.dir, schemaFile.file, schemaFile.text, { mode: 0o644 });
+  if (schemaFile) {
+    replaceFileAtomic(board.dir, schemaFile.file, schemaFile.text, { mode: 0o644 });
+    if (fence?.user) letAgentRead(board.dir, path.posix.dirname(schemaFile.file), fence.user.gid);
+  }
   return {
     invocation,
     output: role.output,
@@ -180,4 +184,17 @@ export function planAgent(
   );
   const unfenceable = 'problem' in found ? found.problem : who.problem;
   return { ...planned, invocation: { ...invocation, fence }, ...(unfenceable && { unfenceable }) };
+}
+
+/**
+ * Run by root, a fenced agent is the board folder's owner on the host (sandbox/owner.ts), and the
+ * state folder is root's alone (0700): the handed schema's folder is opened to the owner's group
+ * only, to pass through (0710, nothing listed), the schema folder itself readable. The state stays
+ * root's (so root's own safe writes there go on) and read-only in the fence.
+ */
+function letAgentRead(boardDir: string, schemaDir: string, gid: number): void {
+  const state = path.join(boardDir, schemaDir.split('/')[0] ?? schemaDir);
+  chownSync(state, process.getuid?.() ?? 0, gid);
+  chmodSync(state, 0o710);
+  chmodSync(path.join(boardDir, schemaDir), 0o755);
 }
