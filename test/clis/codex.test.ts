@@ -6,7 +6,7 @@ import { cliReplySchema } from '../../src/reply/reply-schema.js';
 import { startFakeModelServer, type FakeModelServer } from '../fixtures/fake-model-server.mjs';
 import { strictProblem } from '../fixtures/fake-model-schema.mjs';
 import { events, read, tempDir } from '../helpers.js';
-import { agentEnv, initBoard, installedVersion, scriptedModel, startSupervisor } from './harness.js';
+import { agentEnv, initBoard, installedVersion, modelOnEveryStep, scriptedModel, startSupervisor } from './harness.js';
 import { agentCliSuite } from './suite.js';
 
 agentCliSuite('codex');
@@ -37,6 +37,8 @@ describe('the real codex, handed the reply schema by the supervisor', () => {
       });
       const env = agentEnv('codex', server.url);
       const dir = await initBoard('codex', env);
+      // A model Manager on every step: its strict-form answers to ok replies are what this checks.
+      modelOnEveryStep(dir);
       where.dir = dir;
 
       const run = await startSupervisor(['kanban.yaml', '--timeout', '90s'], env, dir);

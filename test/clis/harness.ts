@@ -195,6 +195,18 @@ export async function initBoard(agent: AgentCli, env: Record<string, string>): P
 }
 
 /** Rewrite the board's kanban.yaml, failing if the edit changed nothing. */
+/**
+ * The other Manager `init` offers: the model on every step (the shipped sequential Manager taken out of
+ * the command, as the preset's comment says), for the tests of what a model Manager answers to an ok reply.
+ */
+export function modelOnEveryStep(dir: string): void {
+  const file = path.join(dir, 'roles', 'manager.md');
+  const before = readFileSync(file, 'utf8');
+  const after = before.replace('command: [node, "{{agents}}/sequential-manager.js", --, ', 'command: [');
+  if (after === before) throw new Error(`${file} has no sequential Manager in front of its model`);
+  writeFileSync(file, after);
+}
+
 export function editBoard(dir: string, edit: (text: string) => string): void {
   const file = path.join(dir, 'kanban.yaml');
   const before = readFileSync(file, 'utf8');

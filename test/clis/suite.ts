@@ -11,6 +11,7 @@ import { CLI, events, read } from '../helpers.js';
 import {
   agentEnv,
   editBoard,
+  modelOnEveryStep,
   HELLO,
   initBoard,
   installedVersion,
@@ -131,6 +132,8 @@ export function agentCliSuite(agent: AgentCli): void {
       await serve({ mode: 'prose' });
       const env = agentEnv(agent, url());
       const dir = await initBoard(agent, env);
+      // Codex's placeholder reply (the strict schema's least) is ok: a model Manager's placeholder is the failure.
+      if (agent === 'codex') modelOnEveryStep(dir);
       const before = read(dir, 'kanban.yaml');
       const prose = PROSE[agent];
 
