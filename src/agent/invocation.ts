@@ -125,13 +125,15 @@ function boundedEnvInput(inputs: AgentInputs, json: string): string {
   const less: Record<string, unknown> = { ...inputs };
   if (history) {
     less.history = undefined;
-    less.history_omitted = `${history.length} step(s), over the 64 KiB of KANBAN_INPUT: read stdin (stdin: json) or {{history}}`;
+    less.history_omitted =
+      `${history.length} step(s), over the 64 KiB of KANBAN_INPUT: read stdin (stdin: ` + `json) or {{history}}`;
     const shorter = JSON.stringify(less);
     if (shorter.length <= MAX_ENV_INPUT) return shorter;
   }
   if (tasks) {
     less.tasks = undefined;
-    less.tasks_omitted = `${tasks.length} task(s), over the 64 KiB of KANBAN_INPUT: they are the tasks of ${inputs.kanban_file}`;
+    less.tasks_omitted =
+      `${tasks.length} task(s), over the 64 KiB of KANBAN_INPUT: they are the tasks of ` + `${inputs.kanban_file}`;
   }
   return JSON.stringify(less);
 }

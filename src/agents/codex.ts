@@ -114,7 +114,10 @@ export const codex: AgentCli = {
     if (existsSync(path.join(folder, 'auth.json'))) return undefined;
     const config = readText(path.join(folder, 'config.toml'));
     if (/^\s*(model_provider|cli_auth_credentials_store)\s*=/m.test(config)) return undefined;
-    return `Codex has no login: no ${path.join(folder, 'auth.json')}, and neither CODEX_API_KEY nor OPENAI_API_KEY is set`;
+    return (
+      `Codex has no login: no ${path.join(folder, 'auth.json')}, and neither CODEX_API_KEY nor ` +
+      `OPENAI_API_KEY is set`
+    );
   },
 
   failureInLine(line) {

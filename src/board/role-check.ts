@@ -53,7 +53,8 @@ export function checkRole(
       });
     }
   }
-  // A Manager that sets Backlog.md tasks done runs Backlog.md's CLI after each task: missing, the night would stop at the first.
+  // A Manager that sets Backlog.md tasks done runs Backlog.md's CLI after each task: missing, the night would stop at
+  // the first.
   const backlog = role.command.includes('--backlog-done')
     ? findProgram('backlog', { ...env, ...role.env }, boardDir)
     : undefined;

@@ -258,7 +258,10 @@ function roleFix(problem: string, params: unknown, hint: string | undefined): st
     );
   if (problem.startsWith('/env')) return 'Give `env:` as a mapping of names to strings.';
   if (problem.startsWith('/fallback'))
-    return 'List role names whose files are in roles/, e.g. `fallback: [implementor-codex]` for roles/implementor-codex.md.';
+    return (
+      'List role names whose files are in roles/, e.g. `fallback: [implementor-codex]` for ' +
+      'roles/implementor-codex.md.'
+    );
   if (problem.startsWith('/protocol')) return 'Use `protocol: cli` (stdin and stdout) or `protocol: acp`.';
   if (problem.startsWith('/permissions'))
     return 'Use `permissions: {allow: [read, edit, search]}` with ACP tool kinds (docs/agent-clis.md, "Routes").';

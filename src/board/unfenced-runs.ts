@@ -76,7 +76,8 @@ export function pathWarnings(dir: string, boardName: string, env: NodeJS.Process
       file: boardName,
       message:
         `the PATH of this run ${removed.map((entry) => pathWords(entry, writes)).join('; ')}, ` +
-        `where a fenced agent (${writes.roles.join(', ')}) can write${npx ? ' (npx puts node_modules/.bin there)' : ''}: ` +
+        `where a fenced agent (${writes.roles.join(', ')}) can ` +
+        `write${npx ? ' (npx puts node_modules/.bin there)' : ''}: ` +
         `taken out of the PATH of every program the supervisor starts (agents, hooks, git, bwrap), ` +
         `so that none started by name is one an agent put there.`,
     },
@@ -104,11 +105,13 @@ function roleProblems(
       file: role.file,
       line: role.lineOf('/command'),
       message:
-        `${role.name} runs ${cli.name} unfenced, while ${writes.roles.join(', ')} ${writes.roles.length > 1 ? 'are' : 'is'} ` +
+        `${role.name} runs ${cli.name} unfenced, while ${writes.roles.join(', ')} ` +
+        `${writes.roles.length > 1 ? 'are' : 'is'} ` +
         `fenced: ${cli.name} loads settings, hooks and plugins from the board folder ` +
         `(${cli.project.join(', ')}) and from your home (${cli.home.join(', ')}), ${fenced}, and would run ` +
         `what an agent planted there as you. Fence ${role.name} too: every agent of a board with a fenced role ` +
-        `is fenced (sandbox: {copy: [${cli.home.map((home) => JSON.stringify(home)).join(', ')}]}, see docs/sandbox.md).`,
+        `is fenced (sandbox: {copy: [${cli.home.map((home) => JSON.stringify(home)).join(', ')}]}, see ` +
+        `docs/sandbox.md).`,
     });
   const starter = argv[0] === undefined ? '' : path.basename(argv[0]);
   if (!cli && RUNS_THE_FOLDER.has(starter))

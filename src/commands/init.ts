@@ -181,7 +181,8 @@ export function nextSteps(dir: string, agent: string, written: InitResult): stri
   lines.push(
     written.imported
       ? `  1. ${written.imported}`
-      : `  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in kanban.yaml).`,
+      : `  1. Describe your work in ${path.join(dir, 'tasks/001-example.md')} (one file per task, listed in ` +
+          `kanban.yaml).`,
   );
   // How to get the agent CLI ready to run unattended: installed, and logged in or given a key.
   const setup = AGENTS.find((cli) => cli.preset === agent)?.setup ?? GENERIC_PRESETS[agent.replace(/-acp$/, '')];

@@ -66,7 +66,8 @@ export async function logsCommand(
   if (halt)
     io.stderr.write(
       `The Manager halted the run (status ${halt.finished?.status ?? '?'}) on this reply of ${found.role}; ` +
-        `the Manager's own output: ${runnable(`logs${options.file === 'kanban.yaml' ? '' : ` ${shellWord(options.file)}`} --run ${halt.run} --step ${halt.step} --role Manager`)}\n`,
+        `the Manager's own output: ` +
+        `${runnable(`logs${options.file === 'kanban.yaml' ? '' : ` ${shellWord(options.file)}`} --run ${halt.run} --step ${halt.step} --role Manager`)}\n`,
     );
   if (!flags.follow || !running) {
     if (flags.follow)

@@ -108,7 +108,9 @@ function withFigures(cards: BoardCard[], runs: RunRecord[]): BoardCard[] {
   return cards.map((card) => ({ ...card, figures: byTask.get(card.task) ?? emptyFigures() }));
 }
 
-/** What `report --json` prints: the board's cards with their figures, and each run's figures (SPEC: the morning read). */
+/**
+ * What `report --json` prints: the board's cards with their figures, and each run's figures (SPEC: the morning read).
+ */
 export function reportJson(file: string, scope: { runs?: number; all?: boolean }, env?: NodeJS.ProcessEnv): object {
   const parts = readPageParts(path.resolve(file), scope, env);
   return {

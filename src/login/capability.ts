@@ -27,7 +27,8 @@ export const login: OpenCapability = (): Capability => ({
       action: `Halting for a person: ${failure.hint}`,
     });
     throw new InputError(
-      `${invocation.roleFile}: ${invocation.role}'s ${failure.cli} ${LOGIN_STOP}: ${failure.detail}. ${failure.hint} Then run again to resume at this task.`,
+      `${invocation.roleFile}: ${invocation.role}'s ${failure.cli} ${LOGIN_STOP}: ${failure.detail}. ` +
+        `${failure.hint} Then run again to resume at this task.`,
     );
   },
 });

@@ -111,7 +111,9 @@ export function waitingNotice(event: Readonly<Record<string, unknown>>, at: Noti
   };
 }
 
-/** The notice for tasks the Manager set aside and went on without (kanban.yaml `parked:`), from `board_written` (pure). */
+/**
+ * The notice for tasks the Manager set aside and went on without (kanban.yaml `parked:`), from `board_written` (pure).
+ */
 export function setAsideNotice(event: Readonly<Record<string, unknown>>, at: NoticePlace): Notice | undefined {
   const aside = Array.isArray(event.set_aside)
     ? (event.set_aside as Array<{ task?: unknown; question?: unknown }>)

@@ -71,7 +71,8 @@ export function figuresText(figures: Figures): string {
   const spent = each && formatSpend(each);
   return [
     `${figures.completed} task(s) completed`,
-    `${figures.modelRuns} model run(s)${each && figures.modelRuns > 0 ? ` (${each.modelRuns.toFixed(2)} a completed task)` : ''}`,
+    `${figures.modelRuns} model ` +
+      `run(s)${each && figures.modelRuns > 0 ? ` (${each.modelRuns.toFixed(2)} a completed task)` : ''}`,
     `${figures.retries} retr${figures.retries === 1 ? 'y' : 'ies'}`,
     ...(spent ? [`${spent} a completed task`] : []),
     figures.limitWaitMs > 0 ? `${formatDuration(figures.limitWaitMs)} waiting for usage limits` : 'no usage-limit wait',

@@ -24,7 +24,8 @@ export function fenceLines(fence: Fence, roleFile: string, pad: (label: string) 
     `${pad('')}hidden: ${list(fence.hidden)}`,
     ...(fence.missing.length
       ? [
-          `${pad('')}not bound (they do not exist${fence.user ? ', or are out of its reach' : ''}): ${fence.missing.join(', ')}`,
+          `${pad('')}not bound (they do not exist${fence.user ? ', or are out of its reach' : ''}): ` +
+            `${fence.missing.join(', ')}`,
         ]
       : []),
   ];

@@ -65,12 +65,18 @@ export interface Fence {
    * files, not its sub-folders), so nothing the agent writes there reaches the original.
    */
   copied: string[];
-  /** The files copied, in the order of the file descriptors bubblewrap reads them from (4, 5, …: 3 is the seccomp filter's). */
+  /**
+   * The files copied, in the order of the file descriptors bubblewrap reads them from (4, 5, …: 3 is the seccomp
+   * filter's).
+   */
   copies: string[];
   /** Declared paths that do not exist (or the agent's host user cannot reach), so are not bound. */
   missing: string[];
   network: boolean;
-  /** The seccomp filter (seccomp.ts), handed to bubblewrap on a file descriptor of its own; undefined: none can be built here. */
+  /**
+   * The seccomp filter (seccomp.ts), handed to bubblewrap on a file descriptor of its own; undefined: none can be built
+   * here.
+   */
   seccomp: Uint8Array | undefined;
   /** Who bubblewrap (and so the agent, outside its namespace) runs as when not the supervisor's own user. */
   user?: HostUser;

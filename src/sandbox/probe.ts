@@ -91,7 +91,8 @@ export function probeFence(
   if (probe.ok) return undefined;
   const said = probe.stderr.split('\n')[0]?.replace(/^bwrap: /, '') || 'nothing';
   return (
-    `sandbox: bubblewrap cannot build a fence on this machine${user ? ` as uid ${user.uid}, the board folder's owner` : ''} ` +
+    `sandbox: bubblewrap cannot build a fence on this ` +
+    `machine${user ? ` as uid ${user.uid}, the board folder's owner` : ''} ` +
     `(${bwrap} said: ${said}), ` +
     `so the agent is not run, and never unfenced. Allow unprivileged user namespaces ` +
     `(sysctl kernel.unprivileged_userns_clone=1; ` +

@@ -83,7 +83,8 @@ export function secretValues(
 /**
  * Text with every known secret value, HTTP credential, `key=value` secret and well-known key masked
  * (pure), in time linear in the text. Escape sequences and control characters are removed first
- * (util/clean-text.ts): a value split by `\x1b[0m` is found whole, as a terminal would show it. Text to be cut is cut by
+ * (util/clean-text.ts): a value split by `\x1b[0m` is found whole, as a terminal would show it. Text to be cut is cut
+ * by
  * maskedHead or maskedTail, never before masking: half a value is no longer that value.
  */
 export function maskText(text: string, secrets: readonly string[] = []): string {

@@ -32,7 +32,8 @@ const REJECTED: Record<AcpCli, RegExp> = {
 // Kilo Code CLI takes three times opencode's time.
 const BUDGET: Record<AcpCli, number> = { opencode: 420_000, copilot: 420_000, gemini: 420_000, kilo: 600_000 };
 
-// Gemini CLI has no ACP preset (its headless mode is the better route, docs/agent-clis.md): the role a user would write.
+// Gemini CLI has no ACP preset (its headless mode is the better route, docs/agent-clis.md): the role a user would
+// write.
 function geminiAcpRole(): string {
   const native = readFileSync(path.join(ROOT, 'presets', 'gemini', 'implementor.md'), 'utf8');
   return `---\ncommand: [gemini, --acp]\nprotocol: acp\n---\n${native.replace(/^---\n[\s\S]*?\n---\n/, '')}`;

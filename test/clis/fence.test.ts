@@ -99,7 +99,8 @@ describe.skipIf(!existsSync('/usr/bin/bwrap'))(
           writeFileSync(path.join(home, '.claude.json'), '{}\n');
         }
         if (process.getuid?.() === 0) {
-          // Run by root, a fenced agent runs as the board folder's owner: the board and the home are an ordinary user's.
+          // Run by root, a fenced agent runs as the board folder's owner: the board and the home are an ordinary
+          // user's.
           chmodSync(path.dirname(dir), 0o755);
           for (const mine of [dir, home]) execFileSync('chown', ['-R', `${OWNER}:${OWNER}`, mine]);
         }

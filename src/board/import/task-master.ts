@@ -130,7 +130,9 @@ function readState(shown: string, text?: string): { ok: true; tag?: string } | {
   } catch (error) {
     return {
       ok: false,
-      message: `${shown}: not valid JSON (${(error as Error).message}). Fix it, or switch tags again: task-master use-tag master.`,
+      message:
+        `${shown}: not valid JSON (${(error as Error).message}). Fix it, or switch tags again: ` +
+        `task-master use-tag master.`,
     };
   }
   const tag = isRecord(state) ? state.currentTag : undefined;
