@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AgentInputs } from './inputs.js';
 import { resolveAllInBoard, type BoardFile } from './paths.js';
@@ -15,7 +14,6 @@ import { closest } from '../util/suggest.js';
 import { roleFilePath, type Role } from './role.js';
 import { pathWarnings, unfencedRunProblems } from './unfenced-runs.js';
 import { outsideWritesEnv } from './fenced-writes.js';
-import { fencedTmpProblems } from './fenced-tmp.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
 import { runnable } from '../util/self-command.js';
@@ -26,11 +24,9 @@ import { finishedNote } from './hints.js';
 import { unlistedTasksWarning } from './unlisted-tasks.js';
 import { fieldWords } from './pointer-words.js';
 import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
-import { fenceProblem } from '../sandbox/probe.js';
 import { agentUser } from '../sandbox/owner.js';
-import { missingPaths } from '../sandbox/place.js';
+import { fenceFindings } from './check-fence.js';
 import { fallbackCycles } from './fallback-chain.js';
-import { configWrites } from '../sandbox/agent-configs.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -163,6 +159,8 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   const boardTimeout = parseDuration(state.settings.timeout) ?? undefined;
   // Whether bubblewrap can build a fence here is asked once (per network setting), for the first fenced role.
   const fences = new Map<boolean, string | undefined>();
+  // Who a fenced agent runs as on the host: one look at the board folder for every fenced role.
+  let owner: ReturnType<typeof agentUser> | undefined;
   const unfenced: Array<{ role: Role; inputs: AgentInputs }> = [];
   const read = new Map<string, Role>();
   // A Map visits what is added while it is walked: each role's fallbacks are checked after it.
@@ -184,40 +182,9 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     if (check.role) access.push(accessLine(check.role));
     if (check.role && !fenced) unfenced.push({ role: check.role, inputs: need.inputs });
     if (check.role && fenced) {
-      const who = agentUser(dir);
-      if (who.problem !== undefined) {
-        if (fences.size === 0)
-          problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: who.problem });
-        fences.set(fenced.network, undefined);
-      }
-      if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir, who.user));
-      const problem = fences.get(fenced.network);
-      if (problem) problems.push({ file: check.role.file, line: check.role.lineOf('/sandbox'), message: problem });
-      problems.push(...fencedTmpProblems(check.role, dir, env));
-      for (const { written, cli, config } of configWrites(fenced, dir, env.HOME ?? homedir()))
-        problems.push({
-          file: check.role.file,
-          line: check.role.lineOf('/sandbox'),
-          message:
-            `sandbox: write: ${written} ${written === config ? 'is' : 'holds or lies in'} ${cli.name}'s ` +
-            `configuration (${config}), which every ${cli.programs[0] ?? ''} you start loads unfenced — its hooks, ` +
-            `MCP servers and plugins are programs: a fenced agent could plant one there. ` +
-            `Declare it in copy: instead (sandbox: {copy: [${cli.home.map((h) => JSON.stringify(h)).join(', ')}]}): ` +
-            `the agent gets a copy, thrown away when it ends.`,
-        });
-      for (const { written, how, unreachable } of missingPaths(fenced, dir, env, who.user))
-        warnings.push({
-          file: check.role.file,
-          line: check.role.lineOf('/sandbox'),
-          message: unreachable
-            ? `sandbox: the ${how} path ${written} is out of reach of uid ${who.user?.uid}, the board folder's ` +
-              `owner, whom the fenced agent runs as (a folder above it is closed to that user), so it is not bound. ` +
-              `Give that user access to it, or keep what the agent needs where that user can reach it.`
-            : `sandbox: the ${how} path ${written} does not exist, so it is not bound and the agent cannot ` +
-              (how === 'writable'
-                ? 'create it. Create it first if the agent must write there.'
-                : 'read it. Create it first if the agent must.'),
-        });
+      const found = fenceFindings(check.role, fenced, dir, env, fences, (owner ??= agentUser(dir)));
+      problems.push(...found.problems);
+      warnings.push(...found.warnings);
     }
     const hint = check.missing ? missingRoleHint(dir, role) : '';
     const readable = check.role ?? check.draft;
