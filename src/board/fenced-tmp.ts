@@ -4,7 +4,6 @@ import { AGENTS_DIR, fillPlaceholders } from './inputs.js';
 import type { Problem } from './read-board.js';
 import type { Role } from './role.js';
 import { findProgram } from '../util/process.js';
-import { SUPERVISOR_FOLDERS } from '../sandbox/place.js';
 
 const TMP = '/tmp';
 const within = (file: string, dir: string) => file === dir || file.startsWith(`${dir}/`);
@@ -26,12 +25,10 @@ export function fencedTmpProblems(role: Role, boardDir: string, env: NodeJS.Proc
     }
   });
   const program = words[0] === undefined ? undefined : findProgram(words[0], { ...env, ...role.env }, boardDir);
-  // The program's own install folder and the supervisor's (dist/, node_modules/) are shown in every fence.
-  const bound = [...SUPERVISOR_FOLDERS, ...(program && 'file' in program ? [path.dirname(real(program.file))] : [])];
-  const files = words
-    .slice(1)
-    .filter((word) => path.isAbsolute(word))
-    .filter((word) => !bound.some((dir) => within(real(word), dir)));
+  const files = [
+    ...(program && 'file' in program ? [program.file] : []),
+    ...words.slice(1).filter((word) => path.isAbsolute(word)),
+  ];
   const hidden = files.map(real).find((file) => within(file, TMP) && !shown.some((dir) => within(file, dir)));
   if (hidden === undefined) return [];
   return [

@@ -2,18 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readRegular } from '../fs/safe-read.js';
 import { findGit, findProgram, outsidePath } from '../util/process.js';
 import { realOr } from '../util/real-path.js';
 import type { FencePlace, HostUser } from './fence.js';
 import { expandPath, type SandboxSpec } from './spec.js';
 import { credentialStores } from './stores.js';
-
-/** dist/ and node_modules/ of this package (dist/sandbox/place.js is two folders down). */
-export const SUPERVISOR_FOLDERS = ['..', '../../node_modules'].map((up) =>
-  path.resolve(fileURLToPath(new URL(up, import.meta.url))),
-);
 
 /**
  * What the fence of an agent run in `boardDir` sees of this machine (reads only): real paths,
@@ -53,9 +47,6 @@ export function fencePlace(
         .filter((dir) => dir.startsWith('/'))
         .flatMap((dir) => (path.basename(dir) === 'bin' ? [dir, path.join(path.dirname(dir), 'lib')] : [dir])),
       ...('file' in found ? [installFolder(found.file, homes)] : []),
-      // The supervisor's own install, read-only: the shipped agents ({{agents}}) and the packages they load,
-      // wherever it is installed (a clone or an npm prefix under /tmp, which the fence otherwise covers).
-      ...SUPERVISOR_FOLDERS,
       ...['/etc/resolv.conf'].filter((file) => look(file)?.real.startsWith('/run/')),
     ],
     arch: process.arch,
