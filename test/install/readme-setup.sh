@@ -6,8 +6,12 @@
 # Run by .ci/run. Exits non-zero on the first command that fails.
 source "$(dirname "$0")/common.sh"
 
-git clone --quiet "$ROOT" "$WORK/readme-check"
-cd "$WORK/readme-check"
+# The clone lies outside /tmp, as a person's checkout does: the suite runs fenced agents from it,
+# and the fence gives every agent an empty /tmp of its own (a fenced program under /tmp is refused).
+CLONE="$(mktemp -d /var/tmp/ks-readme-XXXXXX)"
+trap 'rm -rf "$WORK" "$CLONE"' EXIT
+git clone --quiet "$ROOT" "$CLONE/readme-check"
+cd "$CLONE/readme-check"
 # The lines of the fenced block between the markers, blank ones aside.
 mapfile -t COMMANDS < <(awk '/^<!-- readme-setup: end -->/ { inside = 0 } inside && !/^```/ && NF { print } /^<!-- readme-setup: CI runs/ { inside = 1 }' README.md)
 [ "${#COMMANDS[@]}" -eq 2 ] || fail "README.md should hold the two set-up commands between its readme-setup markers; found ${#COMMANDS[@]}"
