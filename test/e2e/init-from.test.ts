@@ -14,7 +14,11 @@ const BACKLOG_BIN = path.join(BACKLOG_PREFIX, 'node_modules', '.bin');
 const BACKLOG = path.join(BACKLOG_BIN, 'backlog');
 beforeAll(() => {
   if (!existsSync(BACKLOG))
-    execFileSync('npm', ['install', '--prefix', BACKLOG_PREFIX, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+    // npm keeps its compile cache in TMPDIR, which is this test run's (and must be left empty).
+    execFileSync('npm', ['install', '--prefix', BACKLOG_PREFIX, '--no-audit', '--no-fund'], {
+      stdio: 'inherit',
+      env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' },
+    });
   process.env.PATH = `${BACKLOG_BIN}${path.delimiter}${process.env.PATH ?? ''}`;
 }, 180_000);
 
