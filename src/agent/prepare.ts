@@ -180,6 +180,8 @@ export function planAgent(
       invocation.env,
       'bwrap' in found ? found.bwrap : 'bwrap',
       invocation.file,
+      // Only words the role file gives as they are: a placeholder's value may come from a task an agent wrote.
+      role.command.slice(1).filter((word) => !word.includes('{{')),
       who.user,
     ),
   );

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import type { Problem } from './read-board.js';
 import type { Role } from './role.js';
-import { fencedTmpProblems } from './fenced-tmp.js';
+import { unreachableCommandProblems } from './fenced-reach.js';
 import { fenceProblem } from '../sandbox/probe.js';
 import type { agentUser } from '../sandbox/owner.js';
 import { missingPaths } from '../sandbox/place.js';
@@ -9,7 +9,7 @@ import { configWrites } from '../sandbox/agent-configs.js';
 
 /**
  * What `validate` says of one fenced role's sandbox: whom it runs as and whether bubblewrap can build
- * its fence here (asked once per network setting, in `fences`), a program of it under /tmp, a `write:`
+ * its fence here (asked once per network setting, in `fences`), a program of it out of its reach, a `write:`
  * of a CLI's own configuration (problems), and declared paths it cannot have (warnings).
  */
 export function fenceFindings(
@@ -29,7 +29,7 @@ export function fenceFindings(
   if (!fences.has(fenced.network)) fences.set(fenced.network, fenceProblem(fenced.network, env, dir, who.user));
   const problem = fences.get(fenced.network);
   if (problem) problems.push({ file: role.file, line: role.lineOf('/sandbox'), message: problem });
-  problems.push(...fencedTmpProblems(role, dir, env));
+  problems.push(...unreachableCommandProblems(role, dir, env, who.user));
   for (const { written, cli, config } of configWrites(fenced, dir, env.HOME ?? homedir()))
     problems.push({
       file: role.file,

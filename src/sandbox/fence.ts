@@ -159,12 +159,15 @@ export function buildFence(spec: SandboxSpec, place: FencePlace): Fence {
   const covers = hides([...place.homes, ...COVERS]);
   const secrets = hides([...DEFAULT_HIDDEN, ...place.stores, ...place.unreadable, ...spec.hide]);
   const inAny = (file: string, mounts: Mount[]) => mounts.some((m) => isWithin(file, m.at));
-  // What the program needs is shown only where a cover hides it, never a secret nor a whole home.
+  // What the program needs is shown only where a cover (or the fresh /tmp) hides it, never a secret
+  // nor a whole home: an install under /tmp (the supervisor's own, a clone there) runs fenced too.
+  const covered = (at: string) =>
+    (inAny(at, covers) && !covers.some((c) => c.at === at)) || (at !== '/tmp' && isWithin(at, '/tmp'));
   const needed = place.needed.flatMap((file): Mount[] => {
     const found = place.look(file);
     if (!found || !place.reaches(found.real)) return [];
     return unique([file, found.real])
-      .filter((at) => inAny(at, covers) && !covers.some((c) => c.at === at))
+      .filter(covered)
       .filter((at) => !inAny(at, secrets) && !inAny(at, declared))
       .map((at) => ({ src: found.real, at, how: 'read', kind: found.kind }));
   });

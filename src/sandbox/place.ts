@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { readRegular } from '../fs/safe-read.js';
 import { findGit, findProgram, outsidePath } from '../util/process.js';
 import { realOr } from '../util/real-path.js';
@@ -10,10 +11,25 @@ import { expandPath, type SandboxSpec } from './spec.js';
 import { credentialStores } from './stores.js';
 
 /**
+ * This package's dist/ (dist/sandbox/place.js is one folder down) and the node_modules folders its
+ * shipped agents load packages from: its own, or the project's or npx's it was installed into.
+ */
+export function supervisorFolders(): string[] {
+  const dist = fileURLToPath(new URL('..', import.meta.url));
+  const modules = ['yaml', 'gray-matter'].map((name) => {
+    const entry = fileURLToPath(import.meta.resolve(name));
+    return entry.slice(0, entry.lastIndexOf(`${path.sep}node_modules${path.sep}`) + '/node_modules'.length);
+  });
+  return [...new Set([path.resolve(dist), ...modules])];
+}
+
+/**
  * What the fence of an agent run in `boardDir` sees of this machine (reads only): real paths,
  * the board's own files that exist (`own`, board-relative), the repository's git folders, the
  * home folders, the credential stores the agent's environment `env` names, what its
- * `program` needs to start, and what bubblewrap can reach as `user` (owner.ts) when given.
+ * `program` needs to start and the files the role file's own `args` name by full path (a script
+ * given to `sh`, shown read-only where the fence would cover it), and what bubblewrap can reach as `user`
+ * (owner.ts) when given.
  */
 export function fencePlace(
   boardDir: string,
@@ -22,6 +38,7 @@ export function fencePlace(
   env: Readonly<Record<string, string | undefined>>,
   bwrap: string,
   program: string,
+  args: readonly string[],
   user?: HostUser,
 ): FencePlace {
   const board = realOr(boardDir);
@@ -47,12 +64,21 @@ export function fencePlace(
         .filter((dir) => dir.startsWith('/'))
         .flatMap((dir) => (path.basename(dir) === 'bin' ? [dir, path.join(path.dirname(dir), 'lib')] : [dir])),
       ...('file' in found ? [installFolder(found.file, homes)] : []),
+      // The supervisor's own install, read-only: the shipped agents ({{agents}}) and the packages they load,
+      // wherever it is installed (a clone or an npm prefix under /tmp, which the fence otherwise covers).
+      ...supervisorFolders(),
+      ...commandFiles(args).map((file) => installFolder(file, homes)),
       ...['/etc/resolv.conf'].filter((file) => look(file)?.real.startsWith('/run/')),
     ],
     arch: process.arch,
     ...(user && { user }),
     reaches: (file) => user === undefined || reachable(file, user),
   };
+}
+
+/** The files a role's own command words name by full path (a script given to `sh` or `node`). */
+export function commandFiles(args: readonly string[]): string[] {
+  return args.filter((arg) => path.isAbsolute(arg) && look(arg)?.kind === 'file');
 }
 
 /** Whether `user` may search every folder above `file` (by their mode bits; an ACL is not read). */

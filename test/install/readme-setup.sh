@@ -6,8 +6,8 @@
 # Run by .ci/run. Exits non-zero on the first command that fails.
 source "$(dirname "$0")/common.sh"
 
-# The clone lies outside /tmp, as a person's checkout does: the suite runs fenced agents from it,
-# and the fence gives every agent an empty /tmp of its own (a fenced program under /tmp is refused).
+# The clone lies outside /tmp, as a person's checkout does (.ci/run's own checkout may lie in a
+# mktemp -d under /tmp: the suite runs there too, on Node 24).
 CLONE="$(mktemp -d /var/tmp/ks-readme-XXXXXX)"
 trap 'rm -rf "$WORK" "$CLONE"' EXIT
 git clone --quiet "$ROOT" "$CLONE/readme-check"

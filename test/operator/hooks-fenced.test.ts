@@ -128,7 +128,11 @@ describe('unfenced programs on a board with a fenced role', () => {
     "an unfenced role's program or interpreter script in the board folder: " +
       'validate and run exit 2 naming the role file, the line and the fix',
     async () => {
-      const dir = fencedBoard({ 'roles/manager.md': role(['sh', './manager.sh'], 'stdin: json\n') });
+      // The Implementor never runs here: a program any user reaches (the checkout may lie in a closed mktemp -d).
+      const dir = fencedBoard({
+        'roles/implementor.md': role(['true'], 'stdin: none\nsandbox: true\n'),
+        'roles/manager.md': role(['sh', './manager.sh'], 'stdin: json\n'),
+      });
       writeFileSync(path.join(dir, 'manager.sh'), '#!/bin/sh\ntouch managed\n', { mode: 0o755 });
       // Run by root, a board folder root owns is a problem of its own (the fenced agent runs as the folder's owner).
       if (process.getuid?.() === 0) chownSync(dir, 4242, 4242);

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentFor, classifyFailure, failureInLine } from '../../src/agents/index.js';
 import { checkBoard } from '../../src/board/check.js';
-import { fencedTmpProblems } from '../../src/board/fenced-tmp.js';
+import { unreachableCommandProblems } from '../../src/board/fenced-reach.js';
 import { locateBoard } from '../../src/board/locate.js';
 import { parseBoard } from '../../src/board/read-board.js';
 import { parseRole } from '../../src/board/role.js';
@@ -181,8 +181,8 @@ describe('status after a login stop', () => {
   });
 });
 
-describe('a fenced agent whose program lies under /tmp', () => {
-  it('fails validate, naming /tmp, instead of passing and then failing as "Cannot find module …" retried 4×', () => {
+describe('a fenced agent whose program its host user cannot reach', () => {
+  it('fails validate, naming the file and the user, instead of failing as "Cannot find module …" retried 4×', () => {
     const fenced = (command: string[]) => {
       const check = parseRole(
         'roles/implementor.md',
@@ -195,12 +195,17 @@ describe('a fenced agent whose program lies under /tmp', () => {
     const board = makeBoard({ 'kanban.yaml': 'current: null\ntasks: []\n', 'agent.mjs': '' });
     const elsewhere = tempDir();
     writeFileSync(path.join(elsewhere, 'agent.mjs'), '');
-    const [problem] = fencedTmpProblems(fenced(['node', path.join(elsewhere, 'agent.mjs')]), board, process.env);
+    const owner = { uid: 4242, gid: 4242 };
+    const closed = path.join(elsewhere, 'agent.mjs');
+    chmodSync(elsewhere, 0o700);
+    const [problem] = unreachableCommandProblems(fenced(['node', closed]), board, process.env, owner);
     expect(problem).toMatchObject({ file: 'roles/implementor.md', line: 3 });
-    expect(problem?.message).toMatch(/needs .*agent\.mjs, under \/tmp, but the fence gives the agent an empty \/tmp/);
-    // In the board folder (bound into the fence), or outside /tmp, it is found.
-    expect(fencedTmpProblems(fenced(['node', path.join(board, 'agent.mjs')]), board, process.env)).toEqual([]);
-    expect(fencedTmpProblems(fenced(['node', path.join(ROOT, 'package.json')]), board, process.env)).toEqual([]);
+    expect(problem?.message).toContain(`runs as uid 4242, the board folder's owner, who cannot reach ${closed}`);
+    // Open to that user (under /tmp too: the fence shows it there), or run by its own user: found.
+    chmodSync(elsewhere, 0o755);
+    expect(unreachableCommandProblems(fenced(['node', closed]), board, process.env, owner)).toEqual([]);
+    chmodSync(elsewhere, 0o700);
+    expect(unreachableCommandProblems(fenced(['node', closed]), board, process.env, undefined)).toEqual([]);
   });
 });
 

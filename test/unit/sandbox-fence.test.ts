@@ -22,6 +22,19 @@ function mounts(args: string[]): string[] {
 describe('the fence (bubblewrap argv built from a role, the board and this machine)', () => {
   const spec = { write: [], read: [], hide: [], network: true };
 
+  it('shows what the program needs under /tmp (an install or a checkout there) read-only over its fresh /tmp', () => {
+    const needed = ['/tmp/ci-x/main/dist', '/tmp/ci-x/main/node_modules', '/usr/local/bin', '/tmp'];
+    const files = { '/tmp/ci-x/main/dist': 'dir', '/tmp/ci-x/main/node_modules': 'dir', '/usr/local/bin': 'dir' };
+    const fence = buildFence(spec, tablePlace({ ...files, '/tmp': 'dir' }, {}, { needed }));
+    const m = mounts(fence.args);
+    for (const dir of ['/tmp/ci-x/main/dist', '/tmp/ci-x/main/node_modules'])
+      expect(m.indexOf(`--ro-bind ${dir} ${dir}`)).toBeGreaterThan(m.indexOf('--tmpfs /tmp'));
+    // Not the whole /tmp, and nothing the fence shows anyway (the file system is read-only, not covered).
+    expect(m).not.toContain('--ro-bind /tmp /tmp');
+    expect(m).not.toContain('--ro-bind /usr/local/bin /usr/local/bin');
+    expect(fence.readable).toEqual(['/tmp/ci-x/main/dist', '/tmp/ci-x/main/node_modules']);
+  });
+
   it(
     "makes the whole file system read-only, /tmp fresh, the board writable and the supervisor's state read-only, " +
       'in that order',
