@@ -23,16 +23,21 @@ export interface Workflow {
 }
 
 /**
- * `${{ a.b.c }}` from `context`. A name the context lacks is an error, so that a new expression
- * in the workflow is noticed by the test, not replaced by nothing.
+ * `${{ a.b.c }}` from `context`, and `${{ a.b || c.d }}`: the first that is not empty, as GitHub
+ * reads it. A name the context lacks is an error, so that a new expression in the workflow is
+ * noticed by the test, not replaced by nothing.
  */
 export function substitute(text: string, context: Record<string, unknown>): string {
-  return text.replace(/\$\{\{\s*([\w.-]+)\s*\}\}/g, (_, name: string) => {
-    const value = name
-      .split('.')
-      .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], context);
-    if (value === undefined) throw new Error(`the workflow's \${{ ${name} }} is not in the test's context`);
-    return String(value);
+  return text.replace(/\$\{\{\s*([\w.-]+(?:\s*\|\|\s*[\w.-]+)*)\s*\}\}/g, (_, expression: string) => {
+    const values = expression.split('||').map((name) => {
+      const value = name
+        .trim()
+        .split('.')
+        .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], context);
+      if (value === undefined) throw new Error(`the workflow's \${{ ${name.trim()} }} is not in the test's context`);
+      return String(value);
+    });
+    return values.find(Boolean) ?? values.at(-1)!;
   });
 }
 

@@ -161,22 +161,74 @@ describe('the GitHub Actions recipe', () => {
     for (const checkout of steps.filter((s) => s.uses?.startsWith('actions/checkout')))
       expect(checkout.with?.['persist-credentials']).toBe(false);
     expect(run.permissions).toEqual({ contents: 'read' });
-    expect(workflow.jobs.push?.permissions).toEqual({ contents: 'write' });
-    const withToken = steps.filter((s) => JSON.stringify(s).match(/github\.token|secrets\.GITHUB_TOKEN/));
-    expect(withToken.map((s) => s.name)).toEqual(["Fetch, rebase and push the night's commits"]);
-    expect(workflow.jobs.push?.steps).toContain(withToken[0]);
-    expect(withToken[0]?.run).not.toMatch(/\$\{\{/); // the token reaches the script through its environment only
+    expect(workflow.jobs.start?.permissions).toEqual({ actions: 'read', 'pull-requests': 'read' });
+    expect(workflow.jobs.push?.permissions).toEqual({ contents: 'write', 'pull-requests': 'write' });
+    const withToken = steps.filter((s) => JSON.stringify(s).match(/github\.token|secrets\.GITHUB_TOKEN|PUSH_TOKEN/));
+    expect(withToken.map((s) => s.name)).toEqual([
+      "Where the night starts, and the last night's history",
+      "Push the night's commits and open their pull request",
+    ]);
+    expect(run.steps.filter((s) => withToken.includes(s))).toEqual([]);
+    for (const s of withToken) expect(s.run).not.toMatch(/\$\{\{/); // the token reaches the script through its environment only
   });
 
-  it("keeps the board's history across nights and caches npm's downloads", () => {
-    const restore = run.steps[index('actions/cache/restore')]!;
-    const save = run.steps[index('actions/cache/save')]!;
-    expect(restore.with?.path).toBe('.kanban-supervisor');
-    expect(save).toMatchObject({ if: 'always()', with: { path: '.kanban-supervisor', key: restore.with?.key } });
-    expect(restore.with?.['restore-keys']).toBe(String(restore.with?.key).replace('${{ github.run_id }}', ''));
-    expect(index('actions/cache/restore')).toBeLessThan(index('Run the board'));
-    expect(index('actions/cache/save')).toBeGreaterThan(index('Run the board'));
-    const npm = run.steps.find((s) => s.uses === 'actions/cache@v4');
+  it("sends the night's commits to a branch of their own and its pull request, never to the branch it runs on", () => {
+    const push = workflow.jobs.push!.steps.find(
+      (s) => s.name === "Push the night's commits and open their pull request",
+    );
+    expect(workflow.env.NIGHT_BRANCH).toBe('kanban/nightly');
+    const pushes = [...(push?.run ?? '').matchAll(/git push .*$/gm)].map((m) => m[0]);
+    expect(pushes).toEqual([
+      'git push --quiet --force-with-lease="refs/heads/$NIGHT_BRANCH:$tip" origin "HEAD:refs/heads/$NIGHT_BRANCH"; then',
+      'git push --quiet origin "HEAD:refs/heads/$side"',
+    ]);
+    expect(push?.run).toContain('"$api/pulls"');
+  });
+
+  it('fails before any agent runs when the board does not commit its steps', () => {
+    const check = index('Check that the board commits every step');
+    expect(run.steps[check]?.run).toContain('kanban-supervisor "$BOARD" --dry-run --json');
+    expect(check).toBeGreaterThan(index('Install kanban-supervisor at the pinned commit, and the agent CLIs'));
+    expect(check).toBeLessThan(index('Run the board'));
+  });
+
+  it('pins every action by a full commit id, its tag in a comment', () => {
+    const uses = [...workflowText.matchAll(/^\s*(?:- )?uses:.*$/gm)].map((m) => m[0].trim().replace(/^- /, ''));
+    expect(uses.length).toBe(steps.filter((s) => s.uses).length);
+    for (const line of uses) expect(line).toMatch(/^uses: [\w.-]+\/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+    // One commit per action and tag: an action's steps do not drift apart.
+    const pins = new Map<string, Set<string>>();
+    for (const line of uses) {
+      const [, repo, pin] = /^uses: ([\w.-]+\/[\w.-]+)[\w./-]*@(.*)$/.exec(line)!;
+      pins.set(repo!, (pins.get(repo!) ?? new Set()).add(pin!));
+    }
+    for (const [repo, pinned] of pins) expect([repo, pinned.size]).toEqual([repo, 1]);
+  });
+
+  it("saves caches only from a job where no agent ran, and keeps the board's history in an artifact", () => {
+    const start = workflow.jobs.start!.steps;
+    const caches = steps.filter((s) => s.uses?.startsWith('actions/cache'));
+    // Saving (actions/cache, or its save): in the start job only, before which no agent ran.
+    for (const s of caches.filter((c) => !c.uses!.startsWith('actions/cache/restore@'))) expect(start).toContain(s);
+    expect(run.steps.filter((s) => s.uses?.startsWith('actions/cache')).map((s) => s.uses?.split('@')[0])).toEqual([
+      'actions/cache/restore',
+    ]);
+    const npm = start.find((s) => s.uses?.startsWith('actions/cache@'));
     expect(npm?.with).toMatchObject({ path: '~/.npm', key: expect.stringContaining('KANBAN_SUPERVISOR_COMMIT') });
+    expect(run.steps[index('actions/cache/restore')]?.with?.key).toBe(npm?.with?.key);
+    // setup-node saves npm's cache by itself unless told not to.
+    for (const s of steps.filter((s) => s.uses?.startsWith('actions/setup-node')))
+      expect(s.with?.['package-manager-cache']).toBe(false);
+    // The start job's install (on a cache miss) is the run job's.
+    const installs = steps.filter(
+      (s) => s.name === 'Install kanban-supervisor at the pinned commit, and the agent CLIs',
+    );
+    expect(installs).toHaveLength(2);
+    expect(installs[0]?.run).toBe(installs[1]?.run);
+    // The history: no cache; an artifact kept 90 days, restored before the run.
+    expect(JSON.stringify(workflow)).not.toMatch(/path":"[^"]*\.kanban-supervisor/);
+    const history = run.steps.find((s) => s.with?.name === 'kanban-history');
+    expect(history).toMatchObject({ if: 'always()', with: { 'retention-days': 90 } });
+    expect(index("Restore the board's history")).toBeLessThan(index('Run the board'));
   });
 });
