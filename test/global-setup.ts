@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { reachableByAll } from './hardening/fenced-users.js';
 import { watchLeftovers } from './leftovers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -14,7 +15,21 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export default function setup(): () => Promise<void> {
   checkNode();
   buildIfStale();
-  return watchLeftovers().check;
+  const { check } = watchLeftovers();
+  const restore = openToFencedUsers();
+  return async () => {
+    await check();
+    restore();
+  };
+}
+
+// Run by root, the fence tests run the CLI as nobody and their agents as the board folder's owner:
+// both must pass through the folders above Node and the checkout (the CLI, the fixtures), which a checkout in a
+// `mktemp -d` folder (0700) closes. Opened once for the whole run and put back after it: opened and
+// put back by each test file, one file's end would close them under another still running.
+function openToFencedUsers(): () => void {
+  if (process.getuid?.() !== 0) return () => {};
+  return reachableByAll([process.execPath, path.join(ROOT, 'dist', 'cli.js')]);
 }
 
 // The tests run the CLI (and their agents) with the `node` on PATH: say which line this run

@@ -192,20 +192,20 @@ describe('a fenced agent whose program its host user cannot reach', () => {
       if (!check.role) throw new Error(JSON.stringify(check.problems));
       return check.role;
     };
-    const board = makeBoard({ 'kanban.yaml': 'current: null\ntasks: []\n', 'agent.mjs': '' });
+    const board = makeBoard({ 'kanban.yaml': 'current: null\ntasks: []\n' });
     const elsewhere = tempDir();
-    writeFileSync(path.join(elsewhere, 'agent.mjs'), '');
+    writeFileSync(path.join(elsewhere, 'agent.sh'), '');
     const owner = { uid: 4242, gid: 4242 };
-    const closed = path.join(elsewhere, 'agent.mjs');
+    const closed = path.join(elsewhere, 'agent.sh');
     chmodSync(elsewhere, 0o700);
-    const [problem] = unreachableCommandProblems(fenced(['node', closed]), board, process.env, owner);
+    const [problem] = unreachableCommandProblems(fenced(['/bin/sh', closed]), board, process.env, owner);
     expect(problem).toMatchObject({ file: 'roles/implementor.md', line: 3 });
     expect(problem?.message).toContain(`runs as uid 4242, the board folder's owner, who cannot reach ${closed}`);
     // Open to that user (under /tmp too: the fence shows it there), or run by its own user: found.
     chmodSync(elsewhere, 0o755);
-    expect(unreachableCommandProblems(fenced(['node', closed]), board, process.env, owner)).toEqual([]);
+    expect(unreachableCommandProblems(fenced(['/bin/sh', closed]), board, process.env, owner)).toEqual([]);
     chmodSync(elsewhere, 0o700);
-    expect(unreachableCommandProblems(fenced(['node', closed]), board, process.env, undefined)).toEqual([]);
+    expect(unreachableCommandProblems(fenced(['/bin/sh', closed]), board, process.env, undefined)).toEqual([]);
   });
 });
 
