@@ -50,9 +50,10 @@ describe('the table of exit codes', () => {
 
   it('is how the Kubernetes recipe ends its Job: tini -e, then the podFailurePolicy rules in order', () => {
     const job = (parse(text('recipes/kubernetes/cronjob.yaml')) as CronJob).spec.jobTemplate.spec!;
-    const supervisor = job.template.spec!.containers.find((c) => c.name === 'supervisor')!;
+    const pod = job.template.spec!;
+    const supervisor = [...(pod.initContainers ?? []), ...pod.containers].find((c) => c.name === 'supervisor')!;
     const fate = (code: number, conditions?: string[]) =>
-      jobAfter(job, { exitCodes: { clone: 0, supervisor: tiniExit(supervisor, code) }, conditions });
+      jobAfter(job, { exitCodes: { fetch: 0, rebase: 0, supervisor: tiniExit(supervisor, code) }, conditions });
     const seen = (result: string) => EXIT_CODES.filter((row) => fate(row.code) === result).map((row) => row.code);
     expect(seen('complete')).toEqual([...expected('done'), ...expected('later')]);
     expect(seen('retried')).toEqual(expected('again'));
