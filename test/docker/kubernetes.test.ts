@@ -189,6 +189,20 @@ describe('the Kubernetes recipe, its containers run as a kubelet would', () => {
     expect(filesHolding(volume, LOGIN.password)).toEqual([]);
     expect(read(board, '.git/config')).toContain(`url = ${repository}`);
 
+    // The credential helper (in sync.git's config) answers the repository's own host, no other
+    // (one a redirect would name), and only where the Secret is mounted.
+    const push = recipeNight.find((c) => c.name === 'push')!;
+    const ask = async (host: string, secretFolder = secret) => {
+      const fill = `printf 'protocol=http\\nhost=%s\\n\\n' "$1" | git -C /data/sync.git credential fill`;
+      const asking = { ...push, command: ['sh', '-c', fill, 'sh', host] };
+      return runContainer(asking, hostVolumes(pod, volume, secretFolder));
+    };
+    const own = new URL(repository).host;
+    expect((await ask(own)).stdout).toContain(`password=${LOGIN.password}`);
+    const other = await ask('git.example.org');
+    expect([other.exitCode, other.stdout]).toEqual([128, '']);
+    expect((await ask(own, tempDir('ks-no-secret-'))).stdout).not.toContain('password=');
+
     // During the day a person pushes to main; the next night starts from it.
     personPushes(bare, 'main', 'notes.md', 'From a person.\n', 'A person pushed this');
     await new Promise((resolve) => setTimeout(resolve, 3000)); // the limit's reset (limit_wait: 2s)
@@ -255,6 +269,13 @@ describe('the Kubernetes recipe, its containers run as a kubelet would', () => {
     const copy = path.join(tempDir('ks-morning-'), 'report.html');
     await execa('docker', ['cp', `${readerPod.name}:/tmp/report.html`, copy]);
     expect(readFileSync(copy, 'utf8')).toMatch(/^<!doctype html>/i);
+    // The commits of a night that did not push, taken out as a bundle.
+    expect((await exec('git', '-C', 'board', 'bundle', 'create', '/tmp/night.bundle', 'HEAD')).exitCode).toBe(0);
+    const bundle = path.join(path.dirname(copy), 'night.bundle');
+    await execa('docker', ['cp', `${readerPod.name}:/tmp/night.bundle`, bundle]);
+    expect(execFileSync('git', ['bundle', 'list-heads', bundle], { encoding: 'utf8' })).toContain(
+      log(board, 'HEAD', '%H')[0],
+    );
   });
 
   it('ends the Job for each exit code as the table says, through tini and the podFailurePolicy', async () => {
