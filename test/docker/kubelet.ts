@@ -137,15 +137,6 @@ export function secretVolume(dir: string, pod: IPodSpec, data: Record<string, st
   return dir;
 }
 
-/** The image's entry point is tini: `-e CODE` makes a container exit CODE exit 0 instead. */
-export function tiniExit(container: IContainer, code: number): number {
-  const command = container.command ?? [];
-  if (!command[0]?.endsWith('/tini')) return code;
-  const end = command.indexOf('--');
-  const remapped = command.slice(0, end).flatMap((word, i, all) => (all[i - 1] === '-e' ? [Number(word)] : []));
-  return remapped.includes(code) ? 0 : code;
-}
-
 /** A finished pod: each container's exit code (init containers too), and its conditions. */
 export interface PodEnd {
   exitCodes: Record<string, number>;

@@ -174,7 +174,8 @@ describe('the Kubernetes recipe, its containers run as a kubelet would', () => {
     expect(events(board).at(-1)).toMatchObject({ exitCode: 69, reason: 'limit_wait' });
     expect(first.ran.push?.exitCode, first.ran.push?.all).toBe(0);
     expect(first.ran.push?.message).toBe(
-      'pushed: 1 new commit(s) this night; kanban-supervisor/nightly holds the 1 commit(s) that main lacks, for review\n',
+      'pushed: 1 new commit(s) this night; kanban-supervisor/nightly holds the 1 commit(s) that main lacks, ' +
+        'for review; the night ended with exit 69 (kubectl logs -c supervisor says why)\n',
     );
     expect(first.job).toBe('complete');
     expect(log(bare, 'kanban-supervisor/nightly')).toEqual([
@@ -278,21 +279,56 @@ describe('the Kubernetes recipe, its containers run as a kubelet would', () => {
     );
   });
 
-  it('ends the Job for each exit code as the table says, through tini and the podFailurePolicy', async () => {
-    const stub = path.join(tempDir('ks-stub-'), 'kanban-supervisor');
-    writeFileSync(stub, '#!/bin/sh\nexit "$STUB_EXIT"\n', { mode: 0o755 });
-    const volume = freshVolume(tempDir('ks-volume-'));
-    for (const folder of ['board', 'state']) mkdirSync(path.join(volume, folder));
-    applyFsGroup(volume, pod);
+  it('ends the Job for each exit code as the table says: the supervisor, its exit code, then the push', async () => {
+    const stubs = tempDir('ks-stub-');
+    const stub = (name: string, script: string) => {
+      writeFileSync(path.join(stubs, name), `#!/bin/sh\n${script}`, { mode: 0o755 });
+      return ['--mount', `type=bind,source=${path.join(stubs, name)},target=/usr/local/bin/${name}`];
+    };
+    const supervising = stub('kanban-supervisor', 'exit "$STUB_EXIT"\n');
+    // git as the push sees it on a board with nothing to push: the push's own outcome is "no progress".
+    const git = stub('git', 'case "$1" in rev-list) echo 0 ;; esac\n');
+    const push = containers.find((c) => c.name === 'push')!;
     const fate = { done: 'complete', later: 'complete', again: 'retried', person: 'failed' } as const;
     const seen = await Promise.all(
       EXIT_CODES.map(async ({ code }) => {
-        const flags = ['--mount', `type=bind,source=${stub},target=/usr/local/bin/kanban-supervisor`];
-        const ran = await runContainer(supervisor, hostVolumes(pod, volume), [...flags, '-e', `STUB_EXIT=${code}`]);
-        return [code, jobAfter(job, { exitCodes: { fetch: 0, rebase: 0, supervisor: ran.exitCode! } })];
+        const volume = freshVolume(tempDir('ks-volume-'));
+        for (const folder of ['board', 'state', 'sync.git']) mkdirSync(path.join(volume, folder));
+        applyFsGroup(volume, pod);
+        const volumes = hostVolumes(pod, volume, tempDir('ks-no-secret-'));
+        const ran = await runContainer(supervisor, volumes, [...supervising, '-e', `STUB_EXIT=${code}`]);
+        expect(read(volume, 'state/night-exit')).toBe(`${code}\n`);
+        const exitCodes: Record<string, number> = { fetch: 0, rebase: 0, supervisor: ran.exitCode! };
+        if (ran.exitCode === 0) {
+          const pushed = await runContainer(push, volumes, git);
+          expect(pushed.message).toMatch(new RegExp(`^no progress: .*ended with exit ${code} `));
+          exitCodes.push = pushed.exitCode!;
+        }
+        return [code, jobAfter(job, { exitCodes })];
       }),
     );
     expect(Object.fromEntries(seen)).toEqual(Object.fromEntries(EXIT_CODES.map((row) => [row.code, fate[row.next]])));
-    expect(existsSync(path.join(volume, 'board', 'kanban.yaml'))).toBe(false);
+  });
+
+  it("passes the signal that stops the pod to the supervisor, and ends with the supervisor's code", async () => {
+    const stub = path.join(tempDir('ks-stub-'), 'kanban-supervisor');
+    writeFileSync(stub, "#!/bin/sh\ntrap 'echo stopping >&2; exit 143' TERM\necho started\nsleep 60 & wait\n", {
+      mode: 0o755,
+    });
+    const volume = freshVolume(tempDir('ks-volume-'));
+    for (const folder of ['board', 'state']) mkdirSync(path.join(volume, folder));
+    applyFsGroup(volume, pod);
+    const flags = ['-d', '--mount', `type=bind,source=${stub},target=/usr/local/bin/kanban-supervisor`];
+    const { name, run } = start(pod, supervisor, hostVolumes(pod, volume), flags);
+    await execa('docker', run);
+    for (let i = 0; i < 50 && !(await execa('docker', ['logs', name])).stdout.includes('started'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    // The kubelet stops a container as `docker stop` does: SIGTERM, then SIGKILL after the grace period.
+    await execa('docker', ['stop', '--time', String(pod.terminationGracePeriodSeconds), name]);
+    const state = await execa('docker', ['inspect', '--format', '{{.State.ExitCode}}', name]);
+    expect(state.stdout).toBe('143');
+    expect((await execa('docker', ['logs', name])).stderr).toContain('stopping');
+    expect(read(volume, 'state/night-exit')).toBe('143\n');
+    expect(jobAfter(job, { exitCodes: { fetch: 0, rebase: 0, supervisor: 143 } })).toBe('retried');
   });
 });
