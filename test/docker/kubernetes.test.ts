@@ -206,12 +206,15 @@ describe('the Kubernetes recipe, its containers run as a kubelet would', () => {
 
     // During the day a person pushes to main; the next night starts from it.
     personPushes(bare, 'main', 'notes.md', 'From a person.\n', 'A person pushed this');
+    // What the night left uncommitted (a person's edit from the reader pod, say) is stashed and put back.
+    writeFileSync(path.join(board, 'tasks/002.md'), `${read(board, 'tasks/002.md')}Edited.\n`);
     await new Promise((resolve) => setTimeout(resolve, 3000)); // the limit's reset (limit_wait: 2s)
     const second = await night(volume, secret, recipeNight);
     expect(second.ran.rebase?.stdout).toMatch(/rebase: 1 commit\(s\) of the board on top of main/);
     expect(second.ran.supervisor?.stdout).toMatch(/Done: the board has no next task/);
     expect(second.job).toBe('complete');
     expect(read(board, 'notes.md')).toBe('From a person.\n');
+    expect(read(board, 'tasks/002.md')).toMatch(/Edited\.\n$/);
     expect(read(board, 'work.txt')).toBe('tasks/001.md\ntasks/002.md\ntasks/002.md\n');
     expect(second.ran.push?.message).toMatch(/^pushed: 1 new commit\(s\) this night; .*holds the 2 commit\(s\)/);
     expect(log(bare, 'kanban-supervisor/nightly')).toEqual([
