@@ -13,6 +13,30 @@ import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 export type HostVolumes = Record<string, string>;
 
 /**
+ * The file the kubelet mounts at the container's terminationMessagePath (/dev/termination-log
+ * unless set), made as it makes it (pkg/kubelet/kuberuntime/kuberuntime_container.go): empty and
+ * writable by any user, so a container that is not root can leave its message there.
+ */
+export function terminationLog(dir: string, container: IContainer): { file: string; flag: string[] } {
+  const file = path.join(dir, `${container.name}.termination-log`);
+  writeFileSync(file, '');
+  chmodSync(file, 0o666);
+  const target = container.terminationMessagePath ?? '/dev/termination-log';
+  return { file, flag: ['--mount', `type=bind,source=${file},target=${target}`] };
+}
+
+/**
+ * The message the kubelet reports for an ended container (state.terminated.message): what it
+ * left in the termination log, else with FallbackToLogsOnError and a failure, its log's last
+ * 80 lines (at most 2048 bytes of them).
+ */
+export function terminationMessage(container: IContainer, logged: string, exitCode: number, output: string): string {
+  if (logged !== '') return logged;
+  if (container.terminationMessagePolicy !== 'FallbackToLogsOnError' || exitCode === 0) return '';
+  return output.split('\n').slice(-80).join('\n').slice(-2048);
+}
+
+/**
  * `$(NAME)` in command and args is the container's variable NAME, `$$` is `$`, anything else
  * stays as written (third_party/forked/golang/expansion in Kubernetes).
  */
@@ -111,15 +135,6 @@ export function secretVolume(dir: string, pod: IPodSpec, data: Record<string, st
   }
   applyFsGroup(dir, pod, true);
   return dir;
-}
-
-/** The image's entry point is tini: `-e CODE` makes a container exit CODE exit 0 instead. */
-export function tiniExit(container: IContainer, code: number): number {
-  const command = container.command ?? [];
-  if (!command[0]?.endsWith('/tini')) return code;
-  const end = command.indexOf('--');
-  const remapped = command.slice(0, end).flatMap((word, i, all) => (all[i - 1] === '-e' ? [Number(word)] : []));
-  return remapped.includes(code) ? 0 : code;
 }
 
 /** A finished pod: each container's exit code (init containers too), and its conditions. */

@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 import { DEFAULTS } from '../../src/board/settings.js';
 import { parseDuration } from '../../src/util/duration.js';
 import { ROOT } from '../helpers.js';
+import { jobAfter } from '../docker/kubelet.js';
 import { restrictedProblems } from './pod-security.js';
 
 // The scheduler recipes, checked offline: the Kubernetes manifests against the Kubernetes API
@@ -59,17 +60,67 @@ describe('the Kubernetes recipe', () => {
     expect(parseDuration(args[args.indexOf('--max-time') + 1])).toBeLessThan((job.activeDeadlineSeconds ?? 0) * 1000);
   });
 
-  it('gives the login of a private repository to the clone alone, from a Secret, and clones beside lost+found', () => {
+  it('runs fetch, rebase and the supervisor in order, then the push, with the login in fetch and push alone', () => {
+    expect((pod.initContainers ?? []).map((c) => c.name)).toEqual(['fetch', 'rebase', 'supervisor']);
+    expect(pod.containers.map((c) => c.name)).toEqual(['push']);
+    // Native sidecars (restartPolicy: Always) would run beside the night, not after it.
+    expect([...(pod.initContainers ?? []), ...pod.containers].every((c) => c.restartPolicy === undefined)).toBe(true);
     const secrets = (pod.volumes ?? []).filter((v) => v.secret).map((v) => v.name);
     expect(secrets).toHaveLength(1);
-    const mounting = (name: string) => (container(name).volumeMounts ?? []).filter((m) => secrets.includes(m.name));
-    expect(mounting('clone')).toEqual([expect.objectContaining({ readOnly: true })]);
-    expect(mounting('supervisor')).toEqual([]);
-    expect(JSON.stringify(container('supervisor').env)).not.toMatch(/repository/i);
-    // Cloned into a folder of the volume, not onto the volume's top (which holds lost+found).
-    const script = container('clone').command?.join(' ') ?? '';
-    expect(script).toMatch(/clone --quiet "\$BOARD_REPOSITORY" "\$board\.partial"/);
+    const mounts = (name: string) => container(name).volumeMounts ?? [];
+    const withLogin = ['fetch', 'rebase', 'supervisor', 'push'].filter((name) =>
+      mounts(name).some((m) => secrets.includes(m.name)),
+    );
+    expect(withLogin).toEqual(['fetch', 'push']);
+    for (const name of withLogin)
+      expect(mounts(name).find((m) => secrets.includes(m.name))).toMatchObject({ readOnly: true });
+    for (const name of ['rebase', 'supervisor'])
+      expect(JSON.stringify(container(name).env)).not.toMatch(/secretKeyRef[^}]*repository/i);
+    // What the agents can write (the supervisor's mounts) is board/ and state/, never sync.git, in
+    // which fetch and push run git with the login; rebase, which runs git in the board, reads it only.
+    expect(mounts('supervisor').map((m) => [m.mountPath, m.subPath, m.readOnly])).toEqual([
+      ['/data/board', 'board', undefined],
+      ['/data/state', 'state', undefined],
+    ]);
+    expect(mounts('rebase').map((m) => [m.mountPath, m.subPath, m.readOnly])).toEqual([
+      ['/data/board', 'board', undefined],
+      ['/data/sync.git', 'sync.git', true],
+    ]);
     expect(container('supervisor').workingDir).toBe('/data/board');
+    // The login is handed over by a credential helper reading the Secret's files, never in a URL.
+    const fetch = container('fetch').command?.join(' ') ?? '';
+    expect(fetch).toMatch(/credential\.helper '!f\(\)/);
+    expect(fetch).toMatch(/cat "\$login\/password"/);
+    for (const c of [...(pod.initContainers ?? []), ...pod.containers])
+      for (const e of c.env ?? []) expect(e.value ?? '').not.toMatch(/:\/\/[^/]*@/);
+    // The night's commits are taken from the board as `git clone --no-local` would, into sync.git.
+    expect(container('push').command?.join(' ')).toMatch(/git fetch --quiet --no-tags file:\/\/\/data\/board /);
+  });
+
+  it('fails the Job for a person on a conflict or a refused push, and leaves each message where kubectl shows it', () => {
+    expect(jobAfter(job, { exitCodes: { fetch: 0, rebase: 10 } })).toBe('failed');
+    expect(jobAfter(job, { exitCodes: { fetch: 0, rebase: 0, supervisor: 0, push: 11 } })).toBe('failed');
+    expect(jobAfter(job, { exitCodes: { fetch: 0, rebase: 0, supervisor: 0, push: 12 } })).toBe('failed');
+    expect(jobAfter(job, { exitCodes: { fetch: 128 } })).toBe('retried');
+    for (const c of [...(pod.initContainers ?? []), ...pod.containers])
+      expect([c.name, c.terminationMessagePolicy]).toEqual([c.name, 'FallbackToLogsOnError']);
+  });
+
+  it('puts the reader and the night on one node while either runs, and lets the reader end by itself', () => {
+    const term = {
+      labelSelector: { matchLabels: { 'app.kubernetes.io/instance': 'kanban-board' } },
+      topologyKey: 'kubernetes.io/hostname',
+    };
+    for (const spec of [pod, reader.spec!]) {
+      expect(spec.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution).toEqual([term]);
+    }
+    // Each matches its own term (a pod alone may go anywhere), and so the other's.
+    expect(job.template.metadata?.labels).toMatchObject(term.labelSelector.matchLabels);
+    expect(reader.metadata?.labels).toMatchObject(term.labelSelector.matchLabels);
+    // No deadline (that would leave it Failed); its sleep ends, the pod Completed, the volume free.
+    expect(reader.spec?.activeDeadlineSeconds).toBeUndefined();
+    expect(reader.spec?.restartPolicy).toBe('Never');
+    expect(reader.spec?.containers[0]?.command).toEqual(['sleep', '3600']);
   });
 
   it('runs the image built with pinned agent CLIs, and sizes the volume for the retention settings', () => {
