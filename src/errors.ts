@@ -198,6 +198,11 @@ export const OUTCOME_WORDS: Record<OutcomeKind, { short: string; long: string }>
   internal_error: { short: 'a bug', long: 'stopped by a bug in kanban-supervisor: please report it with this status' },
 };
 
+/** Whether a word (an event's `outcome`, say) is an outcome kind. */
+export function isOutcomeKind(word: string): word is OutcomeKind {
+  return Object.hasOwn(OUTCOME_WORDS, word);
+}
+
 /** The outcome kind of an exit code. */
 export function outcomeKind(exitCode: number): OutcomeKind {
   return EXIT_CODES.find((row) => row.code === exitCode)?.outcome ?? 'internal_error';

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
+import type { EventFields, EventOf, EventType } from '../src/event-types.js';
 
 /** The repository root. */
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -115,4 +116,9 @@ export function events(dir: string): Array<Record<string, unknown>> {
   const lines = read(dir, '.kanban-supervisor/events.jsonl').split('\n');
   lines.pop(); // '' after the last newline, or the part of a line still being written
   return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** An event as EventLog writes it, for tests that hand events to their listeners (time and run given defaults). */
+export function testEvent<T extends EventType>(type: T, fields: EventFields[T], run = 'r1', time = 't'): EventOf<T> {
+  return { time, type, run, ...fields } as EventOf<T>;
 }

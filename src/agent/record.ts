@@ -1,6 +1,7 @@
 import { closeSync, ftruncateSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import type { EventLeftoverAgent } from '../event-types.js';
 import { openExclusive } from '../fs/safe-open.js';
 import { readProcInfo } from '../util/proc-stat.js';
 import { isAlive } from '../util/process.js';
@@ -11,18 +12,7 @@ import { stopLeftovers } from './leftovers.js';
  * in a group (and session) of their own, so `kill -9` of the supervisor does not reach them;
  * with the record, the next run stops what the crashed one left before starting the task again.
  */
-export interface AgentRecord {
-  /** The tag every process the agent started inherits (tag.ts). */
-  tag: string;
-  host: string;
-  role: string;
-  task: string;
-  since: string;
-  /** The agent's pid, which is also its process-group id, once it started. */
-  pid?: number;
-  /** Start time of the process in clock ticks since boot (Linux), to tell a reused pid apart. */
-  startTicks?: number;
-}
+export type AgentRecord = EventLeftoverAgent;
 
 /** A run's record: one run holds the board's lock at a time, so one record. */
 const RECORD = '.kanban-supervisor/agent.json';

@@ -2,6 +2,7 @@ import { closeSync } from 'node:fs';
 import path from 'node:path';
 import { isAttemptOf } from '../events/fold.js';
 import { attemptEnd, type AttemptEnd, type AttemptRecord } from '../events/records.js';
+import type { ReadOf } from '../events/parse.js';
 import { EventTail } from '../events/follow-events.js';
 import { AgentText, type Output } from './copy-stream.js';
 import { stdoutSink, transcriptCli } from './transcript.js';
@@ -55,7 +56,9 @@ export async function followAttempt(
     for (;;) {
       // Alive first: once the supervisor is gone, everything it wrote is in the log.
       const alive = io.alive();
-      const ended = events.find((event) => event.type === 'attempt_finished' && isAttemptOf(a, event));
+      const ended = events.find(
+        (event): event is ReadOf<'attempt_finished'> => event.type === 'attempt_finished' && isAttemptOf(a, event),
+      );
       for (const stream of streams) {
         stream.fd ??= openOutput(path.join(boardDir, stream.file));
         // A file the agent began after the last look was renamed when the attempt failed.

@@ -1,4 +1,4 @@
-import { EVENTS } from '../events/event-types.js';
+import { EVENTS } from '../event-types.js';
 import { RUNS } from '../log/output-store.js';
 
 /** Where one kind of agent run keeps its events and attempt output, board-relative. */

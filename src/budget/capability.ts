@@ -1,5 +1,4 @@
 import type { Settings } from '../board/settings.js';
-import type { EventUsage } from '../events/event-types.js';
 import { GuardError } from '../errors.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 import { addUsage, emptySpend, formatSpend, type SpendTotal } from '../spend.js';
@@ -13,7 +12,7 @@ export const budget: OpenCapability = (): Capability => {
   const spent = emptySpend();
   return {
     event(event) {
-      if (event.type === 'attempt_finished') addUsage(spent, event.usage as EventUsage | undefined);
+      if (event.type === 'attempt_finished') addUsage(spent, event.usage);
     },
     beforeStep(board, settings) {
       const cap = reached(spent, settings);

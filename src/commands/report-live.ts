@@ -4,7 +4,7 @@ import path from 'node:path';
 import { readBoard } from '../board/read-board.js';
 import { isInside, normalPath, resolveInBoard } from '../board/paths.js';
 import { InputError } from '../errors.js';
-import { EVENTS, rotatedFile } from '../events/event-types.js';
+import { EVENTS, rotatedFile } from '../event-types.js';
 import { openRegular } from '../fs/safe-read.js';
 import { procTarget } from '../fs/real-dir.js';
 import { renderReport } from '../report/html.js';

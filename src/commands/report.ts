@@ -8,7 +8,7 @@ import { maskDeep } from '../util/secrets.js';
 import { runnable } from '../util/self-command.js';
 import { InputError, SupervisorError, UnwritableError } from '../errors.js';
 import { readRecentRuns, REPORT_RUNS } from '../events/recent-runs.js';
-import { EVENTS } from '../events/event-types.js';
+import { EVENTS } from '../event-types.js';
 import { renderReport } from '../report/html.js';
 import { readTaskMeta } from '../board/task.js';
 import { boardCards, type BoardCard } from '../report/board-view.js';

@@ -4,7 +4,7 @@ import { InputError, SupervisorError } from '../errors.js';
 import { NotReadableError, openRegular } from '../fs/safe-read.js';
 import { BackwardLines } from './read-backwards.js';
 import type { Line } from './line.js';
-import { EVENTS, rotatedFile } from './event-types.js';
+import { EVENTS, rotatedFile } from '../event-types.js';
 
 /**
  * One file of the store, open for reading; `size` is taken at opening,

@@ -7,9 +7,10 @@ import {
   runEnd,
   type AttemptEnd,
   type AttemptRecord,
+  type AttemptEvent,
   type RunEnd,
 } from './records.js';
-import type { SupervisorEvent } from './event-types.js';
+import type { ReadEvent, ReadOf } from './parse.js';
 
 /** One step of a run: who ran what, and what happened around its attempts. */
 export interface StepRecord {
@@ -82,51 +83,52 @@ export class RunFold {
   constructor(private readonly keep: { attempts?: boolean; steps?: boolean } = {}) {}
 
   /** Fold in the next older event; returns the attempt record an attempt_started makes. */
-  add(event: SupervisorEvent): AttemptRecord | undefined {
+  add(event: ReadEvent): AttemptRecord | undefined {
     const run = this.runOf(event);
     run.record.start = event.time;
-    const n = Number(event.step);
     switch (event.type) {
       case 'step_started':
-        this.started(run, n, event);
+        this.started(run, event);
         return undefined;
       case 'attempt_finished':
         // Newest first: the oldest end of a key is the one right after its start.
         this.ends.set(attemptKey(event), attemptEnd(event));
         return undefined;
       case 'attempt_started':
-        return this.attempt(run, n, event);
+        return this.attempt(run, event);
       case 'limit_wait': {
-        const waitMs = Number(event.waitMs);
-        const waited = Number.isFinite(waitMs) && waitMs > 0 ? waitMs : 0;
-        const step = facts(run, n);
+        const waited = event.waitMs !== undefined && event.waitMs > 0 ? event.waitMs : 0;
+        const step = facts(run, event.step);
         step.limitWaits++;
         step.limitWaitMs += waited;
         if (waited > 0) run.record.limitWaitMs = (run.record.limitWaitMs ?? 0) + waited;
         return undefined;
       }
       case 'handed_to_manager':
-        facts(run, n).exhausted ??= String(event.message ?? '');
+        facts(run, event.step).exhausted ??= event.message;
         return undefined;
       case 'board_written':
-        facts(run, n).board ??= { status: event.status, current: event.current ?? null };
+        facts(run, event.step).board ??= { status: event.status, current: event.current ?? null };
         return undefined;
       case 'human_edit_kept':
-        facts(run, n).personEditKept = true;
+        facts(run, event.step).personEditKept = true;
         return undefined;
       case 'git_committed':
         // Newest first: the first one seen is the run's last commit.
         run.record.commits = {
           count: (run.record.commits?.count ?? 0) + 1,
-          first: String(event.commit),
-          last: run.record.commits?.last ?? String(event.commit),
+          first: event.commit,
+          last: run.record.commits?.last ?? event.commit,
         };
         return undefined;
-      default:
+      default: {
         if (!isRunEnd(event)) return undefined;
-        run.record.end ??= runEnd(event);
-        facts(run, n).stopped ??= String(event.reason ?? event.type);
+        const end = runEnd(event);
+        run.record.end ??= end;
+        // A halt of retries names its step; the end of a run names none.
+        facts(run, event.type === 'halted' ? event.step : undefined).stopped ??= end.reason ?? event.type;
         return undefined;
+      }
     }
   }
 
@@ -149,7 +151,7 @@ export class RunFold {
     }));
   }
 
-  private runOf(event: SupervisorEvent): Folding {
+  private runOf(event: ReadEvent): Folding {
     let run = this.folding.get(event.run);
     if (!run) {
       run = {
@@ -168,21 +170,21 @@ export class RunFold {
     return run;
   }
 
-  private attempt(run: Folding, n: number, event: SupervisorEvent): AttemptRecord {
-    const record = attemptFrom(event, String(event.task));
+  private attempt(run: Folding, event: ReadOf<'attempt_started'>): AttemptRecord {
+    const record = attemptFrom(event, event.task);
     const key = attemptKey(event);
     const end = this.ends.get(key);
     if (end) record.finished = end;
     this.ends.delete(key);
     if (this.keep.attempts !== false) run.record.attempts.push(record);
-    pendingOf(run, n).attempts.push(record);
+    pendingOf(run, event.step).attempts.push(record);
     return record;
   }
 
   // A step's attempts name the step's task only once its step_started is read (the Manager's
   // name the board): they take it then, as do the facts gathered for it.
-  private started(run: Folding, n: number, event: SupervisorEvent): void {
-    const task = String(event.task);
+  private started(run: Folding, event: ReadOf<'step_started'>): void {
+    const { step: n, task } = event;
     const pending = run.pending.get(n);
     run.pending.delete(n);
     for (const attempt of pending?.attempts ?? []) {
@@ -190,13 +192,13 @@ export class RunFold {
       attempt.task = task;
     }
     run.record.steps = Math.max(run.record.steps, n);
-    const trigger = typeof event.trigger === 'string' ? { trigger: event.trigger } : {};
+    const trigger = event.trigger !== undefined ? { trigger: event.trigger } : {};
     if (this.keep.steps === false) return;
     run.record.stepRecords.push({
       step: n,
       time: event.time,
       task,
-      role: String(event.role),
+      role: event.role,
       ...trigger,
       ...(pending?.facts ?? newFacts()),
     });
@@ -213,8 +215,8 @@ function pendingOf(run: Folding, n: number): { attempts: AttemptRecord[]; facts:
 }
 
 // Facts of an event that names no step belong to none.
-function facts(run: Folding, n: number): StepFacts {
-  return Number.isNaN(n) ? newFacts() : pendingOf(run, n).facts;
+function facts(run: Folding, n: number | undefined): StepFacts {
+  return n === undefined ? newFacts() : pendingOf(run, n).facts;
 }
 
 function newFacts(): StepFacts {
@@ -222,19 +224,19 @@ function newFacts(): StepFacts {
 }
 
 /** Fold events given newest first into runs, oldest first (pure). */
-export function foldRuns(newestFirst: Iterable<SupervisorEvent>): RunRecord[] {
+export function foldRuns(newestFirst: Iterable<ReadEvent>): RunRecord[] {
   const fold = new RunFold();
   for (const event of newestFirst) fold.add(event);
   return fold.runs();
 }
 
 /** Whether an attempt record is the one an event is about (the same run, step, role, turn and attempt). */
-export function isAttemptOf(attempt: AttemptRecord, event: SupervisorEvent): boolean {
+export function isAttemptOf(attempt: AttemptRecord, event: AttemptEvent): boolean {
   return (
     event.run === attempt.run &&
-    Number(event.step) === attempt.step &&
-    String(event.role) === attempt.role &&
-    Number(event.attempt) === attempt.attempt &&
+    event.step === attempt.step &&
+    event.role === attempt.role &&
+    event.attempt === attempt.attempt &&
     isManagerTurn(event) === attempt.manager
   );
 }

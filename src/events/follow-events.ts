@@ -1,8 +1,7 @@
 import { closeSync, fstatSync, readSync, statSync } from 'node:fs';
 import { openRegular } from '../fs/safe-read.js';
 import { StringDecoder } from 'node:string_decoder';
-import { parseEvent } from './parse.js';
-import type { SupervisorEvent } from './event-types.js';
+import { parseEvent, type ReadEvent } from './parse.js';
 
 /**
  * The events appended to an events file from an offset on, read forward as they come, whole
@@ -20,8 +19,8 @@ export class EventTail {
   ) {}
 
   /** The first event appended since the last look that `match` accepts, if one was. */
-  find(match: (event: SupervisorEvent) => boolean): SupervisorEvent | undefined {
-    let found: SupervisorEvent | undefined;
+  find<E extends ReadEvent>(match: (event: ReadEvent) => event is E): E | undefined {
+    let found: E | undefined;
     for (let round = 0; round < 2 && !found; round++) {
       this.fd ??= openIfThere(this.file);
       if (this.fd === undefined) return undefined;
@@ -33,10 +32,10 @@ export class EventTail {
     return found;
   }
 
-  private read(match: (event: SupervisorEvent) => boolean): SupervisorEvent | undefined {
+  private read<E extends ReadEvent>(match: (event: ReadEvent) => event is E): E | undefined {
     const fd = this.fd as number;
     const chunk = Buffer.allocUnsafe(64 * 1024);
-    let found: SupervisorEvent | undefined;
+    let found: E | undefined;
     for (
       let got = readSync(fd, chunk, 0, chunk.length, this.offset);
       got > 0;

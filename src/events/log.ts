@@ -3,7 +3,14 @@ import path from 'node:path';
 import { LineLog } from '../fs/line-log.js';
 import { openRealDir } from '../fs/real-dir.js';
 import { maskDeep } from '../util/secrets.js';
-import { EVENTS, rotatedFile, type EventListener, type EventType, type SupervisorEvent } from './event-types.js';
+import {
+  EVENTS,
+  rotatedFile,
+  type EventFields,
+  type EventListener,
+  type EventOf,
+  type EventType,
+} from '../event-types.js';
 
 // events.jsonl is moved to events.1.jsonl (replacing the one before) past this size, so a
 // month-long run keeps at most twice this much history on disk.
@@ -26,13 +33,14 @@ export class EventLog {
   ) {}
 
   /** Record an event: one JSON line, appended before anyone is told of it. */
-  emit(type: EventType, fields: Omit<SupervisorEvent, 'time' | 'type' | 'run'> = {}): SupervisorEvent {
+  emit<T extends EventType>(type: T, fields: EventFields[T]): void {
     // Whatever an event carries (a command, a message, an issue), a secret in it is masked before
     // the file, the console or the report sees it (util/secrets.ts), in every field: a value is
     // looked for in the fields, not the line, where JSON may have escaped it (or the escape
     // sequence splitting it). Masking is linear in the text; the fields are bounded where made.
+    // The one place an event is made: type and fields as EventFields pairs them (the compiler cannot follow T through).
     const event = maskDeep(
-      { time: this.clock().toISOString(), type, run: this.run, ...fields } as SupervisorEvent,
+      { time: this.clock().toISOString(), type, run: this.run, ...fields } as EventOf<T>,
       this.secrets,
     );
     const line = JSON.stringify(event);
@@ -46,7 +54,6 @@ export class EventLog {
     this.bytes += line.length + 1;
     if (this.bytes >= EVENTS_ROTATE_BYTES) this.rotate();
     for (const listener of this.listeners) listener(event);
-    return event;
   }
 
   private rotate(): void {

@@ -1,19 +1,23 @@
-import type { SupervisorEvent } from './event-types.js';
+import type { EventFields, EventHead, EventType, EventUsage, UnknownEvent } from '../event-types.js';
 
 /**
  * The event on one line of events.jsonl, or undefined for a line that holds none (pure).
  * A line cut short by a crash is skipped; when the next run appended its first event to
  * that same line, the appended event is kept: every event is written as `{"time":…` first.
- * Unknown event types and fields pass through for the readers to ignore.
+ * The file is untrusted: a line is checked here, once, against its kind's fields (EventFields),
+ * and readers take the types as they are. A kind this version does not know, or a line missing
+ * a field the readers need (or holding it as another type), is an UnknownEvent: its run and
+ * time count, nothing else. Any other field of another type is left out; fields the readers do
+ * not read pass through unchecked, and the read types (ReadOf) do not show them.
  */
-export function parseEvent(text: string): SupervisorEvent | undefined {
+export function parseEvent(text: string): ReadEvent | undefined {
   const event = asEvent(text);
   if (event) return event;
   const appended = text.lastIndexOf('{"time":');
   return appended > 0 ? asEvent(text.slice(appended)) : undefined;
 }
 
-function asEvent(text: string): SupervisorEvent | undefined {
+function asEvent(text: string): ReadEvent | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -21,14 +25,16 @@ function asEvent(text: string): SupervisorEvent | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const event = value as Partial<SupervisorEvent>;
-  return typeof event.time === 'string' && typeof event.type === 'string' && typeof event.run === 'string'
-    ? (event as SupervisorEvent)
-    : undefined;
+  const line = value as Record<string, unknown>;
+  const { time, type, run } = line;
+  if (typeof time !== 'string' || typeof type !== 'string' || typeof run !== 'string') return undefined;
+  const unknown: UnknownEvent = { time, type: 'unknown', run, named: type };
+  if (!Object.hasOwn(CHECKS, type)) return unknown;
+  return fieldsCheck(CHECKS[type as EventType], line) ? (line as unknown as ReadOf<EventType>) : unknown;
 }
 
 /** The events on lines, in the lines' order; lines that hold none are skipped. */
-export function* parseEvents(lines: Iterable<{ text: string }>): Generator<SupervisorEvent> {
+export function* parseEvents(lines: Iterable<{ text: string }>): Generator<ReadEvent> {
   for (const line of lines) {
     const event = parseEvent(line.text);
     if (event) yield event;
@@ -53,3 +59,117 @@ export function fieldPeeker(key: string): (text: string) => string | undefined {
     return value;
   };
 }
+
+type Check<V> = (value: unknown) => value is V;
+/** A check of a field a reader does without: a value of another type is left out, not the event. */
+interface Optional<V> {
+  optional: Check<V>;
+}
+/**
+ * Checks of the fields readers read, each as EventFields types it: a field always written may
+ * be checked as optional (lines written before it was, test histories), one written only
+ * sometimes must be. The compiler holds this table to EventFields.
+ */
+type Checks<F> = {
+  [K in keyof F]?: object extends Pick<F, K> ? Optional<Exclude<F[K], undefined>> : Check<F[K]> | Optional<F[K]>;
+};
+type Table = { [T in EventType]: Checks<EventFields[T]> };
+
+/** An event of kind T as read from events.jsonl: the fields CHECKS checks, optional where it takes them so. */
+export type ReadOf<T extends EventType> = T extends EventType ? EventHead<T> & ReadFields<(typeof CHECKS)[T]> : never;
+type ReadFields<C> = {
+  [K in keyof C as C[K] extends Check<unknown> ? K : never]: C[K] extends Check<infer V> ? V : never;
+} & {
+  [K in keyof C as C[K] extends Check<unknown> ? never : K]?: C[K] extends Optional<infer V> ? V : never;
+};
+
+/** What a reader of events.jsonl gets from a line: an event of a kind it knows, or an UnknownEvent. */
+export type ReadEvent = ReadOf<EventType> | UnknownEvent;
+
+// Whether `object` has the fields `checks` requires; an optional one of another type is deleted from it.
+function fieldsCheck(checks: Record<string, Check<unknown> | Optional<unknown>>, object: Record<string, unknown>) {
+  for (const [key, check] of Object.entries(checks)) {
+    const value = object[key];
+    if (typeof check !== 'function') {
+      if (value !== undefined && !check.optional(value)) delete object[key];
+    } else if (!check(value)) return false;
+  }
+  return true;
+}
+
+const str = (value: unknown): value is string => typeof value === 'string';
+const num = (value: unknown): value is number => typeof value === 'number';
+const bool = (value: unknown): value is boolean => typeof value === 'boolean';
+const opt = <V>(check: Check<V>): Optional<V> => ({ optional: check });
+const orNull =
+  <V>(check: Check<V>): Check<V | null> =>
+  (value): value is V | null =>
+    value === null || check(value);
+// An object with these fields; an optional one of another type makes the whole object not check.
+const shape =
+  <F>(checks: Checks<F>): Check<F> =>
+  (value): value is F =>
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.entries(checks as Record<string, Check<unknown> | Optional<unknown>>).every(([key, check]) => {
+      const field = (value as Record<string, unknown>)[key];
+      return typeof check === 'function' ? check(field) : field === undefined || check.optional(field);
+    });
+
+const stepPlace = { step: num, role: str, task: str };
+const attempt = { ...stepPlace, done_task: opt(orNull(str)), attempt: num, rerun: opt(num) };
+
+// The fields the readers (fold.ts, records.ts) read; the others pass through unchecked and unread.
+const CHECKS = {
+  run_started: {},
+  warning: {},
+  step_started: { ...stepPlace, trigger: opt(str) },
+  attempt_started: { ...attempt, of: num, trigger: opt(str), cli: opt(str), agent: opt(str) },
+  attempt_finished: {
+    ...attempt,
+    end: str,
+    durationMs: num,
+    valid: bool,
+    exitCode: opt(orNull(num)),
+    signal: opt(orNull(str)),
+    issue: opt(str),
+    failure: opt(str),
+    status: opt(str),
+    message: opt(str),
+    usage: opt(
+      shape<EventUsage>({
+        costUsd: opt(num),
+        inputTokens: opt(num),
+        cachedInputTokens: opt(num),
+        outputTokens: opt(num),
+        totalTokens: opt(num),
+      }),
+    ),
+    stdoutFile: opt(str),
+    stderrFile: opt(str),
+  },
+  retry: {},
+  limit_wait: { step: num, waitMs: opt(num) },
+  limit_resumed: {},
+  agent_switched: {},
+  backoff: {},
+  board_written: { step: num, status: opt(str), current: opt(orNull(str)) },
+  git_committed: { commit: str },
+  human_edit_kept: { step: num },
+  handed_to_manager: { step: num, message: opt(str) },
+  done: {},
+  waiting: {},
+  woke: {},
+  edit_invalid: {},
+  halted: {
+    step: opt(num),
+    role: opt(str),
+    task: opt(str),
+    exitCode: num,
+    reason: opt(str),
+    message: opt(str),
+    issue: opt(str),
+  },
+  interrupted: { exitCode: num, reason: opt(str), message: opt(str) },
+} satisfies Table;

@@ -1,4 +1,11 @@
-import type { EventUsage, SupervisorEvent } from './event-types.js';
+import type { EventUsage } from '../event-types.js';
+import type { ReadEvent, ReadOf } from './parse.js';
+
+/** An attempt's events: its start and its end. */
+export type AttemptEvent = ReadOf<'attempt_started' | 'attempt_finished'>;
+
+/** The events that end a run. */
+export type RunEndEvent = ReadOf<RunEnd['type']>;
 
 /** One attempt of an agent, put together from its attempt_started and attempt_finished events. */
 export interface AttemptRecord {
@@ -60,27 +67,25 @@ export interface RunEnd {
 export const RUN_END_TYPES: ReadonlySet<string> = new Set<RunEnd['type']>(['done', 'halted', 'interrupted']);
 
 /** Whether an event ends a run. */
-export function isRunEnd(event: SupervisorEvent): event is SupervisorEvent & { type: RunEnd['type'] } {
+export function isRunEnd(event: ReadEvent): event is RunEndEvent {
   return RUN_END_TYPES.has(event.type);
 }
 
 /** An attempt as its attempt_started event tells it (pure); `task` is its step's task. */
-export function attemptFrom(started: SupervisorEvent, task: string): AttemptRecord {
-  const trigger = typeof started.trigger === 'string' ? { trigger: started.trigger } : {};
-  const cli = typeof started.cli === 'string' ? { cli: started.cli } : {};
+export function attemptFrom(started: ReadOf<'attempt_started'>, task: string): AttemptRecord {
   return {
     run: started.run,
-    step: Number(started.step),
+    step: started.step,
     task,
-    role: String(started.role),
+    role: started.role,
     manager: isManagerTurn(started) || started.task !== task,
-    ...trigger,
-    attempt: Number(started.attempt),
-    ...(Number(started.rerun) > 0 && { rerun: Number(started.rerun) }),
-    of: Number(started.of),
+    ...(started.trigger !== undefined && { trigger: started.trigger }),
+    attempt: started.attempt,
+    ...(started.rerun !== undefined && started.rerun > 0 && { rerun: started.rerun }),
+    of: started.of,
     start: started.time,
-    ...cli,
-    ...(typeof started.agent === 'string' && { agent: started.agent }),
+    ...(started.cli !== undefined && { cli: started.cli }),
+    ...(started.agent !== undefined && { agent: started.agent }),
   };
 }
 
@@ -90,50 +95,52 @@ export function ranBy(attempt: Pick<AttemptRecord, 'role' | 'agent'>): string {
 }
 
 /** An attempt's end as its attempt_finished event tells it (pure). */
-export function attemptEnd(event: SupervisorEvent): AttemptEnd {
+export function attemptEnd(event: ReadOf<'attempt_finished'>): AttemptEnd {
   return {
-    durationMs: Number(event.durationMs),
-    end: String(event.end),
-    valid: event.valid === true,
-    ...(typeof event.status === 'string' && { status: event.status }),
-    ...(typeof event.message === 'string' && { message: event.message }),
-    ...(typeof event.issue === 'string' && { issue: event.issue }),
-    ...(typeof event.failure === 'string' && { failure: event.failure }),
-    ...(event.usage !== null && typeof event.usage === 'object' && { usage: event.usage as EventUsage }),
-    ...(typeof event.exitCode === 'number' && { exitCode: event.exitCode }),
-    ...(typeof event.signal === 'string' && { signal: event.signal }),
-    ...(typeof event.stdoutFile === 'string' && { stdoutFile: event.stdoutFile }),
-    ...(typeof event.stderrFile === 'string' && { stderrFile: event.stderrFile }),
+    durationMs: event.durationMs,
+    end: event.end,
+    valid: event.valid,
+    ...(event.status !== undefined && { status: event.status }),
+    ...(event.message !== undefined && { message: event.message }),
+    ...(event.issue !== undefined && { issue: event.issue }),
+    ...(event.failure !== undefined && { failure: event.failure }),
+    ...(event.usage !== undefined && { usage: event.usage }),
+    // null when it did not exit, or exited without a signal; absent in some older lines.
+    ...(event.exitCode !== undefined && event.exitCode !== null && { exitCode: event.exitCode }),
+    ...(event.signal !== undefined && event.signal !== null && { signal: event.signal }),
+    ...(event.stdoutFile !== undefined && { stdoutFile: event.stdoutFile }),
+    ...(event.stderrFile !== undefined && { stderrFile: event.stderrFile }),
   };
 }
 
 /** A run's end as a done / halted / interrupted event tells it (pure). */
-export function runEnd(event: SupervisorEvent & { type: RunEnd['type'] }): RunEnd {
+export function runEnd(event: RunEndEvent): RunEnd {
+  const { time, type } = event;
+  if (event.type === 'done') return { time, type, exitCode: 0 };
+  const halted = event.type === 'halted' ? event : undefined;
+  const why = event.message ?? halted?.issue;
   return {
-    time: event.time,
-    type: event.type,
-    exitCode: event.type === 'done' ? 0 : Number(event.exitCode),
-    ...(typeof event.reason === 'string' && { reason: event.reason }),
-    ...(typeof (event.message ?? event.issue) === 'string' && { why: String(event.message ?? event.issue) }),
-    ...(typeof event.role === 'string' && { role: event.role }),
-    ...(typeof event.task === 'string' && { task: event.task }),
+    time,
+    type,
+    exitCode: event.exitCode,
+    ...(event.reason !== undefined && { reason: event.reason }),
+    ...(why !== undefined && { why }),
+    ...(halted?.role !== undefined && { role: halted.role }),
+    ...(halted?.task !== undefined && { task: halted.task }),
   };
 }
 
-/** Whether an attempt event is the Manager's turn of a step (it names the board and the task it hears about). */
-export function isManagerTurn(event: SupervisorEvent): boolean {
-  return event.done_task !== undefined;
+/** Whether an event is the Manager's turn of a step (its attempt events name the board and the task it hears about). */
+export function isManagerTurn(event: ReadEvent): boolean {
+  return 'done_task' in event && event.done_task !== undefined;
 }
 
 /**
  * The key that pairs an attempt's started and finished events
  * (a re-run after a usage limit repeats its attempt number).
  */
-export function attemptKey(event: SupervisorEvent): string {
-  return (
-    `${event.run}\0${String(event.step)}\0${String(event.role)}\0${String(event.task)}\0${String(event.attempt)}\0` +
-    `${String(event.rerun ?? 0)}`
-  );
+export function attemptKey(event: AttemptEvent): string {
+  return `${event.run}\0${event.step}\0${event.role}\0${event.task}\0${event.attempt}\0${event.rerun ?? 0}`;
 }
 
 /** Whether an attempt ended by a timeout (wall or idle). */

@@ -1,4 +1,4 @@
-import type { SupervisorEvent } from '../events/event-types.js';
+import type { SupervisorEvent } from '../event-types.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 import type { StepHistory } from './step-history.js';
 

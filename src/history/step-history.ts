@@ -1,8 +1,7 @@
 import { shorten } from '../util/clean-text.js';
 import { foldRuns } from '../events/fold.js';
-import { parseEvents } from '../events/parse.js';
+import { parseEvents, type ReadEvent } from '../events/parse.js';
 import { NewestFirst, withStore } from '../events/event-files.js';
-import type { SupervisorEvent } from '../events/event-types.js';
 
 /**
  * One step as the Manager's `history` input shows it (snake_case, like the other inputs). The
@@ -53,7 +52,7 @@ const TAIL_BYTES = 256 * 1024;
  */
 export class StepHistory {
   /** The events held, oldest first, cut before a step_started: the first group may hold no step. */
-  private readonly groups: SupervisorEvent[][] = [[]];
+  private readonly groups: ReadEvent[][] = [[]];
 
   /** Start from the steps already in the board's event log, but those of the run `except`. */
   static fromBoard(boardDir: string, except: string): StepHistory {
@@ -63,9 +62,9 @@ export class StepHistory {
   }
 
   /** Take an event in (an EventLog listener). */
-  readonly record = (event: SupervisorEvent): void => {
+  readonly record = (event: ReadEvent): void => {
     if (event.type === 'step_started') this.groups.push([]);
-    (this.groups.at(-1) as SupervisorEvent[]).push(event);
+    (this.groups.at(-1) as ReadEvent[]).push(event);
     if (this.groups.length > STEPS + 1) this.groups.shift();
   };
 
@@ -112,7 +111,7 @@ export class StepHistory {
  * whole. A line cut by the start of that window or torn by a crash is skipped; a history that
  * cannot be read is none (the Manager's history is a help, not a condition of the run).
  */
-export function tailEvents(boardDir: string, bytes = TAIL_BYTES): SupervisorEvent[] {
+export function tailEvents(boardDir: string, bytes = TAIL_BYTES): ReadEvent[] {
   try {
     return (
       withStore(boardDir, (files) => [...parseEvents(new NewestFirst(files, { limitBytes: bytes }))].reverse()) ?? []

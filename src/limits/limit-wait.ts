@@ -1,6 +1,7 @@
 import type { Failure } from '../agents/adapter.js';
 import type { Settings } from '../board/settings.js';
 import { LimitWaitError } from '../errors.js';
+import type { EventFields } from '../event-types.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
 import type { RunContext } from '../loop/context.js';
 import { sleepUntil, throwIfStopped } from '../loop/world.js';
@@ -60,7 +61,7 @@ export interface Wait {
   /** Where it was learnt, when not from the CLI: another supervisor's entry (waiting.json and the event say so). */
   source?: Pick<Waiting, 'learntFrom' | 'learntAt' | 'sharedFile'>;
   /** More fields of its limit_wait event. */
-  notes?: Record<string, unknown>;
+  notes?: Pick<EventFields['limit_wait'], 'ignoredReset' | 'sharedLimitUnrecorded'>;
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { AgentInputs } from '../board/inputs.js';
 import type { Board } from '../board/read-board.js';
 import type { Settings } from '../board/settings.js';
-import type { SupervisorEvent } from '../events/event-types.js';
+import type { SupervisorEvent } from '../event-types.js';
 import type { SpendTotal } from '../spend.js';
 import type {
   AgentChoice,
   AppliedStep,
+  AttemptNotes,
   AttemptPlace,
   Capability,
   ExtraStep,
@@ -62,8 +63,8 @@ export class Capabilities implements Required<Capability> {
     return undefined;
   }
 
-  async beforeAttempt(attempt: AttemptPlace): Promise<Record<string, unknown>> {
-    let fields = {};
+  async beforeAttempt(attempt: AttemptPlace): Promise<AttemptNotes> {
+    let fields: AttemptNotes = {};
     for (const one of this.list) fields = { ...fields, ...(await one.beforeAttempt?.(attempt)) };
     return fields;
   }

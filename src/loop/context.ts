@@ -6,7 +6,7 @@ import type { Board } from '../board/read-board.js';
 import type { Settings, SettingsFlags } from '../board/settings.js';
 import type { SupervisorError } from '../errors.js';
 import type { EventLog } from '../events/log.js';
-import type { SupervisorEvent } from '../events/event-types.js';
+import type { EventFields, SupervisorEvent } from '../event-types.js';
 import type { OutputStore } from '../log/output-store.js';
 import type { Outcome } from '../progress/outcome.js';
 import type { ReporterMode } from '../progress/style.js';
@@ -35,6 +35,9 @@ export interface RunContext {
  * per event, in the order they happen. Some answer with a decision the core acts on: stop before
  * a step, run the same attempt again, run more steps, run the loop again.
  */
+/** What capabilities add to an attempt's attempt_started event. */
+export type AttemptNotes = Pick<EventFields['attempt_started'], 'sharedLimitIgnored'>;
+
 export interface Capability {
   /** The start read kanban.yaml and found work to do. */
   boardRead?(board: Board): Promise<void>;
@@ -53,7 +56,7 @@ export interface Capability {
    */
   chooseAgent?(choice: AgentChoice): Promise<string | undefined>;
   /** An attempt is about to call its agent (it may wait first): fields for its attempt_started event. */
-  beforeAttempt?(attempt: AttemptPlace): Promise<Record<string, unknown> | undefined>;
+  beforeAttempt?(attempt: AttemptPlace): Promise<AttemptNotes | undefined>;
   /** An attempt gave no valid reply: 'again' re-runs it and spends no retry (SPEC §4b); throwing stops the run. */
   afterFailure?(attempt: FailedAttempt): Promise<'again' | undefined>;
   /** Inputs the Manager gets besides the step's. */

@@ -6,6 +6,7 @@ import { AGENTS, agentFor, classifyFailure } from '../agents/index.js';
 import type { AgentInputs } from '../board/inputs.js';
 import type { Settings } from '../board/settings.js';
 import { InterruptedError } from '../errors.js';
+import type { AttemptPlace } from '../event-types.js';
 import { stdoutEvents } from '../reply/json.js';
 import { expectedReply } from '../schemas.js';
 import { checkUsage } from '../spend.js';
@@ -29,7 +30,7 @@ export interface AgentRun {
 /** An attempt without a valid reply: where (its events' fields), why, the Supervisor Log's issue and its output. */
 export interface InvalidAttempt {
   valid: false;
-  where: Record<string, unknown>;
+  where: AttemptPlace;
   invocation: Invocation;
   judgement: { issue: string; received: string };
   issue: string;
@@ -104,7 +105,7 @@ export async function runOnce(
     ...(judgement && !judgement.valid && { issue: judgement.issue, failure: failure?.kind }),
     ...(judgement?.valid && {
       via: judgement.via,
-      status: judgement.reply.status,
+      status: String(judgement.reply.status),
       message: maskedHead(String(judgement.reply.message), MESSAGE_CHARS, ctx.events.secrets),
     }),
     ...(usage && { usage }),

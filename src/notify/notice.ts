@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
+import { isOutcomeKind, OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
+import type { EventOf } from '../event-types.js';
 import { formatDuration } from '../util/duration.js';
 import { localClock } from '../util/time.js';
 import type { NotifyTarget } from './target.js';
@@ -54,13 +55,13 @@ export function endNotice(outcome: { kind: OutcomeKind; exitCode: number }, line
 
 /** The notice for a usage-limit wait (pure): only one longer than `thresholdMs`, as its `limit_wait` event tells it. */
 export function limitWaitNotice(
-  event: Readonly<Record<string, unknown>>,
+  event: EventOf<'limit_wait'>,
   thresholdMs: number,
   at: NoticePlace,
 ): Notice | undefined {
-  const waitMs = Number(event.waitMs);
-  if (!(waitMs > thresholdMs) || typeof event.until !== 'string') return undefined;
-  const who = `${String(event.role ?? 'an agent')}'s ${String(event.cli ?? 'agent')} usage limit`;
+  const { waitMs } = event;
+  if (!(waitMs > thresholdMs)) return undefined;
+  const who = `${event.role}'s ${event.cli} usage limit`;
   return {
     event: 'limit_wait',
     ...where(at),
@@ -73,18 +74,17 @@ export function limitWaitNotice(
 }
 
 /** The notice for a switch of a role's agent to a fallback or back (pure), as its `agent_switched` event tells it. */
-export function agentSwitchedNotice(event: Readonly<Record<string, unknown>>, at: NoticePlace): Notice {
-  const role = String(event.role ?? 'a role');
-  const to = String(event.to);
+export function agentSwitchedNotice(event: EventOf<'agent_switched'>, at: NoticePlace): Notice {
+  const { role, to } = event;
   const limited = event.reason !== 'reset';
-  const until = typeof event.until === 'string' ? ` until ${localClock(event.until)}` : '';
+  const until = event.until !== undefined ? ` until ${localClock(event.until)}` : '';
   return {
     event: 'agent_switched',
     ...where(at),
     outcome: null,
     exitCode: null,
     message: limited
-      ? `${String(event.from)} is limited${until}${typeof event.cli === 'string' ? ` (${event.cli})` : ''}; ` +
+      ? `${event.from} is limited${until}${event.cli !== undefined ? ` (${event.cli})` : ''}; ` +
         `${to} takes ${role}'s steps meanwhile (fallback:).`
       : `The usage limit is over; ${to} takes ${role}'s steps again.`,
     next: 'Nothing: the run carries on by itself.',
@@ -93,17 +93,15 @@ export function agentSwitchedNotice(event: Readonly<Record<string, unknown>>, at
 }
 
 /** The notice for a resident run (--watch) that stopped to wait for a person, from its `waiting` event (pure). */
-export function waitingNotice(event: Readonly<Record<string, unknown>>, at: NoticePlace): Notice {
-  const kind = (
-    typeof event.outcome === 'string' && event.outcome in OUTCOME_WORDS ? event.outcome : 'bad_input'
-  ) as OutcomeKind;
-  const until = typeof event.until === 'string' ? ` or the usage limit's reset at ${localClock(event.until)}` : '';
+export function waitingNotice(event: EventOf<'waiting'>, at: NoticePlace): Notice {
+  const kind: OutcomeKind = isOutcomeKind(event.outcome) ? event.outcome : 'bad_input';
+  const until = event.until !== undefined ? ` or the usage limit's reset at ${localClock(event.until)}` : '';
   return {
     event: 'waiting',
     ...where(at),
     outcome: kind,
-    exitCode: typeof event.exitCode === 'number' ? event.exitCode : null,
-    message: `Waiting (--watch): ${String(event.reason ?? OUTCOME_WORDS[kind].long)}`,
+    exitCode: event.exitCode,
+    message: `Waiting (--watch): ${event.reason}`,
     next:
       `${nextOf(OUTCOME_WORDS[kind].long)} The run is still there: ` +
       `it carries on once an edit of the board validates${until}.`,
@@ -114,12 +112,10 @@ export function waitingNotice(event: Readonly<Record<string, unknown>>, at: Noti
 /**
  * The notice for tasks the Manager set aside and went on without (kanban.yaml `parked:`), from `board_written` (pure).
  */
-export function setAsideNotice(event: Readonly<Record<string, unknown>>, at: NoticePlace): Notice | undefined {
-  const aside = Array.isArray(event.set_aside)
-    ? (event.set_aside as Array<{ task?: unknown; question?: unknown }>)
-    : [];
+export function setAsideNotice(event: EventOf<'board_written'>, at: NoticePlace): Notice | undefined {
+  const aside = event.set_aside ?? [];
   if (aside.length === 0) return undefined;
-  const named = aside.map((entry) => `${String(entry.task)} (${String(entry.question ?? '')})`).join('; ');
+  const named = aside.map((entry) => `${entry.task} (${entry.question})`).join('; ');
   const going = event.status === 'ok' ? ' The run goes on with the other tasks.' : '';
   return {
     event: 'set_aside',
@@ -128,7 +124,7 @@ export function setAsideNotice(event: Readonly<Record<string, unknown>>, at: Not
     exitCode: null,
     message: `Set aside for a person by the Manager: ${named}.${going}`,
     next: 'Answer in the task file (or remove its entry from parked: in kanban.yaml): the next run takes it first.',
-    title: `${boardName(at.file)}: ${aside.length === 1 ? String(aside[0]?.task) : `${aside.length} tasks`} set aside`,
+    title: `${boardName(at.file)}: ${aside.length === 1 ? `${aside[0]?.task}` : `${aside.length} tasks`} set aside`,
   };
 }
 

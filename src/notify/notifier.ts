@@ -9,6 +9,7 @@ import {
 import { deliver, REAL_SEND, SEND_POLICY, type SendDeps, type SendPolicy } from './send.js';
 import type { NotifyTarget } from './target.js';
 import type { OutcomeKind } from '../errors.js';
+import type { SupervisorEvent } from '../event-types.js';
 
 /** What a notifier is told about its run and how it tells of a failed delivery. */
 export interface NotifierOptions {
@@ -66,9 +67,9 @@ export class Notifier {
    * The event listener of a run: keeps the run and task, and tells of a long usage-limit wait,
    * a switch to or from a fallback agent, a task the Manager set aside, and a resident run's wait for a person.
    */
-  readonly listener = (event: { type: string; [field: string]: unknown }): void => {
-    if (event.type === 'run_started' && typeof event.run === 'string') this.run = event.run;
-    if (event.type === 'step_started' && typeof event.task === 'string') this.task = event.task;
+  readonly listener = (event: SupervisorEvent): void => {
+    if (event.type === 'run_started') this.run = event.run;
+    if (event.type === 'step_started') this.task = event.task;
     if (event.type === 'limit_wait') {
       const notice = limitWaitNotice(event, this.options.waitThresholdMs, this.place(event));
       if (notice) this.send(notice);
@@ -153,11 +154,11 @@ export class Notifier {
     );
   }
 
-  private place(event: Readonly<Record<string, unknown>>): { file: string; task: string; run: string; time: Date } {
+  private place(event: SupervisorEvent): { file: string; task: string; run: string; time: Date } {
     return {
       file: this.options.file,
-      task: typeof event.task === 'string' ? event.task : this.task,
-      run: typeof event.run === 'string' ? event.run : this.run,
+      task: 'task' in event && event.task !== undefined ? event.task : this.task,
+      run: event.run,
       time: this.now(),
     };
   }

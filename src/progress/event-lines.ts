@@ -1,5 +1,5 @@
-import { OUTCOME_WORDS, type OutcomeKind } from '../errors.js';
-import type { SupervisorEvent } from '../events/event-types.js';
+import { isOutcomeKind, OUTCOME_WORDS } from '../errors.js';
+import type { EventOf, SupervisorEvent } from '../event-types.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/clean-text.js';
 import { localClock } from '../util/time.js';
@@ -26,9 +26,9 @@ export function statusMark(status: unknown, style: Style): string {
 }
 
 /** `status: message start`, agent text cleaned for a terminal. */
-function replyText(status: unknown, message: unknown): string {
-  const said = typeof message === 'string' ? cleanLine(message) : '';
-  return `${cleanLine(String(status))}${said ? `: ${shorten(said, MESSAGE_CHARS)}` : ''}`;
+function replyText(status: string | undefined, message: string | undefined): string {
+  const said = message === undefined ? '' : cleanLine(message);
+  return `${cleanLine(`${status}`)}${said ? `: ${shorten(said, MESSAGE_CHARS)}` : ''}`;
 }
 
 /**
@@ -36,56 +36,53 @@ function replyText(status: unknown, message: unknown): string {
  * both the plain lines and the live terminal; every agent- or board-supplied text is cleaned.
  */
 export function eventLine(event: SupervisorEvent, style: Style): string | null {
-  const role = cleanLine(String(event.role ?? ''));
-  const task = cleanLine(String(event.task ?? ''));
-  const took = typeof event.durationMs === 'number' ? ` ${style.dim(`(${formatDuration(event.durationMs)})`)}` : '';
+  const role = cleanLine('role' in event ? (event.role ?? '') : '');
   switch (event.type) {
-    case 'attempt_finished':
+    case 'attempt_finished': {
+      const took = ` ${style.dim(`(${formatDuration(event.durationMs)})`)}`;
       if (event.valid)
         return (
           `  ${statusMark(event.status, style)} ${role} replied ${replyText(event.status, event.message)}${took}` +
           `${ignoredText(event, style)}`
         );
       return (
-        `  ${style.red('✗')} ${role} attempt ${String(event.attempt)}/${String(event.of ?? '?')}: ` +
-        `${cleanLine(String(event.issue ?? event.end))}${took}${ignoredText(event, style)}`
+        `  ${style.red('✗')} ${role} attempt ${event.attempt}/${event.of}: ` +
+        `${cleanLine(event.issue ?? event.end)}${took}${ignoredText(event, style)}`
       );
+    }
     case 'retry':
-      return (
-        `  ${style.yellow('↻')} retry ${String(event.retry)}/${String(event.maxRetries)} ` +
-        `with the exact same inputs`
-      );
+      return `  ${style.yellow('↻')} retry ${event.retry}/${event.maxRetries} with the exact same inputs`;
     case 'board_written':
-      return `  → next task: ${event.current === null ? '(none)' : cleanLine(String(event.current))}`;
+      return `  → next task: ${event.current === null ? '(none)' : cleanLine(`${event.current}`)}`;
     case 'git_committed':
       return `  ${style.dim(
-        `committed ${String(event.commit).slice(0, 12)} (${Number(event.paths)} path${event.paths === 1 ? '' : 's'})`,
+        `committed ${event.commit.slice(0, 12)} (${event.paths} path${event.paths === 1 ? '' : 's'})`,
       )}`;
     case 'human_edit_kept':
-      return `  ${style.yellow('!')} ${cleanLine(String(event.issue))}`;
+      return `  ${style.yellow('!')} ${cleanLine(event.issue)}`;
     case 'limit_wait':
       return (
-        `  ${style.yellow('⏸')} ${role} hit ${cleanLine(String(event.cli))}'s usage limit; ` +
-        `waiting until ${localClock(String(event.until))} (${formatDuration(Number(event.waitMs))}${
+        `  ${style.yellow('⏸')} ${role} hit ${cleanLine(event.cli)}'s usage limit; ` +
+        `waiting until ${localClock(event.until)} (${formatDuration(event.waitMs)}${
           event.resetKnown
             ? ''
-            : typeof event.ignoredReset === 'string'
+            : event.ignoredReset !== undefined
               ? `, the reset time given (${localClock(event.ignoredReset)}) is past or absurd`
               : ', no reset time given'
-        }): ${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`
+        }): ${shorten(cleanLine(event.reason), MESSAGE_CHARS)}`
       );
     case 'agent_switched':
       return event.reason === 'reset'
-        ? `  ${style.yellow('⇄')} the usage limit is over; ${cleanLine(String(event.to))} takes ${role}'s steps again`
-        : `  ${style.yellow('⇄')} ${cleanLine(String(event.from))} is limited` +
-            `${typeof event.until === 'string' ? ` until ${localClock(event.until)}` : ''}` +
-            `${typeof event.cli === 'string' ? ` (${cleanLine(event.cli)})` : ''}; ` +
-            `${cleanLine(String(event.to))} takes ${role}'s steps (fallback:)`;
+        ? `  ${style.yellow('⇄')} the usage limit is over; ${cleanLine(event.to)} takes ${role}'s steps again`
+        : `  ${style.yellow('⇄')} ${cleanLine(event.from)} is limited` +
+            `${event.until !== undefined ? ` until ${localClock(event.until)}` : ''}` +
+            `${event.cli !== undefined ? ` (${cleanLine(event.cli)})` : ''}; ` +
+            `${cleanLine(event.to)} takes ${role}'s steps (fallback:)`;
     case 'limit_resumed':
       return `  ▶ the limit has reset; ${role} runs again with the same inputs`;
     case 'handed_to_manager':
       return (
-        `  ${style.red('✗')} ${role} gave no valid reply in ${String(event.attempts)} attempts; ` +
+        `  ${style.red('✗')} ${role} gave no valid reply in ${event.attempts} attempts; ` +
         `the Manager gets {"status": "error"} for it (on_exhausted: manager)`
       );
     case 'waiting':
@@ -96,74 +93,65 @@ export function eventLine(event: SupervisorEvent, style: Style): string | null {
         : `▶ ${filesText(event.files)} changed; carrying on from the board as it is`;
     case 'warning':
       return (
-        `${style.yellow('!')} ${cleanLine(String(event.file))}` +
-        `${event.line === undefined ? '' : `:${String(event.line)}`}: ` +
-        `${shorten(cleanLine(String(event.message)), MESSAGE_CHARS)} (warning)`
+        `${style.yellow('!')} ${cleanLine(event.file)}` +
+        `${event.line === undefined ? '' : `:${event.line}`}: ` +
+        `${shorten(cleanLine(event.message), MESSAGE_CHARS)} (warning)`
       );
     case 'edit_invalid':
       return (
-        `  ${style.yellow('!')} ${cleanLine(String(event.file))}` +
-        `${event.line === undefined ? '' : `:${String(event.line)}`}: ` +
-        `${shorten(cleanLine(String(event.problem)), MESSAGE_CHARS)}` +
-        `${Number(event.problems) > 1 ? ` (and ${Number(event.problems) - 1} more problem(s))` : ''}; ` +
+        `  ${style.yellow('!')} ${cleanLine(event.file)}` +
+        `${event.line === undefined ? '' : `:${event.line}`}: ` +
+        `${shorten(cleanLine(event.problem), MESSAGE_CHARS)}` +
+        `${event.problems > 1 ? ` (and ${event.problems - 1} more problem(s))` : ''}; ` +
         `still waiting for a change`
       );
     case 'backoff':
       return (
-        `  ${style.yellow('↻')} ${cleanLine(String(event.cli))} service error; ` +
-        `${role} again in ${formatDuration(Number(event.waitMs))} (${String(event.retry)}/${String(event.of)}): ` +
-        `${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`
+        `  ${style.yellow('↻')} ${cleanLine(event.cli)} service error; ` +
+        `${role} again in ${formatDuration(event.waitMs)} (${event.retry}/${event.of}): ` +
+        `${shorten(cleanLine(event.reason), MESSAGE_CHARS)}`
       );
+    case 'step_started':
+      return event.trigger !== undefined
+        ? `step ${event.step} · ${role} (periodic) · ${event.done_tasks ?? 0} task(s) done since its last run`
+        : `step ${event.step} · ${role} · ${cleanLine(event.task)}`;
+    case 'attempt_started':
+      // A re-run after a usage limit or a service error is the same attempt again.
+      return event.attempt > 1 || event.rerun !== undefined
+        ? `  attempt ${event.attempt}/${event.of}${event.rerun === undefined ? '' : ' again'} · ${role}`
+        : null;
+    case 'run_started':
+      return `run ${event.run} on ${cleanLine(event.board)} (pid ${event.pid})`;
     default:
-      return step(event, role, task);
+      return null;
   }
 }
 
 /** What a resident run waits for, and why it is not running (pure; agent text cleaned). */
-export function waitingText(event: SupervisorEvent): string {
-  const until = typeof event.until === 'string' ? ` or until ${localClock(event.until)} (the usage limit's reset)` : '';
+export function waitingText(event: EventOf<'waiting'>): string {
+  const until = event.until !== undefined ? ` or until ${localClock(event.until)} (the usage limit's reset)` : '';
   const via =
     event.via === 'polling'
-      ? ` (comparing the files every few seconds: ${shorten(cleanLine(String(event.why)), 80)})`
+      ? ` (comparing the files every few seconds: ${shorten(cleanLine(`${event.why}`), 80)})`
       : '';
-  const ended = Object.hasOwn(OUTCOME_WORDS, String(event.outcome))
-    ? OUTCOME_WORDS[event.outcome as OutcomeKind].short
-    : cleanLine(String(event.outcome));
+  const ended = isOutcomeKind(event.outcome) ? OUTCOME_WORDS[event.outcome].short : cleanLine(event.outcome);
   return (
     `waiting for an edit of kanban.yaml, a task or a role file${until}${via} — ${ended}: ` +
-    `${shorten(cleanLine(String(event.reason)), MESSAGE_CHARS)}`
+    `${shorten(cleanLine(event.reason), MESSAGE_CHARS)}`
   );
 }
 
 // Spend figures a CLI reported that cannot be a spend, and were not counted.
-function ignoredText(event: SupervisorEvent, style: Style): string {
-  if (!Array.isArray(event.usageIgnored)) return '';
+function ignoredText(event: EventOf<'attempt_finished'>, style: Style): string {
+  if (event.usageIgnored === undefined) return '';
   return (
     ` ${style.yellow('!')} reported spend ignored (not a finite, non-negative number): ` +
-    `${cleanLine(event.usageIgnored.map(String).join(', '))}`
+    `${cleanLine(event.usageIgnored.join(', '))}`
   );
 }
 
-function filesText(files: unknown): string {
-  const list = Array.isArray(files) ? files.map((file) => cleanLine(String(file))) : [];
+function filesText(files: string[]): string {
+  const list = files.map((file) => cleanLine(file));
   if (list.length === 0) return 'the board';
   return list.length > 3 ? `${list.slice(0, 3).join(', ')} and ${list.length - 3} more` : list.join(', ');
-}
-
-function step(event: SupervisorEvent, role: string, task: string): string | null {
-  if (event.type === 'step_started' && event.trigger !== undefined)
-    return (
-      `step ${String(event.step)} · ${role} (periodic) · ${String(event.done_tasks ?? 0)} ` +
-      `task(s) done since its last run`
-    );
-  if (event.type === 'step_started') return `step ${String(event.step)} · ${role} · ${task}`;
-  // A re-run after a usage limit or a service error is the same attempt again.
-  if (event.type === 'attempt_started' && ((event.attempt ?? 1) > 1 || event.rerun !== undefined))
-    return (
-      `  attempt ${String(event.attempt)}/${String(event.of)}` +
-      `${event.rerun === undefined ? '' : ' again'} · ${role}`
-    );
-  if (event.type === 'run_started')
-    return `run ${event.run} on ${cleanLine(String(event.board))} (pid ${String(event.pid)})`;
-  return null;
 }

@@ -1,4 +1,4 @@
-import type { SupervisorEvent } from '../events/event-types.js';
+import type { SupervisorEvent } from '../event-types.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine } from '../util/clean-text.js';
 import { localClock } from '../util/time.js';
@@ -36,7 +36,7 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
   const { write, style } = terminal;
   const now = terminal.now ?? (() => performance.now());
   const runStart = now();
-  let step: { number: number; role: string; task: string; start: number; status?: unknown } | null = null;
+  let step: { number: number; role: string; task: string; start: number; status?: string } | null = null;
   let attempt: { role: string; number: number; of: number; start: number } | null = null;
   let latest = '';
   let waiting: string | null = null;
@@ -88,12 +88,12 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
       case 'step_started':
         resident = null;
         step = {
-          number: Number(event.step),
-          role: cleanLine(String(event.role)),
+          number: event.step,
+          role: cleanLine(event.role),
           task:
             event.trigger === undefined
-              ? cleanLine(String(event.task))
-              : `periodic, ${String(event.done_tasks ?? 0)} task(s) done since its last run`,
+              ? cleanLine(event.task)
+              : `periodic, ${event.done_tasks ?? 0} task(s) done since its last run`,
           start: now(),
         };
         attempt = null;
@@ -101,9 +101,9 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
       case 'attempt_started':
         waiting = null;
         attempt = {
-          role: cleanLine(String(event.role)),
-          number: Number(event.attempt),
-          of: Number(event.of),
+          role: cleanLine(event.role),
+          number: event.attempt,
+          of: event.of,
           start: now(),
         };
         latest = '';
@@ -128,8 +128,8 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
       case 'backoff':
         waiting =
           event.type === 'limit_wait'
-            ? `waiting for ${cleanLine(String(event.cli))}'s usage limit to reset at ${localClock(String(event.until))}`
-            : `${cleanLine(String(event.cli))} service error: trying again in ${formatDuration(Number(event.waitMs))}`;
+            ? `waiting for ${cleanLine(event.cli)}'s usage limit to reset at ${localClock(event.until)}`
+            : `${cleanLine(event.cli)} service error: trying again in ${formatDuration(event.waitMs)}`;
         permanent(eventLine(event, PLAIN) as string, eventLine(event, style) as string);
         break;
       case 'limit_resumed':
@@ -180,7 +180,7 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
 function nextOf(event: SupervisorEvent): string {
   if (event.type === 'human_edit_kept') return ' → your edit of the board is kept';
   if (event.type === 'board_written')
-    return ` → ${event.current === null ? 'no next task' : cleanLine(String(event.current))}`;
+    return ` → ${event.current === null ? 'no next task' : cleanLine(`${event.current}`)}`;
   return '';
 }
 

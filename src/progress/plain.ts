@@ -1,4 +1,4 @@
-import type { SupervisorEvent } from '../events/event-types.js';
+import type { SupervisorEvent } from '../event-types.js';
 import { formatDuration } from '../util/duration.js';
 import { localStamp } from '../util/time.js';
 import { eventLine } from './event-lines.js';
@@ -34,7 +34,7 @@ export function plainReporter(output: PlainOutput): Reporter {
   return {
     event: (event) => {
       if (event.type === 'attempt_started')
-        attempt = { role: String(event.role), number: Number(event.attempt), of: Number(event.of), start: now() };
+        attempt = { role: event.role, number: event.attempt, of: event.of, start: now() };
       if (event.type === 'attempt_finished') attempt = null;
       if (event.type === 'attempt_started') latest = null;
       const line = eventLine(event, NO_COLOUR);

@@ -1,4 +1,4 @@
-import type { EventListener } from '../events/event-types.js';
+import type { EventListener } from '../event-types.js';
 import type { Style } from './style.js';
 
 /** Shows a run's progress: its events, the running agent's latest output line, and then nothing more. */

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { liveReporter } from '../../src/progress/live.js';
 import { createStyle } from '../../src/progress/style.js';
-import type { SupervisorEvent } from '../../src/events/event-types.js';
+import type { SupervisorEvent } from '../../src/event-types.js';
 import { boardWithTasks, CLI, role, runCli } from '../helpers.js';
 
 /** A worker that prints a coloured progress line every 150 ms for about 2.5 s, then its reply. */

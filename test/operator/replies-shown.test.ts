@@ -3,7 +3,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
-import type { SupervisorEvent } from '../../src/events/event-types.js';
+import type { SupervisorEvent } from '../../src/event-types.js';
 import { plainReporter } from '../../src/progress/plain.js';
 import { boardWithTasks, CLI, events, fixtureRole, role, runCli } from '../helpers.js';
 

@@ -37,6 +37,8 @@ function history(runs: number, steps: number): string {
           JSON.stringify({
             type: 'attempt_finished',
             ...where,
+            end: 'exited',
+            durationMs: 1,
             valid: true,
             status: 'ok',
             stdoutFile: `out-${r}-${step}-${role}`,

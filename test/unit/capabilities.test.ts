@@ -11,7 +11,7 @@ describe("a run's capabilities as one", () => {
       const a: Capability = {
         event: (event) => void heard.push(`a:${event.type}`),
         beforeStep: () => undefined,
-        beforeAttempt: async () => ({ one: 1 }),
+        beforeAttempt: async () => ({ sharedLimitIgnored: 'a' }),
         afterFailure: async () => undefined,
         managerInputs: () => ({ history: [] }),
         deadline: () => new Date(2000),
@@ -20,7 +20,7 @@ describe("a run's capabilities as one", () => {
       const b: Capability = {
         event: (event) => void heard.push(`b:${event.type}`),
         beforeStep: () => ({ message: 'stop', edit: 'raise it' }),
-        beforeAttempt: async () => ({ two: 2 }),
+        beforeAttempt: async () => ({}),
         afterFailure: async () => 'again',
         afterStep: () => [
           { role: 'Reviewer', name: "Reviewer's periodic run", inputs: () => ({ role: 'Reviewer', kanban_file: 'k' }) },
@@ -29,10 +29,10 @@ describe("a run's capabilities as one", () => {
         summary: () => undefined,
       };
       const all = new Capabilities([a, b, {}]);
-      all.event({ type: 'done', time: '', run: 'r' });
+      all.event({ type: 'done', time: '', run: 'r', steps: 1 });
       expect(heard).toEqual(['a:done', 'b:done']);
       expect(all.beforeStep({} as never, {} as never)).toEqual({ message: 'stop', edit: 'raise it' });
-      expect(await all.beforeAttempt({} as never)).toEqual({ one: 1, two: 2 });
+      expect(await all.beforeAttempt({} as never)).toEqual({ sharedLimitIgnored: 'a' });
       expect(await all.afterFailure({} as FailedAttempt)).toBe('again');
       expect(all.managerInputs()).toEqual({ history: [] });
       expect(all.afterStep('t', {} as never).map((step) => step.role)).toEqual(['Reviewer']);

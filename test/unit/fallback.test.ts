@@ -1,3 +1,4 @@
+import type { EventOf } from '../../src/event-types.js';
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -141,9 +142,9 @@ describe('fallback agents (SPEC §5c)', () => {
 const PLAIN = createStyle(false);
 
 describe('a switch of agents, as a person hears of it', () => {
-  const switched = {
+  const switched: EventOf<'agent_switched'> = {
     time: new Date(START).toISOString(),
-    type: 'agent_switched' as const,
+    type: 'agent_switched',
     run: 'r1',
     step: 2,
     role: 'Implementor',
@@ -160,7 +161,7 @@ describe('a switch of agents, as a person hears of it', () => {
     expect(eventLine(switched, PLAIN)).toMatch(
       /^ {2}⇄ roles\/implementor\.md is limited until \d\d:\d\d \(claude\); roles\/implementor-codex\.md takes Implementor's steps \(fallback:\)$/,
     );
-    const back = {
+    const back: EventOf<'agent_switched'> = {
       ...switched,
       from: switched.to,
       to: switched.from,
@@ -185,15 +186,17 @@ describe('a switch of agents, as a person hears of it', () => {
   });
 
   it("is in the report's row of an attempt a fallback ran", () => {
-    const started = {
+    const started: EventOf<'attempt_started'> = {
       time: switched.time,
-      type: 'attempt_started' as const,
+      type: 'attempt_started',
       run: 'r1',
       step: 2,
       role: 'Implementor',
       task: 'tasks/002.md',
       attempt: 1,
       of: 4,
+      command: 'codex exec',
+      timeoutMs: 1000,
       agent: 'implementor-codex',
     };
     expect(attemptRow(attemptFrom(started, 'tasks/002.md'), (p) => p)).toContain(

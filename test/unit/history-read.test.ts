@@ -169,7 +169,14 @@ describe('reading the store: events.jsonl, then the rotated events.1.jsonl', () 
 });
 
 describe('parsing event lines', () => {
-  const event = { time: '2026-01-02T03:04:05.000Z', type: 'attempt_started', run: 'r1', step: 1, task: 'tasks/a.md' };
+  const event = {
+    time: '2026-01-02T03:04:05.000Z',
+    type: 'step_started',
+    run: 'r1',
+    step: 1,
+    role: 'Implementor',
+    task: 'tasks/a.md',
+  };
 
   it('skips a line torn by a crash, and keeps an event the next run appended to it', () => {
     const whole = JSON.stringify(event);
@@ -186,13 +193,47 @@ describe('parsing event lines', () => {
     ]).toHaveLength(2);
   });
 
-  it('passes unknown types and fields through, and refuses objects that are not events', () => {
-    expect(parseEvent(JSON.stringify({ ...event, type: 'limit_wait', resetAt: 'soon' }))).toMatchObject({
-      type: 'limit_wait',
+  it('keeps an unknown type as an unknown event, passes unknown fields through, and refuses objects that are not events', () => {
+    const unknown = { time: event.time, type: 'unknown', run: 'r1', named: 'resumed' };
+    expect(parseEvent(JSON.stringify({ ...event, type: 'resumed', resetAt: 'soon' }))).toEqual(unknown);
+    expect(parseEvent(JSON.stringify({ ...event, resetAt: 'soon' }))).toMatchObject({
+      type: 'step_started',
       resetAt: 'soon',
     });
     expect(parseEvent(JSON.stringify({ type: 'done', run: 'r1' }))).toBeUndefined();
     expect(parseEvent('null')).toBeUndefined();
+  });
+
+  it("checks each line against its type's fields: a field it needs missing or mistyped makes it unknown", () => {
+    const named = { time: event.time, type: 'unknown', run: 'r1', named: 'step_started' };
+    const { step: _step, ...noStep } = event;
+    expect(parseEvent(JSON.stringify(noStep))).toEqual(named);
+    expect(parseEvent(JSON.stringify({ ...event, step: '1' }))).toEqual(named);
+    expect(parseEvent(JSON.stringify({ ...event, role: null }))).toEqual(named);
+    // An optional field of another type is left out; the event is kept.
+    expect(parseEvent(JSON.stringify({ ...event, trigger: 7 }))).toEqual(event);
+    expect(parseEvent(JSON.stringify({ ...event, trigger: 'Reviewer' }))).toEqual({ ...event, trigger: 'Reviewer' });
+    const finished = { ...event, type: 'attempt_finished', attempt: 1, end: 'exited', durationMs: 5, valid: true };
+    expect(parseEvent(JSON.stringify({ ...finished, usage: { costUsd: 'free' } }))).toEqual(finished);
+    expect(parseEvent(JSON.stringify({ ...finished, usage: { costUsd: 0.5 } }))).toEqual({
+      ...finished,
+      usage: { costUsd: 0.5 },
+    });
+  });
+
+  it('never throws, whatever a line holds (fast-check)', () => {
+    const head = fc.record({
+      time: fc.string(),
+      type: fc.constantFrom('step_started', 'attempt_finished', 'done', 'x'),
+      run: fc.string(),
+    });
+    fc.assert(
+      fc.property(fc.jsonValue(), head, fc.dictionary(fc.string(), fc.jsonValue()), (value, h, fields) => {
+        parseEvent(JSON.stringify(value));
+        const event = parseEvent(JSON.stringify({ ...fields, ...h }));
+        expect(event?.run).toBe(h.run);
+      }),
+    );
   });
 
   it('peeks at a top-level string field only when it can be sure', () => {
@@ -200,7 +241,7 @@ describe('parsing event lines', () => {
     const peekString = (text: string, key: string) => (key === 'task' ? task : fieldPeeker(key))(text);
     const line = JSON.stringify({ ...event, issue: 'said "task":"tasks/b.md"' });
     expect(peekString(line, 'task')).toBe('tasks/a.md');
-    expect(peekString(line, 'type')).toBe('attempt_started');
+    expect(peekString(line, 'type')).toBe('step_started');
     expect(
       peekString(JSON.stringify({ time: 't', type: 'x', run: 'r', nested: { task: 'b' }, task: 'a' }), 'task'),
     ).toBeUndefined();

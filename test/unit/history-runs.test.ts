@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { foldRuns } from '../../src/events/fold.js';
 import { readLatest } from '../../src/events/latest.js';
 import { readRecentRuns } from '../../src/events/recent-runs.js';
-import type { SupervisorEvent } from '../../src/events/event-types.js';
+import type { ReadEvent } from '../../src/events/parse.js';
 import { status } from '../../src/commands/status.js';
 import { StepHistory } from '../../src/history/step-history.js';
 import { boardWithTasks, tempDir } from '../helpers.js';
@@ -24,13 +24,13 @@ interface RunPlan {
 }
 
 /** Events shaped as the supervisor writes them, oldest first, one second apart. */
-function historyOf(runs: RunPlan[]): SupervisorEvent[] {
-  const events: SupervisorEvent[] = [];
+function historyOf(runs: RunPlan[]): ReadEvent[] {
+  const events: ReadEvent[] = [];
   let clock = Date.parse('2026-03-01T00:00:00.000Z');
   runs.forEach((plan, r) => {
     const run = `run-${r}`;
-    const emit = (type: SupervisorEvent['type'], fields: Record<string, unknown> = {}) =>
-      events.push({ time: new Date((clock += 1000)).toISOString(), type, run, ...fields });
+    const emit = (type: ReadEvent['type'], fields: Record<string, unknown> = {}) =>
+      events.push({ time: new Date((clock += 1000)).toISOString(), type, run, ...fields } as ReadEvent);
     emit('run_started', { board: 'kanban.yaml', pid: 100 + r });
     plan.steps.forEach(({ task, attempts }, s) => {
       const step = s + 1;
@@ -52,7 +52,7 @@ function historyOf(runs: RunPlan[]): SupervisorEvent[] {
       const manager = { step, role: 'Manager', task: `kanban.yaml (done_task: ${task})`, attempt: 1 };
       emit('attempt_started', { ...manager, of: 4 });
       emit('attempt_finished', { ...manager, end: 'exited', durationMs: 3, valid: true, status: 'ok' });
-      emit('limit_wait' as SupervisorEvent['type'], { step, resetAt: 'later' }); // a type added later: ignored
+      emit('limit_wait', { step, resetAt: 'later' }); // a field added later: ignored
     });
     if (plan.end === 'done') emit('done', { steps: plan.steps.length });
     if (plan.end === 'halted')
@@ -73,11 +73,11 @@ function historyOf(runs: RunPlan[]): SupervisorEvent[] {
   return events;
 }
 
-function newestFirst(events: SupervisorEvent[]): SupervisorEvent[] {
+function newestFirst(events: ReadEvent[]): ReadEvent[] {
   return [...events].reverse();
 }
 
-function boardWithHistory(events: SupervisorEvent[], tail = ''): string {
+function boardWithHistory(events: ReadEvent[], tail = ''): string {
   const dir = tempDir('ks-history-');
   mkdirSync(path.join(dir, '.kanban-supervisor'));
   writeFileSync(
@@ -184,8 +184,8 @@ describe('what status reads from the end of the history', () => {
     const at = (type: string, fields: Record<string, unknown>, run = 'r2') =>
       JSON.stringify({ time: '2026-03-01T00:00:00.000Z', type, run, ...fields });
     const attempt = (fields: Record<string, unknown>, spent: ReturnType<typeof usage>, run?: string) => [
-      at('attempt_started', fields, run),
-      at('attempt_finished', { ...fields, valid: true, usage: spent }, run),
+      at('attempt_started', { ...fields, of: 4 }, run),
+      at('attempt_finished', { ...fields, of: 4, end: 'exited', durationMs: 1, valid: true, usage: spent }, run),
     ];
     const lines = [
       at('run_started', {}, 'r1'),
@@ -263,7 +263,7 @@ describe('what status reads from the end of the history', () => {
       { steps: [{ task: 'tasks/a.md', attempts: ['ok'] }], end: 'halted' },
     ]);
     const carriedOn = {
-      ...(events.at(-1) as SupervisorEvent),
+      ...(events.at(-1) as ReadEvent),
       time: '2026-03-02T00:00:00.000Z',
       type: 'done' as const,
     };
@@ -313,10 +313,10 @@ describe("the Manager's history, a view of the fold", () => {
     const emit = (type: string, fields: Record<string, unknown> = {}) =>
       history.record({
         time: new Date((clock += 1000)).toISOString(),
-        type: type as SupervisorEvent['type'],
+        type: type as ReadEvent['type'],
         run: 'r',
         ...fields,
-      });
+      } as ReadEvent);
     const worker = (step: number, task: string, attempt: number, end: Record<string, unknown>) => {
       emit('attempt_started', { step, role: 'Implementor', task, attempt, of: 2 });
       emit('attempt_finished', {
@@ -360,7 +360,7 @@ describe("the Manager's history, a view of the fold", () => {
     worker(2, 'tasks/b.md', 1, { valid: false, failure: 'invalid', issue: 'bad 1' });
     worker(2, 'tasks/b.md', 2, { valid: false, failure: 'invalid', issue: 'bad 2' });
     emit('handed_to_manager', { step: 2, role: 'Implementor', task: 'tasks/b.md', message: 'no valid reply' });
-    emit('interrupted', { step: 2, exitCode: 130, reason: 'InterruptedError' });
+    emit('halted', { step: 2, role: 'Implementor', task: 'tasks/b.md', exitCode: 3, reason: 'retries_exhausted' });
     const [second, first] = history.recent();
     expect(first).toEqual({
       run: 'r',
@@ -388,7 +388,7 @@ describe("the Manager's history, a view of the fold", () => {
       exhausted: true,
       status: 'error',
       message: 'no valid reply',
-      stopped: 'InterruptedError',
+      stopped: 'retries_exhausted',
     });
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Notifier, STOPPED_CAP_MS } from '../../src/notify/notifier.js';
 import { parseNotifyEntry, type NotifyTarget } from '../../src/notify/target.js';
 import { receiver } from '../e2e/receiver.js';
+import { testEvent } from '../helpers.js';
 
 const FILE = '/boards/night/kanban.yaml';
 
@@ -16,17 +17,24 @@ describe('the notifier of a run (a real HTTP server on 127.0.0.1)', () => {
     const got = await receiver();
     const warnings: string[] = [];
     const n = notifier(`${got.base}/hook`, warnings);
-    n.listener({ type: 'run_started', run: 'R1' });
-    n.listener({ type: 'step_started', task: 'tasks/007.md' });
-    const wait = {
-      type: 'waiting',
-      outcome: 'halted_for_human',
-      exitCode: 4,
-      reason: 'ask',
-      since: '2026-11-26T01:00:00.000Z',
-    };
+    n.listener(testEvent('run_started', { board: 'kanban.yaml', pid: 1 }, 'R1'));
+    n.listener(testEvent('step_started', { step: 1, role: 'Implementor', task: 'tasks/007.md', phase: null }, 'R1'));
+    const wait = testEvent(
+      'waiting',
+      {
+        for: 'board_change',
+        outcome: 'halted_for_human',
+        exitCode: 4,
+        reason: 'ask',
+        since: '2026-11-26T01:00:00.000Z',
+        pid: 1,
+        watching: 2,
+        via: 'fs.watch',
+      },
+      'R1',
+    );
     n.listener(wait);
-    n.listener({ ...wait, via: 'poll' }); // the same wait, told again because fs.watch failed
+    n.listener({ ...wait, via: 'polling', why: 'fs.watch failed' }); // the same wait, told again because fs.watch failed
     n.listener({ ...wait, since: '2026-11-26T02:00:00.000Z' });
     await n.flush();
     expect(got.json().map((x) => [x.event, x.run, x.task])).toEqual([
@@ -39,21 +47,20 @@ describe('the notifier of a run (a real HTTP server on 127.0.0.1)', () => {
   it('tells a usage-limit wait only past its threshold, and the end with the last task', async () => {
     const got = await receiver();
     const n = notifier(`ntfy+${got.base}/topic`, [], 60_000);
-    n.listener({
-      type: 'limit_wait',
-      role: 'Implementor',
-      cli: 'codex',
-      waitMs: 60_000,
-      until: '2026-11-26T03:00:00Z',
-    });
-    n.listener({ type: 'step_started', task: 'tasks/003.md' });
-    n.listener({
-      type: 'limit_wait',
-      role: 'Implementor',
-      cli: 'codex',
-      waitMs: 60_001,
-      until: '2026-11-26T03:00:00Z',
-    });
+    const limitWait = (waitMs: number) =>
+      testEvent('limit_wait', {
+        step: 1,
+        role: 'Implementor',
+        task: 'tasks/003.md',
+        cli: 'codex',
+        waitMs,
+        until: '2026-11-26T03:00:00Z',
+        reason: 'limited',
+        resetKnown: true,
+      });
+    n.listener(limitWait(60_000));
+    n.listener(testEvent('step_started', { step: 1, role: 'Implementor', task: 'tasks/003.md', phase: null }));
+    n.listener(limitWait(60_001));
     n.end({ kind: 'done', exitCode: 0 }, 'Done.', { file: FILE, task: '', run: 'R2' });
     await n.flush();
     expect(got.got.map((r) => r.headers.title)).toEqual([

@@ -5,6 +5,7 @@ import { endNotice, limitWaitNotice, requestFor, waitingNotice, type Notice } fr
 import { desktopArgv } from '../../src/notify/send.js';
 import { describeTargets, parseNotifyEntry, resolveTargets, unsetNotifyVariables } from '../../src/notify/target.js';
 import { maskUrl } from '../../src/util/secrets.js';
+import { testEvent } from '../helpers.js';
 
 const AT = {
   file: '/boards/night/kanban.yaml',
@@ -149,13 +150,16 @@ describe('a notice', () => {
   });
 
   it('of a usage-limit wait only when it is longer than the threshold', () => {
-    const event = {
-      type: 'limit_wait',
+    const event = testEvent('limit_wait', {
+      step: 1,
       role: 'Implementor',
+      task: 'tasks/001.md',
       cli: 'claude',
       waitMs: 20 * 60_000,
       until: '2026-11-26T01:50:00Z',
-    };
+      reason: 'limited',
+      resetKnown: true,
+    });
     expect(limitWaitNotice(event, 20 * 60_000, AT)).toBeUndefined();
     const notice = limitWaitNotice(event, 15 * 60_000, AT);
     expect(notice).toMatchObject({
@@ -170,7 +174,16 @@ describe('a notice', () => {
 
   it('of a --watch wait names the outcome it waits on and how it carries on', () => {
     const notice = waitingNotice(
-      { type: 'waiting', outcome: 'guard_stop', exitCode: 5, reason: 'Stopped after max_steps (3) steps.', since: 'x' },
+      testEvent('waiting', {
+        for: 'board_change',
+        outcome: 'guard_stop',
+        exitCode: 5,
+        reason: 'Stopped after max_steps (3) steps.',
+        since: 'x',
+        pid: 1,
+        watching: 2,
+        via: 'fs.watch',
+      }),
       AT,
     );
     expect(notice).toMatchObject({

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { boardSecrets } from '../../src/board/secret-values.js';
 import { EventLog } from '../../src/events/log.js';
-import { EVENTS } from '../../src/events/event-types.js';
+import { EVENTS } from '../../src/event-types.js';
 import { describeCommand } from '../../src/agent/invocation.js';
 import { formatEntry } from '../../src/log/supervisor-log.js';
 import { waitingFile } from '../../src/log/waiting.js';
@@ -141,7 +141,7 @@ describe('the event log', () => {
     const secret = 'pa"ss\\word-1';
     const seen: unknown[] = [];
     const log = new EventLog(dir, 'r1', [(event) => seen.push(event)], () => new Date(0), EVENTS, [secret]);
-    log.emit('warning', { message: `the agent said ${secret}` });
+    log.emit('warning', { file: 'kanban.yaml', message: `the agent said ${secret}` });
     log.close();
     const line = readFileSync(path.join(dir, EVENTS), 'utf8');
     expect(line).toContain(`the agent said ${mask(secret)}`);

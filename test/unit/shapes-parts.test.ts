@@ -7,7 +7,8 @@ import { eventLine } from '../../src/progress/event-lines.js';
 import { liveReporter } from '../../src/progress/live.js';
 import { createStyle } from '../../src/progress/style.js';
 import { parseRole, type Role } from '../../src/board/role.js';
-import type { SupervisorEvent } from '../../src/events/event-types.js';
+import type { SupervisorEvent } from '../../src/event-types.js';
+import type { ReadEvent } from '../../src/events/parse.js';
 import { tempDir } from '../helpers.js';
 
 const manager = parseRole(
@@ -77,25 +78,34 @@ describe('the tail of events.jsonl', () => {
     const dir = tempDir();
     mkdirSync(path.join(dir, '.kanban-supervisor'));
     const lines = Array.from({ length: 100 }, (_, i) =>
-      JSON.stringify({ time: 't', type: 'step_started', run: 'r', step: i + 1 }),
+      JSON.stringify({
+        time: 't',
+        type: 'step_started',
+        run: 'r',
+        step: i + 1,
+        role: 'Implementor',
+        task: 'tasks/a.md',
+      }),
     );
     const torn = '{"time":"t","type":"done","ru';
     writeFileSync(path.join(dir, '.kanban-supervisor/events.jsonl'), `${lines.join('\n')}\n${torn}`);
     // The torn end, ten lines and the end of one more, cut.
     const window = torn.length + 10 * ((lines[99] as string).length + 1) + 5;
-    expect(tailEvents(dir, window).map((e) => e.step)).toEqual([91, 92, 93, 94, 95, 96, 97, 98, 99, 100]);
-    expect(tailEvents(dir).map((e) => e.step)).toHaveLength(100);
+    const steps = (events: ReadEvent[]) => events.map((e) => (e.type === 'step_started' ? e.step : undefined));
+    expect(steps(tailEvents(dir, window))).toEqual([91, 92, 93, 94, 95, 96, 97, 98, 99, 100]);
+    expect(steps(tailEvents(dir))).toHaveLength(100);
     expect(tailEvents(tempDir())).toEqual([]);
   });
 });
 
 describe('how the new events are shown', () => {
   const style = createStyle(false);
-  const at = (fields: Partial<SupervisorEvent> & { type: SupervisorEvent['type'] }): SupervisorEvent => ({
-    time: '2026-11-23T20:00:00.000Z',
-    run: 'r',
-    ...fields,
-  });
+  const at = (fields: Partial<SupervisorEvent> & { type: SupervisorEvent['type'] }): SupervisorEvent =>
+    ({
+      time: '2026-11-23T20:00:00.000Z',
+      run: 'r',
+      ...fields,
+    }) as SupervisorEvent;
 
   it('as plain lines, agent text cleaned', () => {
     expect(
