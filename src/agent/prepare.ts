@@ -41,7 +41,7 @@ export interface AgentRun {
   runId: string;
   schemas: SchemaCompiler;
   /**
-   * What this run spent so far (the capabilities' `spent()`, passed in by loop/retry.ts; none for `try` and --dry-run):
+   * What this run spent so far (the capabilities' `spent()`, passed in by loop/loop.ts; none for `try` and --dry-run):
    * read once
    * per agent run, for its budget left (budgetLeftUsd).
    */
