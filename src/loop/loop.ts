@@ -1,6 +1,6 @@
 // The core, read against the spec: the loop of SPEC §2 (superviseBoard → pass), one step of it
 // (runStep: the role, then the Manager, the answer written) and the retry rule of SPEC §4
-// (runAgent). One attempt, judged by format only, is run-once.ts and judge.ts.
+// (runAgent). One attempt, judged by format only, is run-once.ts.
 import path from 'node:path';
 import type { Document } from 'yaml';
 import { prepareAgent } from '../agent/prepare.js';
