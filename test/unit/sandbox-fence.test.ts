@@ -24,7 +24,11 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
 
   it('shows what the program needs under /tmp (an install or a checkout there) read-only over its fresh /tmp', () => {
     const needed = ['/tmp/ci-x/main/dist', '/tmp/ci-x/main/node_modules', '/usr/local/bin', '/tmp'];
-    const files = { '/tmp/ci-x/main/dist': 'dir', '/tmp/ci-x/main/node_modules': 'dir', '/usr/local/bin': 'dir' };
+    const files = {
+      '/tmp/ci-x/main/dist': 'dir',
+      '/tmp/ci-x/main/node_modules': 'dir',
+      '/usr/local/bin': 'dir',
+    } as const;
     const fence = buildFence(spec, tablePlace({ ...files, '/tmp': 'dir' }, {}, { needed }));
     const m = mounts(fence.args);
     for (const dir of ['/tmp/ci-x/main/dist', '/tmp/ci-x/main/node_modules'])
