@@ -9,7 +9,6 @@ import { readProcInfo } from '../util/proc-stat.js';
 import { cleanLine } from '../util/clean-text.js';
 import { startProblem } from './command.js';
 import { groupKiller, type GroupKiller } from './group-kill.js';
-import { idleTimeout } from './idle-timeout.js';
 import { onStop, type StopSignals } from './interrupt.js';
 import { spawnCommand, type Invocation } from './invocation.js';
 import { openCopies } from '../sandbox/copy-fds.js';
@@ -17,7 +16,7 @@ import { stopLeftovers } from './leftovers.js';
 import { collectOutput, type LineWatch } from './collect-output.js';
 import { recordAgent } from './record.js';
 import { safeEnv } from './safe-env.js';
-import { wallTimeout } from './wall-timeout.js';
+import { idleTimeout, wallTimeout } from './timeouts.js';
 
 /**
  * How an attempt ended. Only `exited` can carry a reply; `gave-up`:

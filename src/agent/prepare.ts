@@ -20,7 +20,7 @@ import { ownPaths } from '../board/task-identity.js';
 import { startLog } from '../log/supervisor-log.js';
 import { findBubblewrap, probeFence } from '../sandbox/probe.js';
 import { agentUser } from '../sandbox/owner.js';
-import { callBudget, CLI_SCHEMA_FIX, handedSchema, withCallOptions } from '../agents/call-options.js';
+import { callBudget, callBudgetUsd, CLI_SCHEMA_FIX, handedSchema, withCallOptions } from '../agents/call-options.js';
 import { replaceFileAtomic } from '../fs/replace.js';
 
 /** An agent run made ready: the invocation every attempt repeats exactly, and how its reply is judged. */
@@ -41,26 +41,10 @@ export interface AgentRun {
   runId: string;
   schemas: SchemaCompiler;
   /**
-   * What this run spent so far (the capabilities' `spent()`, passed in by loop/retry.ts; none for `try` and --dry-run):
-   * read once
-   * per agent run, for its budget left (budgetLeftUsd).
+   * What this run spent so far (the capabilities' `spent()`, passed in by loop/loop.ts; none for `try` and
+   * --dry-run): read once per agent run, for its budget left (callBudgetUsd, agents/call-options.ts).
    */
   spend?: { total: { costUsd: number } };
-}
-
-/**
- * The most one call of this agent run may spend: the run's budget left (max_cost_usd less what
- * this run spent so far), read once per agent run so that every retry is handed the same. The
- * Manager may spend up to the whole budget: the step in progress finishes, and the worker's paid
- * reply is not thrown away (SPEC §4b). Undefined without a budget.
- */
-export function callBudgetUsd(
-  ctx: Pick<AgentRun, 'spend'>,
-  settings: Pick<Settings, 'maxCostUsd'>,
-  manager: boolean,
-): number | undefined {
-  if (settings.maxCostUsd === null) return undefined;
-  return manager ? settings.maxCostUsd : settings.maxCostUsd - (ctx.spend?.total.costUsd ?? 0);
 }
 
 /**

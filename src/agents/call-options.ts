@@ -90,6 +90,21 @@ function optionsAt(command: readonly string[], agent: AgentCli): number | undefi
   return end < 0 ? from : end;
 }
 
+/**
+ * The most one call of this agent run may spend: the run's budget left (max_cost_usd less what
+ * this run spent so far), read once per agent run so that every retry is handed the same. The
+ * Manager may spend up to the whole budget: the step in progress finishes, and the worker's paid
+ * reply is not thrown away (SPEC §4b). Undefined without a budget.
+ */
+export function callBudgetUsd(
+  ctx: { spend?: { total: { costUsd: number } } },
+  settings: { maxCostUsd: number | null },
+  manager: boolean,
+): number | undefined {
+  if (settings.maxCostUsd === null) return undefined;
+  return manager ? settings.maxCostUsd : settings.maxCostUsd - (ctx.spend?.total.costUsd ?? 0);
+}
+
 /** The budget one call may spend: what is left, cut down to a hundredth of a cent; undefined when none is left. */
 export function callBudget(left: number | undefined): number | undefined {
   if (left === undefined) return undefined;

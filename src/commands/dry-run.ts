@@ -14,7 +14,7 @@ import { InputError } from '../errors.js';
 import { roleFilePath, type Role } from '../board/role.js';
 import { fallbackChain } from '../board/fallback-chain.js';
 import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../board/settings.js';
-import { managerInputs, workerInputs } from '../loop/step.js';
+import { managerInputs, workerInputs } from '../loop/loop.js';
 import { parseDuration } from '../util/duration.js';
 import { maskedEnv, type ShownVariable } from './dry-run-env.js';
 import { maskArgv, secretValues } from '../util/secrets.js';

@@ -8,7 +8,7 @@ import { readTaskMeta } from '../board/task.js';
 import { InputError, RetriesExhaustedError, SupervisorError } from '../errors.js';
 import { settingsFlags, type SettingFlagValues } from './flags.js';
 import { BoardSource } from '../loop/board-source.js';
-import { runAgent } from '../loop/retry.js';
+import { runAgent } from '../loop/loop.js';
 import { showOn } from '../progress/style.js';
 import { loadRole, problemsMessage } from '../board/role.js';
 import { unfencedRunProblems } from '../board/unfenced-runs.js';

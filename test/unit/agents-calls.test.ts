@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callBudget, handedSchema, withCallOptions } from '../../src/agents/call-options.js';
+import { callBudget, callBudgetUsd, handedSchema, withCallOptions } from '../../src/agents/call-options.js';
 import { classifyFailure } from '../../src/agents/index.js';
-import { callBudgetUsd, planAgent, prepareAgent } from '../../src/agent/prepare.js';
+import { planAgent, prepareAgent } from '../../src/agent/prepare.js';
 import { checkBoard } from '../../src/board/check.js';
 import { dryRun } from '../../src/commands/dry-run.js';
 import { readBoard } from '../../src/board/read-board.js';

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AGENTS } from '../../src/agents/index.js';
-import { extractReply } from '../../src/reply/extract.js';
-import { lastObject } from '../../src/reply/last-object.js';
+import { extractReply, lastObject } from '../../src/reply/extract.js';
 import { checkReply } from '../../src/reply/check-reply.js';
 
 // As a run extracts: every known envelope, and the role's reply schema deciding what is a reply.

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { AttemptResult } from '../../src/agent/attempt.js';
 import { AGENTS, failureInLine } from '../../src/agents/index.js';
-import { errorLines, judgeAttempt } from '../../src/loop/judge.js';
+import { errorLines, judgeAttempt } from '../../src/loop/run-once.js';
 import type { FailurePatterns } from '../../src/reply/failure-patterns.js';
 import { ROOT } from '../helpers.js';
 
