@@ -202,7 +202,7 @@ function zipOf(folder: string): Buffer {
 const subjects = async (bare: string, range: string) => (await git(bare, 'log', '--format=%s', range)).split('\n');
 
 describe('the GitHub Actions recipe, its shell steps run here', () => {
-  it("opens a pull request from kanban/nightly; the next night carries on from it, with the last night's history", async () => {
+  it("opens a pull request from kanban-supervisor/nightly; the next night carries on from it, with the last night's history", async () => {
     const { bare, url, api } = await repository();
     const first = await startJob(bare);
     expect(first.exitCode, first.stderr).toBe(0);
@@ -228,26 +228,26 @@ describe('the GitHub Actions recipe, its shell steps run here', () => {
     const { pushed, workspace } = await pushJob(url, night.base, night.night, first.outputs.pull);
     expect(pushed.exitCode, pushed.stderr).toBe(0);
     expect(pushed.stdout).toMatch(
-      /Pushed the night's 2 commit\(s\) to kanban\/nightly and opened pull request #1 \(https:\/\/github\.example\/owner\/board\/pull\/1\)/,
+      /Pushed the night's 2 commit\(s\) to kanban-supervisor\/nightly and opened pull request #1 \(https:\/\/github\.example\/owner\/board\/pull\/1\)/,
     );
-    // main is the person's: the night is on kanban/nightly, from the commit it started at.
+    // main is the person's: the night is on kanban-supervisor/nightly, from the commit it started at.
     expect(await git(bare, 'rev-parse', 'main')).toBe(main);
-    expect(await subjects(bare, 'kanban/nightly')).toEqual([
+    expect(await subjects(bare, 'kanban-supervisor/nightly')).toEqual([
       expect.stringMatching(/^tasks\/002\.md: Implementor ok/),
       expect.stringMatching(/^tasks\/001\.md: Implementor ok/),
       'The board',
     ]);
-    expect(await git(bare, 'show', 'kanban/nightly:work.txt')).toBe('tasks/001.md\ntasks/002.md');
+    expect(await git(bare, 'show', 'kanban-supervisor/nightly:work.txt')).toBe('tasks/001.md\ntasks/002.md');
     expect(server!.logins.slice(before).filter(Boolean).length).toBeGreaterThan(0);
     expect(filesHolding(workspace, LOGIN.password)).toEqual([]);
     // What it asked GitHub: is there an open pull request from the branch? No: open one.
     const asked = api.requests.slice(-2);
     expect(asked.map((r) => `${r.method} ${r.url}`)).toEqual([
-      'GET /repos/owner/board/pulls?head=owner:kanban/nightly&base=main&state=open',
+      'GET /repos/owner/board/pulls?head=owner:kanban-supervisor/nightly&base=main&state=open',
       'POST /repos/owner/board/pulls',
     ]);
     expect(asked[1]!.body).toEqual({
-      head: 'kanban/nightly',
+      head: 'kanban-supervisor/nightly',
       base: 'main',
       title: "kanban-supervisor: the night's work on kanban.yaml",
       body: expect.stringMatching(
@@ -266,12 +266,16 @@ describe('the GitHub Actions recipe, its shell steps run here', () => {
           'supervisor:\n  git_commit: true\n',
         'tasks/003.md': '---\ntitle: third\n---\nThird.\n',
       },
-      'kanban/nightly',
+      'kanban-supervisor/nightly',
     );
     api.artifacts.push({ name: 'kanban-history', branch: 'main', zip: zipOf(night.history) });
     const second = await startJob(bare);
     expect(second.exitCode, second.stderr).toBe(0);
-    expect(second.outputs).toEqual({ ref: await git(bare, 'rev-parse', 'kanban/nightly'), pull: '1', history: 'true' });
+    expect(second.outputs).toEqual({
+      ref: await git(bare, 'rev-parse', 'kanban-supervisor/nightly'),
+      pull: '1',
+      history: 'true',
+    });
     expect(second.stdout).toContain('The night carries on from pull request #1');
     const events = execFileSync('tar', [
       '-xzOf',
@@ -293,16 +297,20 @@ describe('the GitHub Actions recipe, its shell steps run here', () => {
 
     // The reviewer pushes again while it runs: the night's commit goes onto theirs, and the open
     // pull request gets the night as a comment, not a second pull request.
-    await personPushes(url, { 'review.md': 'A reviewer was here.\n' }, 'kanban/nightly');
+    await personPushes(url, { 'review.md': 'A reviewer was here.\n' }, 'kanban-supervisor/nightly');
     const next = await pushJob(url, night2.base, night2.night, second.outputs.pull);
     expect(next.pushed.exitCode, next.pushed.stderr).toBe(0);
-    expect(next.pushed.stdout).toContain("Pushed the night's 1 commit(s) to kanban/nightly: pull request #1 has them");
-    expect((await subjects(bare, 'kanban/nightly')).slice(0, 3)).toEqual([
+    expect(next.pushed.stdout).toContain(
+      "Pushed the night's 1 commit(s) to kanban-supervisor/nightly: pull request #1 has them",
+    );
+    expect((await subjects(bare, 'kanban-supervisor/nightly')).slice(0, 3)).toEqual([
       expect.stringMatching(/^tasks\/003\.md: Implementor ok/),
       "A person's review.md",
       "A person's kanban.yaml, tasks/003.md",
     ]);
-    expect(await git(bare, 'show', 'kanban/nightly:work.txt')).toBe('tasks/001.md\ntasks/002.md\ntasks/003.md');
+    expect(await git(bare, 'show', 'kanban-supervisor/nightly:work.txt')).toBe(
+      'tasks/001.md\ntasks/002.md\ntasks/003.md',
+    );
     expect(api.pulls).toHaveLength(1);
     expect(api.comments).toEqual([
       { issue: 1, body: expect.stringMatching(/: 1 commit\(s\).*\n\n- tasks\/003\.md: Implementor ok/) },
@@ -312,10 +320,10 @@ describe('the GitHub Actions recipe, its shell steps run here', () => {
 
   it('keeps the night on a branch of its own and fails when the pull request moved with a conflicting change', async () => {
     const { bare, url, api } = await repository();
-    await git(bare, 'branch', 'kanban/nightly', 'main');
+    await git(bare, 'branch', 'kanban-supervisor/nightly', 'main');
     api.pulls.push({
       number: 7,
-      head: { ref: 'kanban/nightly' },
+      head: { ref: 'kanban-supervisor/nightly' },
       base: { ref: 'main' },
       title: 't',
       body: 'b',
@@ -324,21 +332,21 @@ describe('the GitHub Actions recipe, its shell steps run here', () => {
     const start = await startJob(bare);
     expect(start.outputs.pull).toBe('7');
     const night = await runJob(url, start);
-    await personPushes(url, { 'work.txt': "A person's own work.txt\n" }, 'kanban/nightly');
-    const person = await git(bare, 'rev-parse', 'kanban/nightly');
+    await personPushes(url, { 'work.txt': "A person's own work.txt\n" }, 'kanban-supervisor/nightly');
+    const person = await git(bare, 'rev-parse', 'kanban-supervisor/nightly');
     const { pushed } = await pushJob(url, night.base, night.night, start.outputs.pull);
     expect(pushed.exitCode).toBe(1);
     expect(pushed.stdout).toContain(
-      "::error::The night's commits were not pushed to kanban/nightly: kanban/nightly moved during the night and the " +
-        "night's commits conflict with its new ones. They are on the branch kanban-supervisor/night-4242: merge it into kanban/nightly",
+      "::error::The night's commits were not pushed to kanban-supervisor/nightly: kanban-supervisor/nightly moved during the night and the " +
+        "night's commits conflict with its new ones. They are on the branch kanban-supervisor/night-4242: merge it into kanban-supervisor/nightly",
     );
-    expect(await git(bare, 'rev-parse', 'kanban/nightly')).toBe(person);
+    expect(await git(bare, 'rev-parse', 'kanban-supervisor/nightly')).toBe(person);
     expect(await git(bare, 'rev-list', '--count', `${night.base}..kanban-supervisor/night-4242`)).toBe('2');
     expect(await git(bare, 'show', 'kanban-supervisor/night-4242:work.txt')).toBe('tasks/001.md\ntasks/002.md');
     expect(api.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 
-  it('says how to let it open the pull request when GitHub refuses, the commits kept on kanban/nightly', async () => {
+  it('says how to let it open the pull request when GitHub refuses, the commits kept on kanban-supervisor/nightly', async () => {
     const { bare, url, api } = await repository();
     api.refusePulls = 'GitHub Actions is not permitted to create or approve pull requests.';
     const night = await runJob(url, await startJob(bare));
@@ -346,10 +354,10 @@ describe('the GitHub Actions recipe, its shell steps run here', () => {
     expect(pushed.exitCode).toBe(1);
     expect(pushed.stdout).toContain('GitHub Actions is not permitted to create or approve pull requests.');
     expect(pushed.stdout).toContain(
-      "::error::The night's 2 commit(s) are on kanban/nightly, but no pull request could be opened (GitHub's answer above). " +
+      "::error::The night's 2 commit(s) are on kanban-supervisor/nightly, but no pull request could be opened (GitHub's answer above). " +
         'If GitHub Actions is not permitted to create pull requests, allow it (Settings > Actions > General > Workflow permissions) or set the KANBAN_PUSH_TOKEN secret',
     );
-    expect(await git(bare, 'rev-list', '--count', 'main..kanban/nightly')).toBe('2');
+    expect(await git(bare, 'rev-list', '--count', 'main..kanban-supervisor/nightly')).toBe('2');
   });
 
   it('fails before any agent runs when the board does not commit its steps', async () => {

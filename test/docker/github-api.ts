@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 
 export interface ApiRequest {
   method: string;
-  /** The path and query, e.g. `/repos/owner/board/pulls?head=owner:kanban/nightly&base=main&state=open`. */
+  /** The path and query, e.g. `/repos/owner/board/pulls?head=owner:kanban-supervisor/nightly&base=main&state=open`. */
   url: string;
   authorization: string;
   body: unknown;

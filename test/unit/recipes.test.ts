@@ -227,7 +227,7 @@ describe('the GitHub Actions recipe', () => {
     const push = workflow.jobs.push!.steps.find(
       (s) => s.name === "Push the night's commits and open their pull request",
     );
-    expect(workflow.env.NIGHT_BRANCH).toBe('kanban/nightly');
+    expect(workflow.env.NIGHT_BRANCH).toBe('kanban-supervisor/nightly');
     const pushes = [...(push?.run ?? '').matchAll(/git push .*$/gm)].map((m) => m[0]);
     expect(pushes).toEqual([
       'git push --quiet --force-with-lease="refs/heads/$NIGHT_BRANCH:$tip" origin "HEAD:refs/heads/$NIGHT_BRANCH"; then',
