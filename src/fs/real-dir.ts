@@ -30,6 +30,12 @@ export interface WalkOptions {
   viaProc?: boolean;
   /** Mode of folders created on the way (default 0o700: the state is ours alone). */
   dirMode?: number;
+  /**
+   * Walk folders the board folder's owner owns too, not only our own: the shipped Manager run by
+   * root on a person's board writes its task files. Never for the supervisor's state. A fenced
+   * agent is that owner and may swap those folders, which the walk's refusal of symlinks holds.
+   */
+  ownersFolders?: boolean;
 }
 
 /** A real folder inside the board, held open. Close it when done. */
@@ -78,6 +84,7 @@ export function openRealDir(
     throw unwritableFrom(boardDir, 'find the board folder', error);
   }
   let fd = openStep(real, boardDir);
+  const owner = options.ownersFolders === true ? fstatSync(fd).uid : undefined;
   const ancestors: string[] = [];
   for (const [index, name] of parts.entries()) {
     const shown = path.join(boardDir, ...parts.slice(0, index + 1));
@@ -85,7 +92,7 @@ export function openRealDir(
     let next: number | undefined;
     try {
       next = openStep(entry, shown, options.create === true ? (options.dirMode ?? 0o700) : undefined);
-      checkOwned(fstatSync(next), shown);
+      checkOwned(fstatSync(next), shown, owner);
     } catch (error) {
       closeSync(fd);
       if (next !== undefined) closeSync(next);
@@ -142,10 +149,10 @@ export function isSymlink(entry: string): boolean {
   }
 }
 
-/** Refuse a folder or file another user owns: they could swap what is in it at any time. */
-export function checkOwned(stats: Stats, shown: string): void {
+/** Refuse a folder or file another user (but `owner`, when given) owns: they could swap what is in it at any time. */
+export function checkOwned(stats: Stats, shown: string, owner?: number): void {
   const me = process.getuid?.();
-  if (me !== undefined && stats.uid !== me) throw notOwned(shown, stats.uid, me);
+  if (me !== undefined && stats.uid !== me && stats.uid !== owner) throw notOwned(shown, stats.uid, me);
 }
 
 function handle(fd: number, real: string, shown: string, viaProc: boolean, ancestors: string[]): RealDir {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, fsyncSync, lstatSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fchownSync, fsyncSync, lstatSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { openFileIn, type OpenOptions } from './safe-open.js';
 import { openRealDir } from './real-dir.js';
@@ -42,10 +42,13 @@ export function replaceFileAtomic(
   const dir = openRealDir(boardDir, path.posix.dirname(relative), { ...options, create: true });
   const shown = path.join(dir.shown, name);
   try {
-    const mode = existingMode(dir.at(name), shown) ?? options.mode ?? 0o644;
+    const existing = existingFile(dir.at(name), shown);
+    const mode = existing?.mode ?? options.mode ?? 0o644;
     const temp = tempName(name);
     const fd = openFileIn(dir, temp, 'exclusive', { ...options, mode });
     try {
+      // Run by root on a person's board, the file stays theirs (else they could no longer edit it).
+      if (existing && process.getuid?.() === 0 && existing.uid !== 0) fchownSync(fd, existing.uid, existing.gid);
       fchmodSync(fd, mode); // the mode it had, whatever the umask
       if (typeof text === 'function') text(fd);
       else writeWhole(fd, typeof text === 'string' ? Buffer.from(text, 'utf8') : text, shown);
@@ -72,12 +75,12 @@ export function replaceFileAtomic(
 
 // The mode of the file being replaced, undefined when there is none; a symlink or a
 // non-file in its place is refused before anything is written.
-function existingMode(entry: string, shown: string): number | undefined {
+function existingFile(entry: string, shown: string): { mode: number; uid: number; gid: number } | undefined {
   try {
     const stats = lstatSync(entry);
     if (stats.isSymbolicLink()) throw plantedSymlink(shown);
     if (!stats.isFile()) throw notARegularFile(shown);
-    return stats.mode & 0o7777;
+    return { mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw unwritableFrom(shown, 'read the mode of', error);

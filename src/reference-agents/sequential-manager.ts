@@ -183,5 +183,7 @@ function markDone(task: string): void {
   if (!parsed.ok) return; // the supervisor refuses such a task before it runs
   const yaml = parsed.present ? editYamlFields(parsed.raw, { status: 'done' }) : 'status: done\n';
   // Atomic, so a Manager killed mid-write (Ctrl-C, timeout, kill -9) never leaves half a task file.
-  replaceFileAtomic(process.cwd(), task, `---\n${yaml}${yaml.endsWith('\n') ? '' : '\n'}---\n${parsed.body}`);
+  // Run by root on a person's board, tasks/ is the person's: walked as theirs (fs/real-dir.ts).
+  const text = `---\n${yaml}${yaml.endsWith('\n') ? '' : '\n'}---\n${parsed.body}`;
+  replaceFileAtomic(process.cwd(), task, text, { ownersFolders: true });
 }
