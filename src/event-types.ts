@@ -49,7 +49,10 @@ export interface EventPermission {
   why: string;
 }
 
-/** What an ACP agent's attempt ended with (`protocol: acp`): its stop reason, a failed request, each permission asked. */
+/**
+ * What an ACP agent's attempt ended with (`protocol: acp`): its stop reason, a failed request,
+ * each permission asked.
+ */
 export interface EventAcp {
   stopReason?: string;
   error?: string;

@@ -46,9 +46,9 @@ Scaffolds a working board in folder (default: the current folder): kanban.yaml, 
 example task, roles/ (Implementor, Architect, Manager) from the agent's preset, and a
 .gitignore for the run output (.kanban-supervisor/, supervisor.log.md). Never overwrites an
 existing board file: if one is there, it writes nothing at all, unless --force is given (then
-it overwrites them). An existing .gitignore is never replaced: the lines it lacks are appended to it. The claude, codex and gemini
-role files carry a "# sandbox:" line naming the CLI's own files: uncomment it to run the agent in a
-fence (Linux, bubblewrap; see docs/sandbox.md).
+it overwrites them). An existing .gitignore is never replaced: the lines it lacks are appended
+to it. The claude, codex and gemini role files carry a "# sandbox:" line naming the CLI's own
+files: uncomment it to run the agent in a fence (Linux, bubblewrap; see docs/sandbox.md).
 
 Options:
   --agent NAME   shell (default: the shipped shell agent, no API key needed), claude, codex, gemini,

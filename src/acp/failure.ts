@@ -3,11 +3,21 @@ import type { AcpOutcome } from './conversation.js';
 /** ACP's "authentication required" error code: the agent wants a login the supervisor cannot give. */
 export const AUTH_REQUIRED = -32000;
 
-const LOGIN =
-  /\b401\b|\b403\b|unauthori[sz]ed|authenticat(?:e|ion) (?:failed|required)|invalid (?:x-)?api[ -_]?key|api key not valid|not logged in|log ?in required|credentials/i;
+const LOGIN = new RegExp(
+  [
+    String.raw`\b401\b|\b403\b|unauthori[sz]ed|authenticat(?:e|ion) (?:failed|required)`,
+    String.raw`invalid (?:x-)?api[ -_]?key|api key not valid|not logged in|log ?in required|credentials`,
+  ].join('|'),
+  'i',
+);
 const LIMIT = /\b429\b|rate.?limit|usage limit|quota|too many requests/i;
-const TRANSIENT =
-  /\b5\d\d\b|overloaded|service unavailable|bad gateway|econnreset|econnrefused|etimedout|socket hang up|network error|fetch failed/i;
+const TRANSIENT = new RegExp(
+  [
+    String.raw`\b5\d\d\b|overloaded|service unavailable|bad gateway`,
+    String.raw`econnreset|econnrefused|etimedout|socket hang up|network error|fetch failed`,
+  ].join('|'),
+  'i',
+);
 
 /**
  * What a JSON-RPC error of an ACP agent says, when no role pattern and no adapter recognised it

@@ -29,10 +29,10 @@ const LAUNCHERS: ReadonlySet<string> = new Set([
 
 /**
  * The adapter of the CLI a role's argv runs: its program, resolved through launchers (npx, bunx,
- * pnpm dlx, env, node <script>, the shipped Manager's `-- CLI …`) and npm package names (`@openai/codex@0.1`), names a
- * known CLI;
- * anything else — a wrapper script included — gets the generic adapter. This is the only place
- * that decides which CLI ran; output is never sniffed for it.
+ * pnpm dlx, env, node <script>, the shipped Manager's `-- CLI …`) and npm package names
+ * (`@openai/codex@0.1`), names a known CLI; anything else — a wrapper script included — gets
+ * the generic adapter. This is the only place that decides which CLI ran; output is never sniffed
+ * for it.
  */
 export function agentFor(command: readonly string[]): AgentCli {
   const program = programWord(command);

@@ -80,8 +80,10 @@ export function parseBoard(
       return {
         file: name,
         line: at(lookalike ? `/${lookalike.key}` : pointerOf(error)),
-        message:
-          `${plainSchemaMessage(describeErrors([error], data)[0] ?? 'is invalid')}. ${lookalike?.fix ?? boardFix(error)}`.trim(),
+        message: (
+          `${plainSchemaMessage(describeErrors([error], data)[0] ?? 'is invalid')}. ` +
+          `${lookalike?.fix ?? boardFix(error)}`
+        ).trim(),
       };
     });
     return { problems: dedupe(problems) };

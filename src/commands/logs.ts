@@ -63,12 +63,14 @@ export async function logsCommand(
   const secrets = boardSecrets(dir, io.env ?? process.env);
   const out = new Output(io.stdout, io.stdout.isTTY === true, secrets);
   const halt = search.haltedBy;
-  if (halt)
+  if (halt) {
+    const board = options.file === 'kanban.yaml' ? '' : ` ${shellWord(options.file)}`;
     io.stderr.write(
       `The Manager halted the run (status ${halt.finished?.status ?? '?'}) on this reply of ${found.role}; ` +
         `the Manager's own output: ` +
-        `${runnable(`logs${options.file === 'kanban.yaml' ? '' : ` ${shellWord(options.file)}`} --run ${halt.run} --step ${halt.step} --role Manager`)}\n`,
+        `${runnable(`logs${board} --run ${halt.run} --step ${halt.step} --role Manager`)}\n`,
     );
+  }
   if (!flags.follow || !running) {
     if (flags.follow)
       io.stderr.write(
