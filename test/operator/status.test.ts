@@ -214,7 +214,7 @@ describe('status', () => {
         expect(running.stdout).toMatch(
           new RegExp(
             `^Supervisor: running in another container: pid 1 there, on ${hostname()}, since .*, ` +
-              `but it refreshed its lock \\d+(ms|s) ago$`,
+              `but it refreshed its lock \\d+(\\.\\d)?(ms|s) ago$`,
             'm',
           ),
         );
