@@ -290,6 +290,36 @@ describe.skipIf(!ROOT_USER || !BWRAP).each([
 
 describe.skipIf(!ROOT_USER || !BWRAP)('a fenced agent, more ends of an attempt', () => {
   beforeAll(() => reachableByAll([process.execPath, CLI]));
+  it('runs a program kept under /tmp, outside the board, with the package it loads: shown read-only there', async () => {
+    // A package in a temp folder (a CI's mktemp -d checkout, an npm prefix there): the fence's /tmp is fresh.
+    const pkg = tempDir('ks-pkg-');
+    chmodSync(pkg, 0o755);
+    mkdirSync(path.join(pkg, 'node_modules', 'greeting'), { recursive: true });
+    writeFileSync(path.join(pkg, 'package.json'), '{"name": "agent", "type": "module"}\n');
+    writeFileSync(
+      path.join(pkg, 'node_modules', 'greeting', 'package.json'),
+      '{"name": "greeting", "main": "index.js"}\n',
+    );
+    writeFileSync(path.join(pkg, 'node_modules', 'greeting', 'index.js'), "module.exports = 'from the package';\n");
+    writeFileSync(
+      path.join(pkg, 'agent.mjs'),
+      "import greeting from 'greeting';\nimport { writeFileSync } from 'node:fs';\n" +
+        "try { writeFileSync(new URL('planted.txt', import.meta.url), 'x'); } catch {}\n" +
+        'console.log(JSON.stringify({ status: "ok", message: greeting }));\n',
+    );
+    const dir = board(0, ['node', path.join(pkg, 'agent.mjs')], 'sandbox: true\n');
+    const result = await run(0, dir, home(0));
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    // The import of the package succeeded, or node would have ended before its reply.
+    expect(events(dir).find((e) => e.type === 'attempt_finished' && e.role === 'Implementor')).toMatchObject({
+      end: 'exited',
+      valid: true,
+    });
+    expect(readFileSync(path.join(dir, 'kanban.yaml'), 'utf8')).toMatch(/current: null/);
+    expect(existsSync(path.join(pkg, 'planted.txt'))).toBe(false); // read-only
+  });
+
   it('that goes quiet past its idle timeout is stopped with everything it started', async () => {
     const t = token();
     const dir = board(
