@@ -15,9 +15,6 @@ const EXAMPLES: Record<string, string> = {
   'max-retries': '2',
   'max-steps': '100',
   timeout: '20m',
-  'on-complete': `"notify-send done"`,
-  'on-halt': `"notify-send stopped"`,
-  notify: 'https://ntfy.sh/my-board-topic',
   agent: 'claude',
   from: 'backlog',
   out: 'report.html',
@@ -41,6 +38,8 @@ export async function parseCommand(
   args: string[],
   options: Options,
   everyCommand: Record<string, Options>,
+  /** Examples of the capabilities' flags (their surface.ts), beside the ones here. */
+  examples: Record<string, string> = {},
 ): Promise<Parsed> {
   const { values, positionals, tokens } = parseArgs({
     args,
@@ -58,7 +57,7 @@ export async function parseCommand(
       throw await usage(verb, `${shown} takes no value (got ${shown}=${token.value}). Write ${shown} alone.`);
     }
     if (spec.type !== 'string') continue;
-    const example = `${shown} ${EXAMPLES[token.name] ?? 'VALUE'}`;
+    const example = `${shown} ${examples[token.name] ?? EXAMPLES[token.name] ?? 'VALUE'}`;
     if (token.value === undefined) throw await usage(verb, `${shown} needs a value, e.g. ${example}.`);
     // `--timeout --once`: the next word was taken as the value, but it is an option.
     if (!token.inlineValue && /^--?[A-Za-z]/.test(token.value)) {

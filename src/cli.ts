@@ -5,24 +5,24 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCommand, type Options } from './args.js';
 import type { RunFlags } from './commands/run.js';
+import { CAPABILITIES } from './run/capability-list.js';
 import { guardOutput } from './run/stop.js';
 
 const COMMON: Options = { help: { type: 'boolean', short: 'h' }, 'no-color': { type: 'boolean' } };
 const SETTINGS: Options = { 'max-retries': { type: 'string' }, timeout: { type: 'string' } };
+// The flags capabilities add to `run`, each declared in its folder's surface.ts.
+const CAPABILITY_FLAGS = CAPABILITIES.flatMap((capability) => capability.flags ?? []);
 const FLAGS: Record<string, Options> = {
   run: {
     ...SETTINGS,
     'max-steps': { type: 'string' },
-    'max-cost': { type: 'string' },
-    'max-time': { type: 'string' },
     once: { type: 'boolean' },
-    watch: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
-    'on-complete': { type: 'string' },
-    'on-halt': { type: 'string' },
-    notify: { type: 'string', multiple: true },
+    ...Object.fromEntries(
+      CAPABILITY_FLAGS.map(({ name, type, multiple }) => [name, { type, ...(multiple && { multiple }) }]),
+    ),
   },
   init: { agent: { type: 'string' }, force: { type: 'boolean' }, from: { type: 'string' } },
   status: { json: { type: 'boolean' } },
@@ -70,7 +70,10 @@ export async function main(argv: string[]): Promise<number> {
   try {
     // `kanban-supervisor stauts` would otherwise be read as a board named "stauts".
     if (!named && first !== undefined) await refuseMistypedCommand(first);
-    const { values, positionals } = await parseCommand(verb, rest, { ...COMMON, ...FLAGS[verb] }, FLAGS);
+    const examples = Object.fromEntries(
+      CAPABILITY_FLAGS.flatMap(({ name, example }) => (example ? [[name, example]] : [])),
+    );
+    const { values, positionals } = await parseCommand(verb, rest, { ...COMMON, ...FLAGS[verb] }, FLAGS, examples);
     if (values.help) return print((await import('./help.js')).commandHelp(verb));
     return await dispatch(verb, values, positionals);
   } catch (error) {

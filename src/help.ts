@@ -1,4 +1,5 @@
 import { AGENT_HELP } from './help-agents.js';
+import { CAPABILITIES } from './run/capability-list.js';
 import { selfCommand } from './util/self-command.js';
 
 // Every text names the program as the person can run it ({ks}: `kanban-supervisor` or
@@ -87,17 +88,7 @@ Options:
   --max-steps N       stop with exit 5 after N steps (default 500; board: supervisor.max_steps)
   --timeout DUR       default agent timeout, e.g. 90s, 20m, 1h (default 30m; board:
                       supervisor.timeout). A role file's own timeout: still wins.
-  --max-cost USD      stop with exit 5 after the attempt that brings the agents' reported cost
-                      to USD dollars (board: supervisor.max_cost_usd; tokens: max_tokens)
-  --max-time DUR      a batch job's time budget: by then the run stops like an interrupt (the
-                      agent stopped, the board unchanged) with exit 124; a usage limit that
-                      resets later ends it at once with exit 69 (board: supervisor.max_time)
   --once              run one step (the task's agent, then the Manager), then stop
-  --watch             stay resident where the run would end (done, halted, retries exhausted,
-                      a guard or budget stop, a missing login, a long usage limit): hold the
-                      lock, say what it waits for (.kanban-supervisor/waiting.json), and carry on
-                      when a person edits kanban.yaml, a task or a role file and it validates.
-                      Ends with Ctrl-C / SIGTERM (130 / 143). Not with --once.
   --dry-run           print what the next step would run — role, role file, argv, the prompt,
                       stdin, the environment (values of secrets and of the role's env: masked),
                       cwd, which timeout applies and why, a sandboxed role's fence (writable,
@@ -108,39 +99,16 @@ Options:
                       and nothing else; the outcome line goes to stderr
   --quiet, -q         print only the outcome
   --no-color          no colours (also: NO_COLOR=1)
-  --on-complete CMD   run CMD when the run ends with exit 0 (done, or the --once step)
-  --on-halt CMD       run CMD when the run stops with any other exit code
-                      CMD is split into words like a shell does ('…' and "…" quote, \\ escapes)
-                      but run as argv, never through a shell: no $VARS, pipes or globs. It runs
-                      in the board folder, its output goes to stderr, and it gets
-                      KANBAN_OUTCOME (done, once, halted_for_human, retries_exhausted, guard_stop,
-                      commit_failed, limit_wait, time_limit, unwritable, output_closed, locked,
-                      interrupted, bad_input, internal_error), KANBAN_EXIT_CODE,
-                      KANBAN_MESSAGE (the outcome line), KANBAN_FILE (kanban.yaml, absolute),
-                      KANBAN_RUN, KANBAN_STEPS and KANBAN_TASK (the last step's task).
-                      When a role is fenced (sandbox:), CMD's program, or the script it gives an
-                      interpreter, must lie outside the board folder (exit 2 otherwise).
-  --notify URL        tell a person when the run ends or needs one (repeatable; adds to the board's
-                      supervisor.notify): a Slack webhook, an ntfy topic, any other URL (JSON),
-                      slack+URL / ntfy+URL / json+URL to force a format, desktop, or env:NAME.
-                      Also a usage-limit wait over supervisor.notify_wait (15m) and each --watch
-                      wait. Tried 3 times; the end waits 10 s at most (2 s after a signal); never
-                      changes the exit code.
+{capability-flags}
 
-Board settings for other shapes of supervisor (kanban.yaml, supervisor:): periodic
-(roles run after every N completed steps, their reply to the Manager with trigger),
-on_exhausted (halt, or manager: the Manager gets {"status": "error"} after the last retry),
-watch_poll (how often --watch also compares the files itself; default 5s). See docs/shapes.md.
+{capability-settings}
 
 Examples:
   {ks}
   {ks} run path/to/board --max-retries 1 --timeout 10m
   {ks} kanban.yaml --dry-run
-  {ks} kanban.yaml --watch
   {ks} kanban.yaml --json | jq -c 'select(.type == "attempt_finished")'
-  {ks} kanban.yaml --on-halt "notify-send 'kanban-supervisor stopped'"
-  {ks} kanban.yaml --on-complete "$HOME/bin/notify.sh done" --on-halt "$HOME/bin/notify.sh halted"
-  {ks} kanban.yaml --notify https://ntfy.sh/my-board-topic --notify desktop
+{capability-examples}
 `,
   validate: `Usage: {ks} validate [board]
 
@@ -223,7 +191,45 @@ export function mainHelp(env: NodeJS.ProcessEnv = process.env): string {
 
 /** `--help` of one command (`help` and `version` get the top-level one). */
 export function commandHelp(command: string, env: NodeJS.ProcessEnv = process.env): string {
-  return fill(COMMANDS[command] ?? MAIN, env);
+  const text = (COMMANDS[command] ?? MAIN)
+    .replace('{capability-flags}', capabilityFlags())
+    .replace('{capability-settings}', capabilitySettings())
+    .replace(
+      '{capability-examples}',
+      CAPABILITIES.flatMap((one) => one.examples ?? [])
+        .map((line) => `  {ks} ${line}`)
+        .join('\n'),
+    );
+  return fill(text, env);
+}
+
+// The flags the capabilities add to `run`, as their surface.ts words them, in the list's order.
+function capabilityFlags(): string {
+  return CAPABILITIES.flatMap((capability) => capability.flags ?? [])
+    .flatMap(({ usage, help }) => help.map((line, i) => `  ${(i === 0 ? usage : '').padEnd(20)}${line}`))
+    .join('\n');
+}
+
+// The board settings for other shapes of supervisor: the core's, then each capability's, wrapped.
+function capabilitySettings(): string {
+  const parts = [
+    'on_exhausted (halt, or manager: the Manager gets {"status": "error"} after the last retry)',
+    ...CAPABILITIES.flatMap((capability) => capability.settingsHelp ?? []),
+  ];
+  return wrap(
+    `Board settings for other shapes of supervisor (kanban.yaml, supervisor:): ${parts.join(', ')}. See docs/shapes.md.`,
+  );
+}
+
+// Words in lines of at most 96 columns.
+function wrap(text: string): string {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= 96) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines.join('\n');
 }
 
 // {sp} is as wide as {ks}, so that columns stay aligned whichever the program's name is.

@@ -98,11 +98,13 @@ function optionsAt(command: readonly string[], agent: AgentCli): number | undefi
  */
 export function callBudgetUsd(
   ctx: { spend?: { total: { costUsd: number } } },
-  settings: { maxCostUsd: number | null },
+  settings: { supervisor: Record<string, unknown> },
   manager: boolean,
 ): number | undefined {
-  if (settings.maxCostUsd === null) return undefined;
-  return manager ? settings.maxCostUsd : settings.maxCostUsd - (ctx.spend?.total.costUsd ?? 0);
+  // budget/settings.ts reads it the same way; the schema has checked it is a number.
+  const maxCostUsd = (settings.supervisor.max_cost_usd as number | undefined) ?? null;
+  if (maxCostUsd === null) return undefined;
+  return manager ? maxCostUsd : maxCostUsd - (ctx.spend?.total.costUsd ?? 0);
 }
 
 /** The budget one call may spend: what is left, cut down to a hundredth of a cent; undefined when none is left. */

@@ -1,6 +1,7 @@
 import type { Invocation } from '../agent/invocation.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 import { throwIfStopped } from '../loop/world.js';
+import { backoffSettings } from './settings.js';
 
 // However many service errors in a row, the next call is at most this far off.
 const MAX_BACKOFF_MS = 10 * 60_000;
@@ -14,8 +15,9 @@ export const backoff: OpenCapability = (): Capability => {
   // The agent run (one invocation, repeated) whose service errors are counted.
   let counted: { invocation?: Invocation; retries: number } = { retries: 0 };
   return {
-    async afterFailure({ ctx, failure, invocation, settings, step, role, task }) {
+    async afterFailure({ ctx, failure, invocation, settings: all, step, role, task }) {
       if (failure.kind !== 'transient') return undefined;
+      const settings = backoffSettings(all.supervisor);
       if (counted.invocation !== invocation) counted = { invocation, retries: 0 };
       if (counted.retries >= settings.transientRetries) return undefined;
       const retry = ++counted.retries;

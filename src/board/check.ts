@@ -16,6 +16,7 @@ import { pathWarnings, unfencedRunProblems } from './unfenced-runs.js';
 import { outsideWritesEnv } from './fenced-writes.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
+import type { BoardSettings } from './read-board.js';
 import { runnable } from '../util/self-command.js';
 import { parseDuration } from '../util/duration.js';
 import { missingRoleHint, roleLookalikes, sameRole } from './role-names.js';
@@ -41,6 +42,9 @@ export interface Validation {
   access?: string[];
 }
 
+/** A capability's reader of its `supervisor:` keys: throws an InputError naming a malformed one. */
+export type SettingsReader = (supervisor: BoardSettings) => unknown;
+
 /** Where a role is asked for: the inputs a run would give it, and the line that decides it. */
 interface Need {
   inputs: AgentInputs;
@@ -55,7 +59,13 @@ interface Need {
  * Manager), collecting every problem rather than stopping at the first. Reads only; `seen` is
  * the board's text and parse when the caller has read it already, so it is not read twice.
  */
-export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; seen?: WrittenText }): Validation {
+export function checkBoard(options: {
+  file: string;
+  env?: NodeJS.ProcessEnv;
+  seen?: WrittenText;
+  /** The capabilities' readers of their `supervisor:` keys (their surface.ts `settings`): a key one refuses is a problem. */
+  settings?: readonly SettingsReader[];
+}): Validation {
   const file = path.resolve(options.file);
   // Every program is looked up as the run starts it: PATH without what a fenced agent could write (said once, below).
   const given = options.env ?? process.env;
@@ -69,7 +79,7 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
   const at = (pointer: string) => lineOf(yaml.doc, yaml.lines, pointer);
   // A board with schema problems still has task paths worth checking: take what is usable.
   const state = board ?? usable(yaml.value);
-  problems.push(...settingProblems(state.settings, name, at));
+  problems.push(...settingProblems(state.settings, name, at, options.settings ?? []));
 
   const needs = new Map<string, Need>();
   const listed = state.tasks.map((task, i) => ({ task, pointer: `/tasks/${i}` }));
@@ -263,7 +273,12 @@ function accessLine(role: Role): string {
 }
 
 // Each duration and size on its own, so that every malformed one is listed.
-function settingProblems(settings: Record<string, unknown>, name: string, at: (pointer: string) => number): Problem[] {
+function settingProblems(
+  settings: Record<string, unknown>,
+  name: string,
+  at: (pointer: string) => number,
+  readers: readonly SettingsReader[],
+): Problem[] {
   const problems: Problem[] = [];
   for (const key of Object.keys(settings)) {
     // Each entry of supervisor.notify on its own line (the schema has said if it is no list).
@@ -275,7 +290,9 @@ function settingProblems(settings: Record<string, unknown>, name: string, at: (p
       continue;
     }
     try {
-      resolveSettings({ [key]: settings[key] }, {});
+      const one = { [key]: settings[key] };
+      resolveSettings(one, {});
+      for (const read of readers) read(one);
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
       problems.push({

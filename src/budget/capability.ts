@@ -1,4 +1,4 @@
-import type { Settings } from '../board/settings.js';
+import { budgetSettings, type BudgetSettings } from './settings.js';
 import { GuardError } from '../errors.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 import { addUsage, emptySpend, formatSpend, type SpendTotal } from '../spend.js';
@@ -15,7 +15,7 @@ export const budget: OpenCapability = (): Capability => {
       if (event.type === 'attempt_finished') addUsage(spent, event.usage);
     },
     beforeStep(board, settings) {
-      const cap = reached(spent, settings);
+      const cap = reached(spent, budgetSettings(settings.supervisor));
       if (!cap) return undefined;
       return {
         message:
@@ -33,7 +33,10 @@ export const budget: OpenCapability = (): Capability => {
     // would only spend past it, and stopping throws no paid reply away (SPEC §4b). A usage limit
     // or a missing login is still what the person hears of.
     async afterFailure({ ctx, failure, issue, invocation, task, logTask, settings }) {
-      const cap = failure.kind === 'usage_limit' || failure.kind === 'login' ? undefined : reached(spent, settings);
+      const cap =
+        failure.kind === 'usage_limit' || failure.kind === 'login'
+          ? undefined
+          : reached(spent, budgetSettings(settings.supervisor));
       if (!cap) return undefined;
       const message =
         `Stopped: this run's agents have spent ${formatSpend(spent)}, reaching ${cap}, and ${invocation.role} ` +
@@ -54,7 +57,7 @@ export const budget: OpenCapability = (): Capability => {
 };
 
 // Which budget the run has reached, as a phrase, or undefined.
-function reached(total: SpendTotal, budget: Pick<Settings, 'maxCostUsd' | 'maxTokens'>): string | undefined {
+function reached(total: SpendTotal, budget: BudgetSettings): string | undefined {
   if (budget.maxCostUsd !== null && total.costUsd >= budget.maxCostUsd) return `max_cost_usd ($${budget.maxCostUsd})`;
   if (budget.maxTokens !== null && total.tokens >= budget.maxTokens) return `max_tokens (${budget.maxTokens})`;
   return undefined;

@@ -15,8 +15,8 @@ export function formatDryRun(plan: DryRunPlan): string {
   const lines = ['Dry run: nothing was run, locked or written.'];
   for (const warning of plan.warnings) lines.push(`Warning: ${warning}`);
   for (const line of plan.access ?? []) lines.push(`Access: ${line}`);
-  const notify = plan.notify.length ? `Notify: ${plan.notify.join(', ')}\n` : '';
-  if (!plan.next) return `${lines[0]} Nothing to run: ${plan.nothing}.\n${notify}`;
+  const theirs = plan.capabilityLines.map((line) => `${line}\n`).join('');
+  if (!plan.next) return `${lines[0]} Nothing to run: ${plan.nothing}.\n${theirs}`;
   const n = plan.next;
   const pad = (label: string) => `  ${label.padEnd(11)}`;
   lines.push(`Next: ${n.role} on ${n.task}`);
@@ -53,14 +53,8 @@ export function formatDryRun(plan: DryRunPlan): string {
     `Then: the Manager (${n.manager.roleFile}: ${n.manager.command}) gets the reply as {{result}} ` +
       `and picks the next task.`,
   );
-  if (plan.git)
-    lines.push(
-      plan.git.commits
-        ? `Commits: the step, once the Manager's answer is written, ` +
-            `would be one commit in ${plan.git.repository ?? ''} (supervisor.git_commit; never pushed).`
-        : `Commits: none (supervisor.git_commit is on, but ${plan.git.why ?? 'there is no repository'}).`,
-    );
-  return `${lines.join('\n')}\n${notify}`;
+  lines.push(...plan.capabilityLines);
+  return `${lines.join('\n')}\n`;
 }
 
 // protocol: acp: the requests on the agent's stdin, one JSON line each, the prompt's text set out below.

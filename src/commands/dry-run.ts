@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { checkCommand } from '../agent/command.js';
-import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
 import { describeCommand } from '../agent/invocation.js';
 import { acpMessages, type AcpMessage } from '../acp/messages.js';
 import type { AgentInputs } from '../board/inputs.js';
@@ -14,12 +13,12 @@ import { InputError } from '../errors.js';
 import { roleFilePath, type Role } from '../board/role.js';
 import { fallbackChain } from '../board/fallback-chain.js';
 import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../board/settings.js';
+import type { DryRunAsk, Flags } from '../loop/context.js';
+import { CAPABILITIES, settingsReaders } from '../run/capability-list.js';
 import { managerInputs, workerInputs } from '../loop/loop.js';
 import { parseDuration } from '../util/duration.js';
 import { maskedEnv, type ShownVariable } from './dry-run-env.js';
 import { maskArgv, secretValues } from '../util/secrets.js';
-import { describeTargets } from '../notify/target.js';
-import { notifySettings } from '../board/settings.js';
 import type { Fence } from '../sandbox/fence.js';
 
 /** Where the agent's timeout comes from, in the order that decides it. */
@@ -73,11 +72,12 @@ export interface DryRunPlan {
   /** On a board with a fenced role: what each role may read, write and run (as validate says). */
   access?: string[];
   /**
-   * With supervisor.git_commit: whether each step would be a commit, and in which repository (null: none, `why` says).
+   * What the capabilities add (their surface.ts `dryRun`), by key: with supervisor.git_commit, `git`
+   * (whether each step would be a commit, and where); `notify`, where notifications would go, masked.
    */
-  git?: { commits: boolean; repository: string | null; why?: string };
-  /** Where the run's notifications would go, masked (scheme and host only). */
-  notify: string[];
+  [capability: string]: unknown;
+  /** Their text lines, in the list's order. */
+  capabilityLines: string[];
 }
 
 /**
@@ -88,17 +88,22 @@ export interface DryRunPlan {
  */
 export async function dryRun(
   named: string,
-  options: SettingsFlags,
+  options: Flags,
   given: NodeJS.ProcessEnv = process.env,
 ): Promise<DryRunPlan> {
   const file = path.resolve(named);
   const board = readBoard(file);
-  const notify = describeTargets(notifySettings(board.settings, options).notify, given);
+  const settings = resolveSettings(board.settings, options);
+  // As the run would start them: PATH without what a fenced agent could write (a warning below says so).
+  const env = outsideWritesEnv(board.dir, given).env;
+  const ask = { file, settings, flags: options, env, given };
   if (board.current === null || board.phase === 'complete') {
+    const { parts, lines } = await capabilityParts({ ...ask, next: false }, []);
     return {
       file,
       warnings: [],
-      notify,
+      ...parts,
+      capabilityLines: lines,
       nothing:
         board.current === null
           ? `the board has no next task (current: null${board.phase === 'complete' ? ', phase: complete' : ''}). ` +
@@ -107,25 +112,22 @@ export async function dryRun(
             `to run it, set phase to another value (e.g. execute)`,
     };
   }
-  const settings = resolveSettings(board.settings, options);
   // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
-  const checked = checkBoard({ file, env: given });
+  const checked = checkBoard({ file, env: given, settings: settingsReaders() });
   const warnings: string[] = checked.warnings.map(formatProblem);
-  // As the run would start them: PATH without what a fenced agent could write (a warning above says so).
-  const env = outsideWritesEnv(board.dir, given).env;
   const worker = plan(board, settings, workerInputs(board, board.current), env, warnings);
   // The Manager's argv depends on the worker's reply; planning it here still checks its role file and command.
   const manager = plan(board, settings, managerInputs(board, board.current, {}), env, warnings);
   const shown = maskedEnv(worker.invocation.env, env, worker.role.env);
   const fallback = fallbackChain(board.dir, worker.invocation.role).slice(1);
   const { invocation } = worker;
-  const git = settings.gitCommit ? await gitPlan(file, env, settings, warnings) : undefined;
+  const { parts, lines } = await capabilityParts({ ...ask, next: true }, warnings);
   return {
     file,
     warnings,
     ...(checked.access && { access: checked.access }),
-    ...(git && { git }),
-    notify,
+    ...parts,
+    capabilityLines: lines,
     next: {
       task: board.current,
       role: invocation.role,
@@ -171,33 +173,21 @@ export function timeoutChoice(
   return { ms: winner.ms, from: winner.from, asked };
 }
 
-// As a run's start finds the repository (git/find-repo.ts); a missing
-// identity is a warning here, as a missing command is.
-async function gitPlan(
-  file: string,
-  env: NodeJS.ProcessEnv,
-  settings: Settings,
+// What each capability's surface says of this board, in the list's order; its warnings join the plan's.
+async function capabilityParts(
+  ask: DryRunAsk,
   warnings: string[],
-): Promise<NonNullable<DryRunPlan['git']>> {
-  const call = {
-    cwd: path.dirname(file),
-    env,
-    timeoutMs: settings.gitTimeoutMs,
-    graceMs: settings.killGraceMs,
-    tag: agentTag({ board: file, run: '<dry-run>', step: 0, role: 'git' }, env[TAG_VARIABLE]),
-  };
-  try {
-    // git and execa are loaded only when the board commits: most boards' --dry-run needs neither.
-    const { findRepo } = await import('../git/find-repo.js');
-    const found = await findRepo(file, call);
-    return 'off' in found
-      ? { commits: false, repository: null, why: found.off }
-      : { commits: true, repository: found.repo.top };
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error;
-    warnings.push(`${error.message} A run would stop here with exit 2.`);
-    return { commits: false, repository: null, why: 'a run would stop before any agent: see the warning above' };
+): Promise<{ parts: Record<string, unknown>; lines: string[] }> {
+  const parts: Record<string, unknown> = {};
+  const lines: string[] = [];
+  for (const capability of CAPABILITIES) {
+    const part = await capability.dryRun?.(ask);
+    if (!part) continue;
+    parts[part.key] = part.value;
+    lines.push(...part.lines);
+    warnings.push(...(part.warnings ?? []));
   }
+  return { parts, lines };
 }
 
 // As a run prepares the agent (the tag shown as its run would set it: a dry run has no run),

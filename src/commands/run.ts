@@ -3,7 +3,7 @@ import { SupervisorError } from '../errors.js';
 import { failedOutcome, finishedOutcome, outcomeLine, printOutcome, type Outcome } from '../progress/outcome.js';
 import { createStyle, showOn } from '../progress/style.js';
 import type { RunIO } from '../loop/context.js';
-import { openCapabilities } from '../run/capability-list.js';
+import { CAPABILITIES, openCapabilities } from '../run/capability-list.js';
 import { supervise } from '../run/supervise.js';
 import { settingsFlags } from './flags.js';
 
@@ -11,18 +11,14 @@ import { settingsFlags } from './flags.js';
 export interface RunFlags {
   'max-retries'?: string;
   'max-steps'?: string;
-  'max-cost'?: string;
-  'max-time'?: string;
   timeout?: string;
   once?: boolean;
-  watch?: boolean;
   'dry-run'?: boolean;
   json?: boolean;
   quiet?: boolean;
   'no-color'?: boolean;
-  'on-complete'?: string;
-  'on-halt'?: string;
-  notify?: string[];
+  /** The capabilities' own (--watch, --max-cost, --notify…), by name: each reads its own. */
+  [flag: string]: unknown;
 }
 
 /**
@@ -35,11 +31,12 @@ export async function runCommand(
   flags: RunFlags,
   io: RunIO = { stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
-  const settings = settingsFlags(flags);
+  const settings = settingsFlags(flags, CAPABILITIES);
   if (flags['dry-run']) {
     const [{ dryRun }, { formatDryRun }] = await Promise.all([import('./dry-run.js'), import('./dry-run-text.js')]);
-    const plan = await dryRun(file, settings, io.env);
-    io.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : formatDryRun(plan));
+    const plan = await dryRun(file, { ...flags, ...settings }, io.env);
+    // The text lines are the JSON's keys in words: the JSON has the keys only.
+    io.stdout.write(flags.json ? `${JSON.stringify({ ...plan, capabilityLines: undefined })}\n` : formatDryRun(plan));
     return 0;
   }
   const show = showOn(io.stdout, { json: flags.json, quiet: flags.quiet, noColor: flags['no-color'], env: io.env });

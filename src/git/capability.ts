@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
+import { gitSettings } from './settings.js';
 import type { StepCommits, TreeNote } from './step-commits.js';
 
 /**
@@ -16,7 +17,8 @@ export const gitCommits: OpenCapability = (kind): Capability | undefined => {
   let note: TreeNote | undefined;
   return {
     async runStarted({ ctx, settings }) {
-      if (!settings.gitCommit) return;
+      const { gitCommit, gitTimeoutMs } = gitSettings(settings.supervisor);
+      if (!gitCommit) return;
       const [{ findRepo }, { StepCommits }] = await Promise.all([
         import('./find-repo.js'),
         import('./step-commits.js'),
@@ -28,7 +30,7 @@ export const gitCommits: OpenCapability = (kind): Capability | undefined => {
         runId,
         env: world.env,
         stop: world.stop,
-        timeoutMs: settings.gitTimeoutMs,
+        timeoutMs: gitTimeoutMs,
         graceMs: settings.killGraceMs,
         events,
         now: () => world.clock.now(),
@@ -50,7 +52,7 @@ export const gitCommits: OpenCapability = (kind): Capability | undefined => {
       else commits = new StepCommits(found.repo, run);
     },
     async stepStarted(step, settings) {
-      note = settings.gitCommit ? await commits?.note(step) : undefined;
+      note = gitSettings(settings.supervisor).gitCommit ? await commits?.note(step) : undefined;
     },
     async answerWritten(step) {
       // A failure stops the run (exit 6).

@@ -3,6 +3,7 @@ import type { AttemptPlace, Capability, OpenCapability } from '../loop/context.j
 import type { FallbackAgents } from './fallback.js';
 import type { SharedAccount } from './shared.js';
 import type { LimitWaits } from './limit-wait.js';
+import { limitSettings } from './settings.js';
 
 /**
  * Usage limits (SPEC §4b): a limit the CLI reports is waited out until its reset and the same
@@ -28,29 +29,34 @@ export const limits: OpenCapability = (kind): Capability => {
       let last: { invocation?: Invocation; shared?: SharedAccount | undefined } = {};
       const accountOf = ({ invocation, settings: its }: AttemptPlace) => {
         if (last.invocation !== invocation)
-          last = { invocation, shared: sharedAccountOf(invocation, its, ctx.board.dir, ctx.world.env) };
+          last = {
+            invocation,
+            shared: sharedAccountOf(invocation, limitSettings(its.supervisor), ctx.board.dir, ctx.world.env),
+          };
         return last.shared;
       };
       const waits = new LimitWaits(ctx);
       ready = { waits, fallbacks: new FallbackAgents(ctx, waits), accountOf };
-      if (kind === 'run') await ready.waits.resume(settings);
+      if (kind === 'run') await ready.waits.resume(limitSettings(settings.supervisor));
     },
     chooseAgent: async (choice) => ready?.fallbacks.choose(choice),
     async beforeAttempt(attempt) {
       const shared = ready?.accountOf(attempt);
-      const ignored = shared && (await ready?.waits.shared(attempt.settings, where(attempt), shared));
+      const ignored =
+        shared && (await ready?.waits.shared(limitSettings(attempt.settings.supervisor), where(attempt), shared));
       return ignored ? { sharedLimitIgnored: ignored } : undefined;
     },
     async afterFailure(attempt) {
       if (attempt.failure.kind !== 'usage_limit' || !ready) return undefined;
       const { waits, fallbacks } = ready;
       const shared = ready.accountOf(attempt);
-      if (!fallbacks.has(attempt.role)) await waits.own(attempt.settings, where(attempt), attempt.failure, shared);
+      if (!fallbacks.has(attempt.role))
+        await waits.own(limitSettings(attempt.settings.supervisor), where(attempt), attempt.failure, shared);
       // The next attempt's agent is chosen by its chain: a fallback now, or this one after a wait for all.
       else
         fallbacks.limited(
           attempt.invocation.agent ?? attempt.role,
-          waits.learn(attempt.settings, attempt.failure, shared),
+          waits.learn(limitSettings(attempt.settings.supervisor), attempt.failure, shared),
         );
       return 'again';
     },

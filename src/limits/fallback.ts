@@ -1,7 +1,7 @@
 import { fallbackChain } from '../board/fallback-chain.js';
 import { readRole, roleFilePath } from '../board/role.js';
 import { sameRole } from '../board/role-names.js';
-import type { Settings } from '../board/settings.js';
+import { limitSettings, type LimitSettings } from './settings.js';
 import type { AgentChoice, RunContext } from '../loop/context.js';
 import { localClock } from '../util/time.js';
 import type { LimitWaits, Wait, WaitPlace } from './limit-wait.js';
@@ -52,14 +52,17 @@ export class FallbackAgents {
     const chain = fallbackChain(ctx.board.dir, choice.role);
     if (chain.length === 1) return undefined;
     const now = ctx.world.clock.now().getTime();
-    const limits = chain.map((name) => ({ name, limit: this.limitOf(name, choice.settings, now) }));
+    const limits = chain.map((name) => ({
+      name,
+      limit: this.limitOf(name, limitSettings(choice.settings.supervisor), now),
+    }));
     let pick = limits.find(({ limit }) => limit === undefined);
     if (!pick) {
       const first = limits.reduce((a, b) => ((b.limit?.until ?? 0) < (a.limit?.until ?? 0) ? b : a));
       const own = first.limit?.own;
       if (own) {
         const others = limits.map(({ name, limit }) => `${roleFilePath(name)} until ${clockOf(limit?.until)}`);
-        await this.waits.waitOut(choice.settings, placeOf(choice), {
+        await this.waits.waitOut(limitSettings(choice.settings.supervisor), placeOf(choice), {
           ...own,
           now,
           reason: `every agent of ${choice.role}'s fallback chain is limited (${others.join(', ')}): ${own.reason}`,
@@ -73,7 +76,7 @@ export class FallbackAgents {
   }
 
   // Until when an agent may not be called: its CLI's limit learnt in this run, or its account's shared entry.
-  private limitOf(name: string, settings: Settings, now: number): Limited | undefined {
+  private limitOf(name: string, settings: LimitSettings, now: number): Limited | undefined {
     const own = this.learnt.get(name.toLowerCase());
     if (own && own.until > now) return { until: own.until, cli: own.cli, own };
     const shared = this.sharedOf(name, settings);
@@ -82,7 +85,7 @@ export class FallbackAgents {
   }
 
   // The account a role file's agent runs as, as its invocation would give it (limits/shared.ts).
-  private sharedOf(name: string, settings: Settings): SharedAccount | undefined {
+  private sharedOf(name: string, settings: LimitSettings): SharedAccount | undefined {
     const role = readRole(this.ctx.board.dir, name).role;
     const [file, ...args] = role?.command ?? [];
     if (!role || file === undefined) return undefined;

@@ -1,5 +1,5 @@
 import type { Failure } from '../agents/adapter.js';
-import type { Settings } from '../board/settings.js';
+import type { LimitSettings } from './settings.js';
 import { LimitWaitError } from '../errors.js';
 import type { EventFields } from '../event-types.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
@@ -76,7 +76,7 @@ export class LimitWaits {
 
   /** Wait for a limit the CLI reported (a fallback without a usable reset), telling its account's other supervisors. */
   async own(
-    settings: Settings,
+    settings: LimitSettings,
     where: WaitPlace,
     failure: Extract<Failure, { kind: 'usage_limit' }>,
     shared?: SharedAccount,
@@ -85,7 +85,7 @@ export class LimitWaits {
   }
 
   /** Until when a limit the CLI reported holds (guessed without a usable reset), told to the account's others. */
-  learn(settings: Settings, failure: Extract<Failure, { kind: 'usage_limit' }>, shared?: SharedAccount): Wait {
+  learn(settings: LimitSettings, failure: Extract<Failure, { kind: 'usage_limit' }>, shared?: SharedAccount): Wait {
     const now = this.ctx.world.clock.now().getTime();
     const { until, resetKnown } = limitWaitUntil(now, failure.resetAt, settings.limitWaitMs, this.fallbacks);
     if (!resetKnown) this.fallbacks++;
@@ -113,7 +113,7 @@ export class LimitWaits {
    * then the CLI itself is called (another board's entry never ends this run). Returns a note on
    * an entry ignored, for the attempt's event.
    */
-  async shared(settings: Settings, where: WaitPlace, shared: SharedAccount): Promise<string | undefined> {
+  async shared(settings: LimitSettings, where: WaitPlace, shared: SharedAccount): Promise<string | undefined> {
     const now = this.ctx.world.clock.now().getTime();
     const look = lookForSharedLimit(shared, now, this.ctx.board.file);
     if (!look.limit) return look.ignored;
@@ -141,7 +141,7 @@ export class LimitWaits {
   }
 
   /** A run started while an earlier one of this board waited for a usage limit waits for the rest of it. */
-  async resume(settings: Settings): Promise<void> {
+  async resume(settings: LimitSettings): Promise<void> {
     const { ctx } = this;
     const known = waitingFile.read(ctx.board.dir);
     // A resident run's wait for a board change ended with that run (this one holds the lock now);
@@ -163,7 +163,7 @@ export class LimitWaits {
   }
 
   /** Wait until `wait.until` (waiting.json says so meanwhile) unless that goes past a cap (exit 69); Ctrl-C ends it. */
-  async waitOut(settings: Settings, where: WaitPlace, wait: Wait): Promise<void> {
+  async waitOut(settings: LimitSettings, where: WaitPlace, wait: Wait): Promise<void> {
     const { ctx } = this;
     const { now, until, resetKnown, cli, reason, said } = wait;
     const waiting = {
@@ -217,7 +217,7 @@ export class LimitWaits {
 
   // What a wait until `until` would go past, if anything: max_limit_wait in all, or the run's deadline (--max-time).
   private cap(
-    settings: Settings,
+    settings: LimitSettings,
     now: number,
     until: number,
   ): { name: string; words: string; fix: string } | undefined {

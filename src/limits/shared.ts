@@ -4,7 +4,7 @@ import path from 'node:path';
 import { AGENTS, agentFor, programWord } from '../agents/index.js';
 import { boardWrites, writablePlace, type FencedWrites } from '../board/fenced-writes.js';
 import { findProgram } from '../util/process.js';
-import type { Settings } from '../board/settings.js';
+import type { LimitSettings } from './settings.js';
 import { accountOf, type Account } from './account.js';
 import { parseSharedLimit, sharedDecision, sharedLimitText, type SharedLimit } from './entry.js';
 import {
@@ -43,7 +43,7 @@ export interface SharedLook {
  */
 export function sharedAccountOf(
   invocation: { file: string; args: readonly string[]; env: Readonly<Record<string, string>>; cwd: string },
-  settings: Settings,
+  settings: LimitSettings,
   boardDir: string,
   supervisorEnv: NodeJS.ProcessEnv,
 ): SharedAccount | undefined {

@@ -2,9 +2,10 @@ import type { RunAttempt } from '../agent/attempt.js';
 import type { Invocation } from '../agent/invocation.js';
 import type { Failure } from '../agents/adapter.js';
 import type { AgentInputs } from '../board/inputs.js';
-import type { Board } from '../board/read-board.js';
 import type { Settings, SettingsFlags } from '../board/settings.js';
+import type { Board, BoardSettings } from '../board/read-board.js';
 import type { SupervisorError } from '../errors.js';
+import type { Validation } from '../board/check.js';
 import type { EventLog } from '../events/log.js';
 import type { EventFields, SupervisorEvent } from '../event-types.js';
 import type { OutputStore } from '../log/output-store.js';
@@ -28,6 +29,8 @@ export interface RunContext {
   schemas: SchemaCompiler;
   /** All of them as one (capability-fanout.ts). */
   capabilities: Required<Capability>;
+  /** validate's checks of the board as it is now, the capabilities' settings included (the run's pre-flight). */
+  check(): Validation;
 }
 
 /**
@@ -75,6 +78,70 @@ export interface Capability {
   summary?(): string | undefined;
   /** The run ended and its last line is printed. */
   runEnded?(ending: RunEnding): Promise<void>;
+}
+
+/**
+ * Everything a capability adds to the tool, declared in its folder (`surface.ts`) and listed once in
+ * run/capability-list.ts: its run-time part, its flags, its `supervisor:` keys (their JSON Schema is
+ * `settings.schema.json` beside it, merged into schemas/kanban.schema.json at build), what `run --help`
+ * and `--dry-run` say of it. The commands and the core iterate over the list and name none of them.
+ */
+export interface CapabilitySurface {
+  /** Its folder, in messages. */
+  name: string;
+  /** Its run-time part; what does its work is imported only when a run or a try opens it. */
+  open: OpenCapability;
+  /** The flags it adds to `run`, in `run --help`'s order. */
+  flags?: readonly CapabilityFlag[];
+  /**
+   * Reads its `supervisor:` keys (the block given with one key at a time, so that every bad one is listed):
+   * a malformed value is an InputError naming the key (validate lists it; a run stops on it with exit 2).
+   */
+  settings?(supervisor: BoardSettings): unknown;
+  /** Its words in `run --help`'s board settings, if it has keys a person sets there. */
+  settingsHelp?: string;
+  /** Its examples in `run --help`, after the program's name (`kanban.yaml --watch`). */
+  examples?: readonly string[];
+  /** What `--dry-run` says of it for this board: fields of the plan's JSON and lines of its text. */
+  dryRun?(plan: DryRunAsk): Promise<DryRunPart | undefined>;
+}
+
+/** A flag of `run` a capability adds: its option, its --help lines, its check, the `supervisor:` key it sets. */
+export interface CapabilityFlag {
+  /** Without the dashes: `max-cost`. */
+  name: string;
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  /** A value to show in "needs a value, e.g. …". */
+  example?: string;
+  /** Its `run --help` entry: the flag as written (`--max-cost USD`), then the lines of what it does. */
+  usage: string;
+  help: readonly string[];
+  /**
+   * Checks the value before anything runs (an InputError with an example of a good one) and gives the
+   * `supervisor:` key it sets over the board's, if any (`--max-cost 5`: `{ max_cost_usd: 5 }`).
+   */
+  check?(value: string): BoardSettings | undefined;
+}
+
+/** What a capability's `--dry-run` part is given: the board, its settings, the environment agents get. */
+export interface DryRunAsk {
+  file: string;
+  settings: Settings;
+  flags: Flags;
+  env: NodeJS.ProcessEnv;
+  /** The supervisor's environment (env:NAME targets are read from it). */
+  given: NodeJS.ProcessEnv;
+  /** Whether the board has a next step (false: --dry-run says why nothing runs, and what parts say then). */
+  next: boolean;
+}
+
+/** A capability's part of a dry run: its key and value in the JSON plan, its text lines, its warnings. */
+export interface DryRunPart {
+  key: string;
+  value: unknown;
+  lines: string[];
+  warnings?: string[];
 }
 
 /** A capability as a run or a try opens it, at the command's start; undefined when it has nothing to do there. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { notifySettings } from '../board/settings.js';
+import { notifyFlags, notifySettings } from './settings.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 import type { Notifier } from '../notify/notifier.js';
 import { resolveTargets, unsetWarning } from '../notify/target.js';
@@ -17,7 +17,7 @@ export const notifications: OpenCapability = (kind, options): Capability | undef
   if (kind !== 'run') return undefined;
   const env = options.io?.env ?? process.env;
   const stderr = options.io?.stderr ?? process.stderr;
-  const flags = options.flags?.notify ?? [];
+  const flags = notifyFlags(options.flags ?? {});
   const say = (message: string) => writeIfOpen(stderr, `kanban-supervisor: warning: ${message}\n`);
   let file = path.resolve(options.file);
   let notifier: Notifier | undefined;

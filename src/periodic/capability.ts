@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Capability, OpenCapability } from '../loop/context.js';
+import { periodicRoles } from './settings.js';
 import { RunTally } from './tally.js';
 
 /**
@@ -12,7 +13,7 @@ export const periodic: OpenCapability = (kind): Capability | undefined => {
   const tally = new RunTally();
   return {
     afterStep: (task, settings) =>
-      tally.stepCompleted(task, settings.periodic).map(({ role }) => ({
+      tally.stepCompleted(task, periodicRoles(settings.supervisor)).map(({ role }) => ({
         role,
         name: `${role}'s periodic run`,
         // Taken as the step runs: a stop before it leaves the tasks for the next run of the role.

@@ -1,4 +1,4 @@
-import type { PeriodicRole } from '../board/settings.js';
+import type { PeriodicRole } from './settings.js';
 
 /**
  * What a run has completed, kept across the passes of a resident run (--watch): how many steps,

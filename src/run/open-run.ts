@@ -2,7 +2,7 @@ import path from 'node:path';
 import { runAttempt } from '../agent/attempt.js';
 import { stopLeftoverAgent, stopLeftoverTries } from '../agent/record.js';
 import { RUN_PLACE, TRY_PLACE } from '../attempt-output/places.js';
-import { checkBoard } from '../board/check.js';
+import { type SettingsReader, checkBoard } from '../board/check.js';
 import type { Board, Problem } from '../board/read-board.js';
 import { problemsMessage } from '../board/role.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
@@ -53,7 +53,7 @@ export async function openRun<T>(
   const given = options.io?.env ?? process.env;
   const seams = options.seams ?? {};
   // Every problem validate would find stops a run here; its warnings are told once the run starts.
-  const warnings = kind === 'run' ? preflight(source, given) : [];
+  const warnings = kind === 'run' ? preflight(source, given, capabilities.settingsReaders) : [];
   // What every program the run starts gets: PATH without what a fenced agent could write (the preflight said so).
   const env = outsideWritesEnv(source.dir, given).env;
   const stopper = new Stopper();
@@ -102,6 +102,7 @@ export async function openRun<T>(
       },
       schemas: createSchemaCompiler(),
       capabilities,
+      check: () => checkBoard({ file: source.file, env, settings: capabilities.settingsReaders }),
     };
     events.emit('run_started', {
       board: path.basename(source.file),
@@ -134,8 +135,8 @@ export async function openRun<T>(
 }
 
 // validate's checks (board/check.ts) on the read the run starts from: a problem stops the run.
-function preflight(source: BoardSource, env: NodeJS.ProcessEnv): Problem[] {
-  const check = checkBoard({ file: source.file, env, ...(source.seen && { seen: source.seen }) });
+function preflight(source: BoardSource, env: NodeJS.ProcessEnv, settings: readonly SettingsReader[]): Problem[] {
+  const check = checkBoard({ file: source.file, env, ...(source.seen && { seen: source.seen }), settings });
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
   checkWritable(source.file);
   return check.warnings;

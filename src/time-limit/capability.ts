@@ -2,6 +2,7 @@ import { TimeLimitError } from '../errors.js';
 import type { Capability, OpenCapability } from '../loop/context.js';
 import { sleepUntil, systemClock } from '../loop/world.js';
 import { formatDuration } from '../util/duration.js';
+import { maxTimeMs } from './settings.js';
 
 /**
  * A batch job's time budget (--max-time, supervisor.max_time; SPEC §5c): once it is spent, the
@@ -15,7 +16,7 @@ export const timeLimit: OpenCapability = (kind, options): Capability | undefined
   let deadline: Date | undefined;
   return {
     async runStarted({ settings, stop, closed }) {
-      const ms = settings.maxTimeMs;
+      const ms = maxTimeMs(settings.supervisor);
       if (ms === null) return;
       const until = started + ms;
       deadline = new Date(until);

@@ -1,9 +1,9 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { BoardReadError } from '../board/board-file.js';
-import { checkBoard } from '../board/check.js';
 import { formatProblem, type Problem } from '../board/read-board.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
+import { watchPollMs } from './settings.js';
 import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
 import type { LoopEnd, RunContext } from '../loop/context.js';
@@ -110,7 +110,7 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
         at,
         snapshot: (files, previous) => snapshot(ctx.board.dir, files, previous),
         debounceMs: deps.debounceMs,
-        pollMs: settings.watchPollMs,
+        pollMs: pollMs(settings),
         ...(ended.until && { until: ended.until.getTime() }),
         onWatching,
       },
@@ -187,7 +187,7 @@ function firstProblem(ctx: RunContext): { problem: Problem; count: number } | un
 }
 
 function boardProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
-  const { problems } = checkBoard({ file: ctx.board.file, env: ctx.world.env });
+  const { problems } = ctx.check();
   if (problems.length) return { problem: problems[0] as Problem, count: problems.length };
   const board = ctx.board.read();
   const stop = ctx.capabilities.beforeStep(board, resolveSettings(board.settings, ctx.flags));
@@ -202,6 +202,16 @@ function doneReason(ctx: RunContext): string {
       : `phase is complete, so ${board.current} (current) is not run`;
   } catch {
     return 'the board has no next task';
+  }
+}
+
+// How often to compare the files: watch_poll as set, its default while an edit has broken it.
+function pollMs(settings: Settings): number {
+  try {
+    return watchPollMs(settings.supervisor);
+  } catch (error) {
+    if (!(error instanceof SupervisorError)) throw error;
+    return watchPollMs({});
   }
 }
 

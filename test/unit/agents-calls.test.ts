@@ -147,9 +147,9 @@ describe('the options one call of a CLI is handed', () => {
       'and nothing once nothing is left',
     () => {
       const spent = { spend: { total: { costUsd: 0.3 } } };
-      expect(callBudgetUsd(spent, { maxCostUsd: 1 }, false)).toBeCloseTo(0.7);
-      expect(callBudgetUsd(spent, { maxCostUsd: 1 }, true)).toBe(1);
-      expect(callBudgetUsd({}, { maxCostUsd: null }, false)).toBeUndefined();
+      expect(callBudgetUsd(spent, { supervisor: { max_cost_usd: 1 } }, false)).toBeCloseTo(0.7);
+      expect(callBudgetUsd(spent, { supervisor: { max_cost_usd: 1 } }, true)).toBe(1);
+      expect(callBudgetUsd({}, { supervisor: {} }, false)).toBeUndefined();
       expect(callBudget(0.70000000001)).toBe(0.7);
       expect(callBudget(0.123456)).toBe(0.1234);
       expect(callBudget(0.00001)).toBeUndefined();
@@ -195,7 +195,11 @@ describe('a run preparing an agent that hands its CLI the reply schema', () => {
 
   it('shows in --dry-run: the options in the argv, the prompt still found among them, nothing written', async () => {
     dir = boardWithTasks(1, { 'roles/implementor.md': role(CLAUDE, 'stdin: none\ncli_schema: true\n') });
-    const plan = await dryRun(path.join(dir, 'kanban.yaml'), { maxCostUsd: 2 }, { PATH: '/nonexistent' });
+    const plan = await dryRun(
+      path.join(dir, 'kanban.yaml'),
+      { supervisor: { max_cost_usd: 2 } },
+      { PATH: '/nonexistent' },
+    );
     const argv = plan.next?.argv ?? [];
     expect(argv.slice(0, 9)).toEqual([
       ...CLAUDE.slice(0, 5),

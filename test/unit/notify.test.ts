@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { notifySettings } from '../../src/board/settings.js';
+import { notifySettings } from '../../src/notifications/settings.js';
 import { endNotice, limitWaitNotice, requestFor, waitingNotice, type Notice } from '../../src/notify/notice.js';
 import { desktopArgv } from '../../src/notify/send.js';
 import { describeTargets, parseNotifyEntry, resolveTargets, unsetNotifyVariables } from '../../src/notify/target.js';

@@ -1,0 +1,9 @@
+import type { CapabilitySurface } from '../loop/context.js';
+import { limitSettings } from './settings.js';
+
+/** Usage limits, own and shared, and fallback agents: `supervisor.max_limit_wait`, `limit_wait`, `shared_limits`. */
+export const limitsSurface: CapabilitySurface = {
+  name: 'limits',
+  open: async (kind, options) => (await import('./capability.js')).limits(kind, options),
+  settings: limitSettings,
+};

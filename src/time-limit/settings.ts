@@ -1,0 +1,7 @@
+import type { BoardSettings } from '../board/read-board.js';
+import { durationSetting } from '../board/settings.js';
+
+/** A batch job's time budget (`supervisor.max_time` or --max-time): the run stops by then (exit 124); null: none. */
+export function maxTimeMs(supervisor: BoardSettings): number | null {
+  return durationSetting(supervisor, 'max_time') ?? null;
+}
