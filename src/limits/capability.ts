@@ -18,7 +18,7 @@ export const limits: OpenCapability = (kind): Capability => {
     | undefined;
   const where = ({ step, role, task }: AttemptPlace) => ({ step, role, task });
   return {
-    async runStarted({ ctx, settings }) {
+    async runStarted({ ctx, settings, deadline }) {
       // Loaded as a run starts: a board with nothing to run starts without the CLIs' adapters.
       const [{ sharedAccountOf }, { LimitWaits }, { FallbackAgents }] = await Promise.all([
         import('./shared.js'),
@@ -35,7 +35,7 @@ export const limits: OpenCapability = (kind): Capability => {
           };
         return last.shared;
       };
-      const waits = new LimitWaits(ctx);
+      const waits = new LimitWaits(ctx, deadline);
       ready = { waits, fallbacks: new FallbackAgents(ctx, waits), accountOf };
       if (kind === 'run') await ready.waits.resume(limitSettings(settings.supervisor));
     },

@@ -2,7 +2,7 @@ import { fallbackChain } from '../board/fallback-chain.js';
 import { readRole, roleFilePath } from '../board/role.js';
 import { sameRole } from '../board/role-names.js';
 import { limitSettings, type LimitSettings } from './settings.js';
-import type { AgentChoice, RunContext } from '../loop/context.js';
+import type { AgentChoice, CapabilityRun } from '../loop/context.js';
 import { localClock } from '../util/time.js';
 import type { LimitWaits, Wait, WaitPlace } from './limit-wait.js';
 import { lookForSharedLimit, sharedAccountOf, type SharedAccount } from './shared.js';
@@ -28,7 +28,7 @@ export class FallbackAgents {
   private readonly current = new Map<string, string>();
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly ctx: CapabilityRun,
     private readonly waits: LimitWaits,
   ) {}
 

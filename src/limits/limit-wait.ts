@@ -3,7 +3,7 @@ import type { LimitSettings } from './settings.js';
 import { LimitWaitError } from '../errors.js';
 import type { EventFields } from '../event-types.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
-import type { RunContext } from '../loop/context.js';
+import type { CapabilityRun } from '../loop/context.js';
 import { sleepUntil, throwIfStopped } from '../loop/world.js';
 import { formatDuration } from '../util/duration.js';
 import { localStamp } from '../util/time.js';
@@ -72,7 +72,11 @@ export class LimitWaits {
   private waitedMs = 0;
   private fallbacks = 0;
 
-  constructor(private readonly ctx: RunContext) {}
+  constructor(
+    private readonly ctx: CapabilityRun,
+    /** When the run must have ended (--max-time), as the core passed it when the run started. */
+    private readonly deadline?: Date,
+  ) {}
 
   /** Wait for a limit the CLI reported (a fallback without a usable reset), telling its account's other supervisors. */
   async own(
@@ -119,7 +123,7 @@ export class LimitWaits {
     if (!look.limit) return look.ignored;
     const { entry, file } = look.limit;
     const until = Math.min(look.limit.until, now + Math.max(0, settings.maxLimitWaitMs - this.waitedMs));
-    const deadline = this.ctx.capabilities.deadline();
+    const { deadline } = this;
     if (until <= now || (deadline && until > deadline.getTime()))
       return `${file}: ${entry.board}'s limit until ${entry.until} is past what this run may wait; the CLI is called`;
     const learnt = `the supervisor of ${entry.board} learnt at ${entry.since} that this account (${entry.account})`;
@@ -228,7 +232,7 @@ export class LimitWaits {
         words: `max_limit_wait (${max}) lets this run wait`,
         fix: ', or raise supervisor.max_limit_wait',
       };
-    const deadline = this.ctx.capabilities.deadline()?.getTime();
+    const deadline = this.deadline?.getTime();
     if (deadline !== undefined && until > deadline)
       return {
         name: `the run's time limit (${localStamp(deadline)})`,

@@ -34,6 +34,13 @@ export interface RunContext {
 }
 
 /**
+ * What a capability may use of its run: the board's place and reads, the run's id, the command line,
+ * its events and its world. Not the other capabilities (a fact one needs of another, the deadline,
+ * is a value the core passes), the reply schemas, the attempt output, or the checks.
+ */
+export type CapabilityRun = Pick<RunContext, 'board' | 'runId' | 'flags' | 'events' | 'world'>;
+
+/**
  * What a run tells each of its capabilities (the list: run/capability-list.ts), one optional method
  * per event, in the order they happen. Some answer with a decision the core acts on: stop before
  * a step, run the same attempt again, run more steps, run the loop again.
@@ -68,7 +75,7 @@ export interface Capability {
   answerWritten?(step: AppliedStep): Promise<void>;
   /** A step completed (answer ok, no guard stopped the run): steps to run now, before the next task. */
   afterStep?(task: string, settings: Settings): ExtraStep[];
-  /** When the run must have ended. */
+  /** When the run must have ended, once the board is read: asked by the core as the run starts (StartedRun). */
   deadline?(): Date | undefined;
   /** The loop would end the run so: 'again' runs it again. */
   loopEnded?(end: LoopEnd): Promise<'again' | undefined>;
@@ -179,8 +186,10 @@ export interface RunIO {
 
 /** A run that holds its board. */
 export interface StartedRun {
-  ctx: RunContext;
+  ctx: CapabilityRun;
   settings: Settings;
+  /** When the run must have ended (the earliest `deadline()` as the run starts: --max-time), if ever. */
+  deadline?: Date;
   /** Ask the run to stop with `error`, as a signal would. */
   stop(error: SupervisorError): void;
   /** Aborted when the run lets go of the board, however it ended. */
@@ -195,7 +204,7 @@ export interface StepStop {
 
 /** An attempt about to run: its run, its agent run (one invocation, repeated), where it stands. */
 export interface AttemptPlace {
-  ctx: RunContext;
+  ctx: CapabilityRun;
   step: number;
   role: string;
   task: string;
@@ -205,7 +214,7 @@ export interface AttemptPlace {
 
 /** A role about to run an attempt, its agent not yet chosen. */
 export interface AgentChoice {
-  ctx: RunContext;
+  ctx: CapabilityRun;
   step: number;
   role: string;
   task: string;
@@ -237,8 +246,15 @@ export interface ExtraStep {
   inputs(board: Board): AgentInputs;
 }
 
-/** How a pass of the loop ended, in its run. */
-export type LoopEnd = { ctx: RunContext } & ({ result: LoopResult } | { error: unknown });
+/**
+ * How a pass of the loop ended, in its run, with what a capability that runs the loop again needs
+ * to judge an edit: validate's checks of the board now, and whether a step would be stopped before it.
+ */
+export type LoopEnd = {
+  ctx: CapabilityRun;
+  check(): Validation;
+  stopBeforeStep(board: Board, settings: Settings): StepStop | undefined;
+} & ({ result: LoopResult } | { error: unknown });
 
 /** How the loop ended when it ended normally. */
 export interface LoopResult {

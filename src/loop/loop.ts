@@ -38,9 +38,11 @@ export class StepNumbers {
 export async function superviseBoard(ctx: RunContext): Promise<LoopResult> {
   const numbers = new StepNumbers();
   for (;;) {
+    // What --watch judges an edit by: validate's checks, and whether a capability would stop before a step.
+    const judge = { ctx, check: ctx.check, stopBeforeStep: ctx.capabilities.beforeStep.bind(ctx.capabilities) };
     const end = await pass(ctx, numbers).then(
-      (result) => ({ ctx, result }),
-      (error: unknown) => ({ ctx, error }),
+      (result) => ({ ...judge, result }),
+      (error: unknown) => ({ ...judge, error }),
     );
     if ((await ctx.capabilities.loopEnded(end)) === 'again') continue;
     if ('error' in end) throw end.error;
@@ -134,7 +136,7 @@ function managerHalt(ctx: RunContext, board: Board, task: string, answer: Record
 }
 
 /** Record how a run stops (an `interrupted` or `halted` event); retries record their own halt. */
-export function recordStop(ctx: RunContext, error: unknown, steps: number): void {
+export function recordStop(ctx: Pick<RunContext, 'events'>, error: unknown, steps: number): void {
   if (error instanceof RetriesExhaustedError) return;
   const exitCode = error instanceof SupervisorError ? error.exitCode : 1;
   const message = error instanceof Error ? error.message : String(error);

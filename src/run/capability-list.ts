@@ -20,8 +20,8 @@ import { watchSurface } from '../watch/surface.js';
  */
 export const CAPABILITIES: readonly CapabilitySurface[] = [
   historySurface,
-  budgetSurface,
-  timeLimitSurface, // before the usage-limit wait a run resumes at its start, which the deadline caps
+  budgetSurface, // before backoff: a run whose budget is reached stops rather than backing off (loop/README.md)
+  timeLimitSurface,
   gitSurface,
   limitsSurface,
   loginSurface,

@@ -16,7 +16,7 @@ import { appendEntry } from '../log/supervisor-log.js';
 import type { BoardSource } from '../loop/board-source.js';
 import type { Capabilities } from '../loop/capability-fanout.js';
 import { recordStop } from '../loop/loop.js';
-import type { RunContext, RunKind, RunOptions } from '../loop/context.js';
+import type { Capability, RunContext, RunKind, RunOptions } from '../loop/context.js';
 import { Stopper } from '../loop/stopper.js';
 import { systemClock } from '../loop/world.js';
 import { createReporter } from '../progress/reporter.js';
@@ -112,7 +112,12 @@ export async function openRun<T>(
     });
     for (const { file, line, message } of warnings)
       events.emit('warning', { file, ...(line !== undefined && { line }), message });
-    const started = { ctx, settings, stop: (error: Parameters<Stopper['request']>[0]) => stopper.request(error) };
+    const started = {
+      ctx,
+      settings,
+      stop: (error: Parameters<Stopper['request']>[0]) => stopper.request(error),
+      ...deadlineOf(capabilities),
+    };
     await capabilities.runStarted({ ...started, closed: closed.signal }).catch((error: unknown) => {
       recordStop(ctx, stopper.reason ?? error, 0);
       throw error;
@@ -140,4 +145,10 @@ function preflight(source: BoardSource, env: NodeJS.ProcessEnv, settings: readon
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
   checkWritable(source.file);
   return check.warnings;
+}
+
+// The run's deadline as its capabilities know it once the board is read (--max-time): a value handed to all.
+function deadlineOf(capabilities: Required<Capability>): { deadline?: Date } {
+  const deadline = capabilities.deadline();
+  return deadline ? { deadline } : {};
 }

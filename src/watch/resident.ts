@@ -6,7 +6,7 @@ import { resolveSettings, type Settings } from '../board/settings.js';
 import { watchPollMs } from './settings.js';
 import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
-import type { LoopEnd, RunContext } from '../loop/context.js';
+import type { CapabilityRun, LoopEnd } from '../loop/context.js';
 import { recordStop } from '../loop/loop.js';
 import { idleStop } from '../loop/stopper.js';
 import { rebase, snapshot, watchSet } from './files.js';
@@ -50,7 +50,7 @@ export async function waitForPerson(end: LoopEnd, deps: ResidentDeps): Promise<'
   const ended = passEnd(ctx, end);
   if (!ended) return undefined;
   try {
-    await waitForEdit(ctx, deps, ended);
+    await waitForEdit(end, deps, ended);
   } catch (error) {
     idleStop(error, ended.until ? "an edit of the board or the usage limit's reset" : 'an edit of the board');
     recordStop(ctx, error, 0);
@@ -62,7 +62,7 @@ export async function waitForPerson(end: LoopEnd, deps: ResidentDeps): Promise<'
 }
 
 // What a run without --watch would have ended with, if an edit can change it.
-function passEnd(ctx: RunContext, end: LoopEnd): PassEnd | undefined {
+function passEnd(ctx: CapabilityRun, end: LoopEnd): PassEnd | undefined {
   if (!('error' in end)) return { outcome: 'done', exitCode: 0, reason: doneReason(ctx) };
   const { error } = end;
   if (ctx.world.stop.interrupt.aborted || !(error instanceof SupervisorError) || !WAITABLE.includes(error.exitCode))
@@ -76,7 +76,8 @@ function passEnd(ctx: RunContext, end: LoopEnd): PassEnd | undefined {
 }
 
 // Wait for an edit that validates (or a usage limit's reset), reporting each one that does not.
-async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd): Promise<void> {
+async function waitForEdit(end: LoopEnd, deps: ResidentDeps, ended: PassEnd): Promise<void> {
+  const { ctx } = end;
   const since = ctx.world.clock.now();
   const at = (relative: string) => path.join(ctx.board.dir, relative);
   let set = watchSet(ctx.board.file);
@@ -118,7 +119,7 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
     );
     baseline = wake.snapshot;
     const files = wake.by === 'change' ? wake.files : [];
-    const problem = wake.by === 'change' ? firstProblem(ctx) : undefined;
+    const problem = wake.by === 'change' ? firstProblem(end) : undefined;
     if (problem) {
       // waiting.json first: whoever hears the event can read the state it announces.
       tell({ ...waiting, invalid: formatProblem(problem.problem) });
@@ -141,7 +142,7 @@ async function waitForEdit(ctx: RunContext, deps: ResidentDeps, ended: PassEnd):
 
 // waiting.json written, or — a folder or a link in its place — said once as a warning, and the
 // wait goes on: a bad state file is a problem for the person, not a reason to stop waiting.
-function stateTeller(ctx: RunContext): (waiting: Waiting) => void {
+function stateTeller(ctx: CapabilityRun): (waiting: Waiting) => void {
   let warned = false;
   return (waiting) => {
     try {
@@ -173,9 +174,10 @@ function inPlace(file: string): string | undefined {
 
 // What `validate` would say first, and how many problems it found; or a stop before the next step (the budget).
 // A board moved away (an editor's save, a `git checkout`) is such a problem: put back, it is read again.
-function firstProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
+function firstProblem(end: LoopEnd): { problem: Problem; count: number } | undefined {
+  const { ctx } = end;
   try {
-    return boardProblem(ctx);
+    return boardProblem(end);
   } catch (error) {
     if (!(error instanceof BoardReadError)) throw error;
     const why =
@@ -186,15 +188,16 @@ function firstProblem(ctx: RunContext): { problem: Problem; count: number } | un
   }
 }
 
-function boardProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
-  const { problems } = ctx.check();
+function boardProblem(end: LoopEnd): { problem: Problem; count: number } | undefined {
+  const { ctx } = end;
+  const { problems } = end.check();
   if (problems.length) return { problem: problems[0] as Problem, count: problems.length };
   const board = ctx.board.read();
-  const stop = ctx.capabilities.beforeStep(board, resolveSettings(board.settings, ctx.flags));
+  const stop = end.stopBeforeStep(board, resolveSettings(board.settings, ctx.flags));
   return stop && { problem: { file: path.basename(ctx.board.file), message: stop.edit }, count: 1 };
 }
 
-function doneReason(ctx: RunContext): string {
+function doneReason(ctx: CapabilityRun): string {
   try {
     const board = ctx.board.read();
     return board.current === null
@@ -216,7 +219,7 @@ function pollMs(settings: Settings): number {
 }
 
 // The settings as far as the board can be read now (an edit may have broken it meanwhile).
-function currentSettings(ctx: RunContext): Settings {
+function currentSettings(ctx: CapabilityRun): Settings {
   try {
     return resolveSettings(ctx.board.read().settings, ctx.flags);
   } catch (error) {
