@@ -11,12 +11,12 @@ import { InterruptedError } from '../errors.js';
 import type { AttemptPlace } from '../event-types.js';
 import { checkReply, type ReplyRules } from '../reply/check-reply.js';
 import { extractReply, type Envelope, type OutputStrategy } from '../reply/extract.js';
+import { exitNote, receivedReply, receivedText, stderrNote, truncatedNote } from '../agent/failure-note.js';
 import { stdoutEvents } from '../reply/json.js';
 import { expectedReply } from '../schemas.js';
 import { checkUsage } from '../spend.js';
-import { cleanBlock, cleanLine } from '../util/clean-text.js';
+import { maskedHead } from '../util/secrets.js';
 import { formatDuration } from '../util/duration.js';
-import { maskedHead, maskedTail } from '../util/secrets.js';
 import type { RunContext } from './context.js';
 import { throwIfStopped } from './world.js';
 
@@ -171,8 +171,6 @@ function readFailure(
 export type Judgement =
   { valid: true; reply: Record<string, unknown>; via: string } | { valid: false; issue: string; received: string };
 
-const RECEIVED_MAX = 4000;
-
 /**
  * Judge an attempt by the format of its output only (the agent CLIs'
  * envelopes given); the exit code alone never decides (SPEC §3).
@@ -214,7 +212,7 @@ export function judgeAttempt(
     return {
       valid: false,
       issue: `replied in the wrong format: ${verdict.issues.slice(0, 3).join('; ')}`,
-      received: bounded(safeStringify(extraction.reply), secrets),
+      received: receivedReply(extraction.reply, secrets),
     };
   }
   return { valid: true, reply: extraction.reply, via: extraction.via };
@@ -222,91 +220,4 @@ export function judgeAttempt(
 
 function invalid(issue: string, result: AttemptResult, secrets: readonly string[]): Judgement {
   return { valid: false, issue, received: receivedText(result, secrets) };
-}
-
-// Only the end of a long stdout is kept; a reply that began before it cannot be found.
-function truncatedNote(result: AttemptResult): string {
-  if (!result.stdoutTruncated) return '';
-  return (
-    ` (only the last ${Math.round(Buffer.byteLength(result.stdout) / 1024)} KiB of its ${result.stdoutBytes} bytes ` +
-    `of stdout were searched; the reply must come last)`
-  );
-}
-
-// Many CLIs say why they failed on stderr only (Gemini CLI with no key): the reason must show.
-// A crash's stack trace ends in frames (`at async ModuleLoader…`); its error line says why.
-// Else the lines that read like the error, not a summary after it (Copilot's stats footer).
-function stderrNote(result: AttemptResult, secrets: readonly string[]): string {
-  const lines = result.stderrTail.split('\n').map(cleanLine);
-  const error = crashLine(lines.filter((line) => line !== ''));
-  if (error !== undefined) return `; stderr: ${maskedHead(error, 300, secrets)} (then a stack trace)`;
-  const quoted = errorLines(lines);
-  return quoted.length ? `; stderr: ${maskedHead(quoted.join(' / '), 300, secrets)}` : '';
-}
-
-const ERROR_WORDS = new RegExp(
-  String.raw`\b(?:error|fail(?:ed|ure|s)?|fatal|denied|unauthori[sz]ed|forbidden|invalid|refused|exceed(?:s|ed)?|` +
-    String.raw`not found|cannot|can't|could not|unable|missing|rejected|expired|timed? ?out|quota|rate.?limit|` +
-    String.raw`overloaded|unavailable)\b|\b(?:HTTP|status):? ?[45]\d\d\b|^[45]\d\d\b`,
-  'i',
-);
-
-/**
- * The last stderr line that reads like an error and the rest of its paragraph (3 lines at most),
- * else the last 3 lines (pure).
- */
-export function errorLines(lines: readonly string[]): string[] {
-  const last = lines.findLastIndex((line) => ERROR_WORDS.test(line));
-  if (last < 0) return lines.filter((line) => line !== '').slice(-3);
-  const end = lines.findIndex((line, i) => i > last && line === '');
-  return lines.slice(last, end < 0 ? undefined : end).slice(0, 3);
-}
-
-/**
- * The error line of a stack trace in an agent's stderr (pure), if it holds one: the line above the
- * last run of JavaScript frames (`at …:3:5`), or the last line of a Python traceback.
- */
-export function crashLine(lines: readonly string[]): string | undefined {
-  // Lines come trimmed: a frame is `at <function> (<file>:<line>:<col>)` or `at <file>:<line>:<col>`.
-  const frame = (line: string) => /^at\s.*(:\d+:\d+\)?|\(native\)|\(<anonymous>\))$/.test(line.trim());
-  for (let i = lines.length - 1; i > 0; i--) {
-    if (frame(lines[i] as string) && !frame(lines[i - 1] as string)) return (lines[i - 1] as string).trim();
-  }
-  const traceback = lines.findLastIndex((line) => line.startsWith('Traceback (most recent call last)'));
-  if (traceback < 0) return undefined;
-  return lines.slice(traceback + 1).findLast((line) => /^\S/.test(line));
-}
-
-function exitNote(result: AttemptResult): string {
-  if (result.signal) return ` (the agent was ended by ${result.signal})`;
-  if (result.exitCode !== null && result.exitCode !== 0) return ` (exit code ${result.exitCode})`;
-  return '';
-}
-
-function receivedText(result: AttemptResult, secrets: readonly string[]): string {
-  if (result.stdout.trim() === '') {
-    const stderr = result.stderrTail.trim();
-    return stderr
-      ? `(stdout was empty; stderr ends with:)\n${bounded(stderr, secrets)}`
-      : '(nothing on stdout or stderr)';
-  }
-  const head =
-    result.stdoutTruncated || result.stdout.length > RECEIVED_MAX
-      ? `(last ${RECEIVED_MAX} characters of ${result.stdoutBytes} bytes of stdout)\n`
-      : '';
-  return head + bounded(result.stdout, secrets);
-}
-
-// The log is read in a terminal: an agent's NUL bytes or escape sequences must not reach it, nor
-// part of a secret the cut would have split (masked first, then cut).
-function bounded(text: string, secrets: readonly string[]): string {
-  return cleanBlock(maskedTail(text, RECEIVED_MAX, secrets));
-}
-
-function safeStringify(value: unknown): string {
-  try {
-    return JSON.stringify(value, null, 2);
-  } catch {
-    return String(value);
-  }
 }

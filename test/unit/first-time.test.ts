@@ -3,7 +3,7 @@ import { roleLookalikes, sameRole } from '../../src/board/role-names.js';
 import { roleWarnings } from '../../src/board/role-warnings.js';
 import { parseRole, type Role } from '../../src/board/role.js';
 import { parseYaml } from '../../src/board/yaml.js';
-import { crashLine } from '../../src/loop/run-once.js';
+import { crashLine } from '../../src/agent/failure-note.js';
 
 function roleOf(text: string): Role {
   const check = parseRole('roles/x.md', 'X', text);

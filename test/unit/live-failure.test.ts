@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { AttemptResult } from '../../src/agent/attempt.js';
 import { AGENTS, failureInLine } from '../../src/agents/index.js';
-import { errorLines, judgeAttempt } from '../../src/loop/run-once.js';
+import { judgeAttempt } from '../../src/loop/run-once.js';
+import { errorLines } from '../../src/agent/failure-note.js';
 import type { FailurePatterns } from '../../src/reply/failure-patterns.js';
 import { ROOT } from '../helpers.js';
 
