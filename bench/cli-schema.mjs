@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeModelServer } from '../test/fixtures/fake-model-server.mjs';
+import { readEvents } from './lib/boards.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'test', 'clis', 'node_modules', '.bin');
@@ -55,11 +56,7 @@ async function measure({ work, cli, node, tasks, agent, schema }) {
     writeBoard(board, tasks, schema);
     const started = Date.now();
     const exitCode = await run(node, [cli, 'kanban.yaml', '--quiet', '--timeout', '2m'], env, board);
-    const events = readFileSync(path.join(board, '.kanban-supervisor', 'events.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
-    const finished = events.filter((e) => e.type === 'attempt_finished');
+    const finished = readEvents(board).filter((e) => e.type === 'attempt_finished');
     const completed = finished.filter((e) => e.valid).length;
     const input = finished.reduce((sum, e) => sum + (e.usage?.inputTokens ?? 0), 0);
     const requests = server.requests.filter((r) => /^POST \/v1\/(messages|responses)/.test(r)).length;

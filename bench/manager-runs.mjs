@@ -11,6 +11,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeModelServer } from '../test/fixtures/fake-model-server.mjs';
+import { readEvents } from './lib/boards.mjs';
 import { agentEnv, boardTasks, run, strings } from './cli-schema.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -62,11 +63,7 @@ async function measure({ work, cli, node, tasks, name, manager, blocked }) {
     if (manager) writeFileSync(path.join(board, 'roles', 'manager.md'), manager);
     const started = Date.now();
     const exitCode = await run(node, [cli, 'kanban.yaml', '--quiet', '--timeout', '2m'], env, board);
-    const events = readFileSync(path.join(board, '.kanban-supervisor', 'events.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
-    const finished = events.filter((e) => e.type === 'attempt_finished');
+    const finished = readEvents(board).filter((e) => e.type === 'attempt_finished');
     const completed = finished.filter((e) => e.role !== 'Manager' && e.valid).length;
     const input = (list) => list.reduce((sum, e) => sum + (e.usage?.inputTokens ?? 0), 0);
     const managers = finished.filter((e) => e.role === 'Manager');

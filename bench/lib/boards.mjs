@@ -59,3 +59,11 @@ function readTemplate(dir) {
   if (!existsSync(template)) throw new Error(`${template} is missing: makeBoard first`);
   return readFileSync(template, 'utf8');
 }
+
+/** The events a run of the board recorded, in order (its .kanban-supervisor/events.jsonl). */
+export function readEvents(board) {
+  return readFileSync(path.join(board, '.kanban-supervisor', 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
