@@ -21,6 +21,8 @@ import { maskArgv, secretValues } from '../util/secrets.js';
 import { describeTargets } from '../notify/target.js';
 import { notifySettings } from '../board/settings.js';
 import type { Fence } from '../sandbox/fence.js';
+import { fenceOf } from '../sandbox/transform.js';
+import { invocationTransforms } from '../run/invocation-transforms.js';
 
 /** Where the agent's timeout comes from, in the order that decides it. */
 export type TimeoutSource = 'role' | 'flag' | 'board' | 'default';
@@ -119,6 +121,7 @@ export async function dryRun(
   const shown = maskedEnv(worker.invocation.env, env, worker.role.env);
   const fallback = fallbackChain(board.dir, worker.invocation.role).slice(1);
   const { invocation } = worker;
+  const fence = fenceOf(invocation);
   const git = settings.gitCommit ? await gitPlan(file, env, settings, warnings) : undefined;
   return {
     file,
@@ -142,7 +145,7 @@ export async function dryRun(
       timeout: timeoutChoice(worker.role, options, board),
       idleTimeoutMs: invocation.idleTimeoutMs,
       maxRetries: settings.maxRetries,
-      ...(invocation.fence && { fence: invocation.fence }),
+      ...(fence && { fence }),
       manager: { roleFile: manager.invocation.roleFile, command: describeCommand(manager.invocation, 120) },
       ...(fallback.length > 0 && { fallback: fallback.map(roleFilePath) }),
       ...(invocation.acp && {
@@ -209,9 +212,10 @@ function plan(
   env: NodeJS.ProcessEnv,
   warnings: string[],
 ): PlannedAgent {
-  const planned = planAgent({ env, runId: '<run>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
-  if (planned.unfenceable !== undefined)
-    warnings.push(`${planned.role.file}: ${planned.unfenceable} A run would stop here with exit 2.`);
+  const run = { env, runId: '<run>', schemas: createSchemaCompiler(), transforms: invocationTransforms() };
+  const planned = planAgent(run, board, settings, inputs, 1);
+  if (planned.problem !== undefined)
+    warnings.push(`${planned.role.file}: ${planned.problem} A run would stop here with exit 2.`);
   try {
     checkCommand(planned.invocation);
   } catch (error) {

@@ -16,6 +16,8 @@ import { outsideWritesEnv } from '../board/fenced-writes.js';
 import type { RunIO } from '../loop/context.js';
 import { openCapabilities } from '../run/capability-list.js';
 import { openRun } from '../run/open-run.js';
+import { invocationTransforms } from '../run/invocation-transforms.js';
+import { startLog } from '../log/supervisor-log.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from '../board/settings.js';
 import { runnable, shellWord } from '../util/self-command.js';
@@ -59,7 +61,8 @@ export async function tryRole(
   const runs = tried.sandbox === undefined ? [{ role: tried, inputs }] : [];
   const unfenced = unfencedRunProblems(board.dir, path.basename(board.file), runs, env);
   if (unfenced.length) throw new InputError(problemsMessage(unfenced));
-  prepareAgent({ env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
+  const transforms = invocationTransforms((dir) => startLog(dir));
+  prepareAgent({ env, runId: '<try>', schemas: createSchemaCompiler(), transforms }, board, settings, inputs, 1);
   const show = showOn(io.stderr, { quiet: flags.quiet === true, noColor: flags['no-color'] === true, env: io.env });
   const run = { file: options.file, flags: { ...settingFlags }, io, show };
   const capabilities = await openCapabilities('try', run);

@@ -1,5 +1,6 @@
 import type { RunAttempt } from '../agent/attempt.js';
 import type { Invocation } from '../agent/invocation.js';
+import type { InvocationTransform } from '../agent/prepare.js';
 import type { Failure } from '../agents/adapter.js';
 import type { AgentInputs } from '../board/inputs.js';
 import type { Board } from '../board/read-board.js';
@@ -26,6 +27,8 @@ export interface RunContext {
   output: OutputStore;
   world: World;
   schemas: SchemaCompiler;
+  /** What changes each agent run's invocation, in order (run/invocation-transforms.ts). */
+  transforms: readonly InvocationTransform[];
   /** All of them as one (capability-fanout.ts). */
   capabilities: Required<Capability>;
 }

@@ -292,7 +292,13 @@ export async function runAgent(
   const spent = ctx.capabilities.spent();
   const prepare = (chosen: string | undefined) =>
     prepareAgent(
-      { env: ctx.world.env, runId: ctx.runId, schemas: ctx.schemas, ...(spent && { spend: { total: spent } }) },
+      {
+        env: ctx.world.env,
+        runId: ctx.runId,
+        schemas: ctx.schemas,
+        transforms: ctx.transforms,
+        ...(spent && { spend: { total: spent } }),
+      },
       board,
       settings,
       run.inputs,

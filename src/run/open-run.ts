@@ -12,7 +12,7 @@ import { InputError } from '../errors.js';
 import { EventLog } from '../events/log.js';
 import { acquireBoardLock } from '../lock/lock.js';
 import { OutputStore } from '../log/output-store.js';
-import { appendEntry } from '../log/supervisor-log.js';
+import { appendEntry, startLog } from '../log/supervisor-log.js';
 import type { BoardSource } from '../loop/board-source.js';
 import type { Capabilities } from '../loop/capability-fanout.js';
 import { recordStop } from '../loop/loop.js';
@@ -23,6 +23,7 @@ import { createReporter } from '../progress/reporter.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { runId as newRunId } from '../util/time.js';
 import { maskedHead, maskText } from '../util/secrets.js';
+import { invocationTransforms } from './invocation-transforms.js';
 import { SHOWN_MAX } from '../agents/index.js';
 import { boardSecrets } from '../board/secret-values.js';
 
@@ -101,6 +102,8 @@ export async function openRun<T>(
         log: (entry) => appendEntry(source.dir, { time: clock.now(), ...entry }, secrets),
       },
       schemas: createSchemaCompiler(),
+      // The Log exists before any fenced agent runs, so its fence binds it read-only (no forged Log).
+      transforms: invocationTransforms((dir) => startLog(dir)),
       capabilities,
     };
     events.emit('run_started', {
