@@ -12,7 +12,6 @@ import { checkRole } from './role-check.js';
 import { determineRole, KNOWN_PHASES } from './determine-role.js';
 import { closest } from '../util/suggest.js';
 import { roleFilePath, type Role } from './role.js';
-import { pathWarnings, unfencedRunProblems } from './unfenced-runs.js';
 import { outsideWritesEnv } from './fenced-writes.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
@@ -24,8 +23,6 @@ import { finishedNote } from './hints.js';
 import { unlistedTasksWarning } from './unlisted-tasks.js';
 import { fieldWords } from './pointer-words.js';
 import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
-import { agentUser } from '../sandbox/owner.js';
-import { fenceFindings } from './check-fence.js';
 import { fallbackCycles } from './fallback-chain.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
@@ -42,11 +39,44 @@ export interface Validation {
 }
 
 /** Where a role is asked for: the inputs a run would give it, and the line that decides it. */
-interface Need {
+export interface Need {
   inputs: AgentInputs;
   file: string;
   line?: number;
   why: string;
+}
+
+/** What a check found: problems stop a run, warnings do not; `access` is what each role may reach, one line each. */
+export interface Findings {
+  problems: Problem[];
+  warnings: Problem[];
+  access?: string[];
+}
+
+/** What a check is told of the board checked: its folder and file name, and the environment programs are found in. */
+export interface CheckPlace {
+  dir: string;
+  /** kanban.yaml's name. */
+  name: string;
+  /** As a run starts programs: PATH without what a fenced agent could write (fenced-writes.ts). */
+  env: NodeJS.ProcessEnv;
+  /** The environment as given, PATH whole. */
+  given: NodeJS.ProcessEnv;
+}
+
+/**
+ * The seam where a capability adds to the pre-flight check (validate, a run's start, --dry-run, the
+ * watch): its callers hand the checks in, so board/ knows no capability (the sandbox's: sandbox/board-checks.ts).
+ * A check object lives for one checkBoard call, so it may keep what it learns between its calls.
+ * - `role`: each role the board runs that could be read, in the order checked, with the inputs a run
+ *   would give it and where it is asked for; its findings are listed with that role's own.
+ * - `board`: once, after every role: the roles read (each with its inputs); its problems come after
+ *   the roles' and its warnings before the board's own (supervisor.notify, tasks, phase); its `access`
+ *   lines, when any check gives some, are the Validation's.
+ */
+export interface BoardCheck {
+  role?(role: Role, need: Need, place: CheckPlace): Findings;
+  board?(roles: ReadonlyArray<{ role: Role; inputs: AgentInputs }>, place: CheckPlace): Findings;
 }
 
 /**
@@ -55,7 +85,10 @@ interface Need {
  * Manager), collecting every problem rather than stopping at the first. Reads only; `seen` is
  * the board's text and parse when the caller has read it already, so it is not read twice.
  */
-export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; seen?: WrittenText }): Validation {
+export function checkBoard(
+  options: { file: string; env?: NodeJS.ProcessEnv; seen?: WrittenText },
+  checks: readonly BoardCheck[] = [],
+): Validation {
   const file = path.resolve(options.file);
   // Every program is looked up as the run starts it: PATH without what a fenced agent could write (said once, below).
   const given = options.env ?? process.env;
@@ -157,14 +190,10 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
 
   const compiler = createSchemaCompiler();
   const boardTimeout = parseDuration(state.settings.timeout) ?? undefined;
-  // Whether bubblewrap can build a fence here is asked once (per network setting), for the first fenced role.
-  const fences = new Map<boolean, string | undefined>();
-  // Who a fenced agent runs as on the host: one look at the board folder for every fenced role.
-  let owner: ReturnType<typeof agentUser> | undefined;
-  const unfenced: Array<{ role: Role; inputs: AgentInputs }> = [];
+  const place: CheckPlace = { dir, name, env, given };
+  const checked: Array<{ role: Role; inputs: AgentInputs }> = [];
   const read = new Map<string, Role>();
   // A Map visits what is added while it is walked: each role's fallbacks are checked after it.
-  const access: string[] = [];
   for (const [role, need] of needs) {
     const check = checkRole(dir, role, need.inputs, env, compiler);
     const known = check.role ?? check.draft;
@@ -178,13 +207,12 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
           ...(known && { line: known.lineOf(`/fallback/${index}`) }),
           why: `${known?.file ?? roleFilePath(role)} names it in fallback:`,
         });
-    const fenced = check.role?.sandbox;
-    if (check.role) access.push(accessLine(check.role));
-    if (check.role && !fenced) unfenced.push({ role: check.role, inputs: need.inputs });
-    if (check.role && fenced) {
-      const found = fenceFindings(check.role, fenced, dir, env, fences, (owner ??= agentUser(dir)));
-      problems.push(...found.problems);
-      warnings.push(...found.warnings);
+    if (check.role) {
+      checked.push({ role: check.role, inputs: need.inputs });
+      for (const found of checks.map((c) => c.role?.(check.role as Role, need, place))) {
+        problems.push(...(found?.problems ?? []));
+        warnings.push(...(found?.warnings ?? []));
+      }
     }
     const hint = check.missing ? missingRoleHint(dir, role) : '';
     const readable = check.role ?? check.draft;
@@ -205,9 +233,12 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
       });
   }
   problems.push(...fallbackCycles(read));
-  problems.push(...unfencedRunProblems(dir, name, unfenced, env));
-  const anyFenced = unfenced.length < access.length;
-  warnings.push(...pathWarnings(dir, name, given));
+  const access: string[] = [];
+  for (const found of checks.map((c) => c.board?.(checked, place))) {
+    problems.push(...(found?.problems ?? []));
+    warnings.push(...(found?.warnings ?? []));
+    access.push(...(found?.access ?? []));
+  }
   for (const variable of unsetNotifyVariables(state.settings.notify, env))
     warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
   const unlisted = unlistedTasksWarning(dir, [...state.tasks, ...(state.current === null ? [] : [state.current])]);
@@ -240,26 +271,8 @@ export function checkBoard(options: { file: string; env?: NodeJS.ProcessEnv; see
     ...(finished && { note: finishedNote(state.phase ?? null, name) }),
     tasks: seen.size,
     roles: [...needs.keys()],
-    ...(anyFenced && { access }),
+    ...(access.length > 0 && { access }),
   };
-}
-
-// What a role may read, write and run, in words (validate and --dry-run, on a board with a fenced role).
-function accessLine(role: Role): string {
-  const spec = role.sandbox;
-  if (!spec)
-    return (
-      `${role.name} (${role.file}): unfenced — runs as you and may read, write and run what you can; ` +
-      `it is no agent CLI and lies outside every path a fenced agent writes (else a problem above says so)`
-    );
-  const list = (paths: string[]) => paths.join(', ');
-  return (
-    `${role.name} (${role.file}): fenced — writes the board folder (but its own files)` +
-    `${spec.write.length ? `, ${list(spec.write)}` : ''} and a /tmp of its own` +
-    `${spec.copy?.length ? `; a copy of ${list(spec.copy)}, thrown away when it ends` : ''}; ` +
-    `reads the file system but the home folder, /run and credential stores` +
-    `${spec.read.length ? ` (and reads ${list(spec.read)})` : ''}; network ${spec.network ? 'on' : 'off'}`
-  );
 }
 
 // Each duration and size on its own, so that every malformed one is listed.

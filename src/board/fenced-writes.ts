@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { expandPath } from '../sandbox/spec.js';
+import { expandPath } from './role-sandbox.js';
 import { isWithin, realOr } from '../util/real-path.js';
 import { fencedRoles } from './fenced-roles.js';
 import { readRole, roleFilePath } from './role.js';

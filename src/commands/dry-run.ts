@@ -8,6 +8,7 @@ import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { formatProblem, readBoard, type Board } from '../board/read-board.js';
 import { checkBoard } from '../board/check.js';
+import { sandboxChecks } from '../sandbox/board-checks.js';
 import { outsideWritesEnv } from '../board/fenced-writes.js';
 import { toRunMore } from '../board/hints.js';
 import { InputError } from '../errors.js';
@@ -111,7 +112,7 @@ export async function dryRun(
   }
   const settings = resolveSettings(board.settings, options);
   // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
-  const checked = checkBoard({ file, env: given });
+  const checked = checkBoard({ file, env: given }, [sandboxChecks()]);
   const warnings: string[] = checked.warnings.map(formatProblem);
   // As the run would start them: PATH without what a fenced agent could write (a warning above says so).
   const env = outsideWritesEnv(board.dir, given).env;

@@ -11,7 +11,7 @@ import { BoardSource } from '../loop/board-source.js';
 import { runAgent } from '../loop/loop.js';
 import { showOn } from '../progress/style.js';
 import { loadRole, problemsMessage } from '../board/role.js';
-import { unfencedRunProblems } from '../board/unfenced-runs.js';
+import { unfencedRunProblems } from '../sandbox/unfenced-runs.js';
 import { outsideWritesEnv } from '../board/fenced-writes.js';
 import type { RunIO } from '../loop/context.js';
 import { openCapabilities } from '../run/capability-list.js';

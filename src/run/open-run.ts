@@ -3,6 +3,7 @@ import { runAttempt } from '../agent/attempt.js';
 import { stopLeftoverAgent, stopLeftoverTries } from '../agent/record.js';
 import { RUN_PLACE, TRY_PLACE } from '../attempt-output/places.js';
 import { checkBoard } from '../board/check.js';
+import { sandboxChecks } from '../sandbox/board-checks.js';
 import type { Board, Problem } from '../board/read-board.js';
 import { problemsMessage } from '../board/role.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
@@ -138,7 +139,7 @@ export async function openRun<T>(
 
 // validate's checks (board/check.ts) on the read the run starts from: a problem stops the run.
 function preflight(source: BoardSource, env: NodeJS.ProcessEnv): Problem[] {
-  const check = checkBoard({ file: source.file, env, ...(source.seen && { seen: source.seen }) });
+  const check = checkBoard({ file: source.file, env, ...(source.seen && { seen: source.seen }) }, [sandboxChecks()]);
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
   checkWritable(source.file);
   return check.warnings;

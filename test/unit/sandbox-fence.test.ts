@@ -8,7 +8,7 @@ import { DEFAULT_HIDDEN } from '../../src/sandbox/hidden.js';
 import { gitDirs } from '../../src/sandbox/place.js';
 import { agentUser } from '../../src/sandbox/owner.js';
 import { fenceProblem, findBubblewrap } from '../../src/sandbox/probe.js';
-import { expandPath, sandboxSpec } from '../../src/sandbox/spec.js';
+import { expandPath, sandboxSpec } from '../../src/board/role-sandbox.js';
 import { fenceWrapper } from '../../src/sandbox/transform.js';
 import { ROOT, tempDir } from '../helpers.js';
 import { tablePlace } from './fence-place.js';
