@@ -30,8 +30,8 @@ export interface Invocation {
   /** The task the agent works on (the done task, for the Manager), for the agent record. */
   task: string;
   /**
-   * The program the agent runs under, put there by a transform (agent/prepare.ts): the bubblewrap fence of
-   * the role's `sandbox:` (sandbox/transform.ts); `file`/`args` stay the agent's own, for messages.
+   * The program the agent runs under, put there by a transform (agent/prepare.ts): a fenced role's
+   * bubblewrap; `file`/`args` stay the agent's own, for messages.
    */
   wrap?: Wrapper;
   /** The role's `failures:` patterns, read from its stderr while it runs (attempt.ts). */
@@ -44,7 +44,7 @@ export interface Invocation {
 }
 
 /**
- * A program an agent's own argv is started under (the sandbox's bubblewrap): its argv put before the
+ * A program an agent's own argv is started under (a fence's bubblewrap): its argv put before the
  * agent's, the bytes it reads from file descriptor 3, the files opened afresh for each attempt that
  * it reads from 4, 5, … (copy-fds.ts), and the host user to start it as when not the supervisor's own.
  */

@@ -55,7 +55,7 @@ export interface InvocationPlace {
 
 /**
  * The seam where an invocation is prepared: one capability's change to an agent run's plan (the
- * reply schema handed to the CLI, the call's budget, the sandbox's fence; fallback agents next),
+ * reply schema handed to the CLI, the call's budget, the fence; fallback agents next),
  * made once per agent run so every retry repeats it. Each transform gets what the one before it made.
  */
 export interface InvocationTransform {

@@ -12,7 +12,6 @@ import { checkRole } from './role-check.js';
 import { determineRole, KNOWN_PHASES } from './determine-role.js';
 import { closest } from '../util/suggest.js';
 import { roleFilePath, type Role } from './role.js';
-import { outsideWritesEnv } from './fenced-writes.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
 import { runnable } from '../util/self-command.js';
@@ -58,7 +57,7 @@ export interface CheckPlace {
   dir: string;
   /** kanban.yaml's name. */
   name: string;
-  /** As a run starts programs: PATH without what a fenced agent could write (fenced-writes.ts). */
+  /** The environment as a run starts programs (the checks' `env`). */
   env: NodeJS.ProcessEnv;
   /** The environment as given, PATH whole. */
   given: NodeJS.ProcessEnv;
@@ -66,8 +65,10 @@ export interface CheckPlace {
 
 /**
  * The seam where a capability adds to the pre-flight check (validate, a run's start, --dry-run, the
- * watch): its callers hand the checks in, so board/ knows no capability (the sandbox's: sandbox/board-checks.ts).
+ * watch): its callers hand the checks in (the list: run/seam-lists.ts), so board/ names no capability.
  * A check object lives for one checkBoard call, so it may keep what it learns between its calls.
+ * - `env`: the environment a run starts programs with, from the one given (a check may take out of
+ *   PATH what an agent could write); roles and programs are checked with it.
  * - `role`: each role the board runs that could be read, in the order checked, with the inputs a run
  *   would give it and where it is asked for; its findings are listed with that role's own.
  * - `board`: once, after every role: the roles read (each with its inputs); its problems come after
@@ -75,6 +76,7 @@ export interface CheckPlace {
  *   lines, when any check gives some, are the Validation's.
  */
 export interface BoardCheck {
+  env?(dir: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   role?(role: Role, need: Need, place: CheckPlace): Findings;
   board?(roles: ReadonlyArray<{ role: Role; inputs: AgentInputs }>, place: CheckPlace): Findings;
 }
@@ -90,9 +92,9 @@ export function checkBoard(
   checks: readonly BoardCheck[] = [],
 ): Validation {
   const file = path.resolve(options.file);
-  // Every program is looked up as the run starts it: PATH without what a fenced agent could write (said once, below).
+  // Every program is looked up as the run starts it: with the environment the checks make (said by them, below).
   const given = options.env ?? process.env;
-  const env = outsideWritesEnv(path.dirname(file), given).env;
+  const env = checks.reduce((sofar, check) => check.env?.(path.dirname(file), sofar) ?? sofar, given);
   const name = path.basename(file);
   const dir = path.dirname(file);
   const text = options.seen?.text ?? readBoardText(options.file);

@@ -41,7 +41,7 @@ export const cliSchema: InvocationTransform = {
 };
 
 /**
- * Run by root, a fenced agent is the board folder's owner on the host (sandbox/owner.ts), and the
+ * Run by root, a fenced agent is the board folder's owner on the host (its wrapper's user), and the
  * state folder is root's alone (0700): the handed schema's folder is opened to the owner's group
  * only, to pass through (0710, nothing listed), the schema folder itself readable. The state stays
  * root's (so root's own safe writes there go on) and read-only in the fence.

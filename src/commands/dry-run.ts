@@ -8,8 +8,8 @@ import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { formatProblem, readBoard, type Board } from '../board/read-board.js';
 import { checkBoard } from '../board/check.js';
-import { sandboxChecks } from '../sandbox/board-checks.js';
-import { outsideWritesEnv } from '../board/fenced-writes.js';
+import { boardChecks, invocationTransforms } from '../run/seam-lists.js';
+import { outsideWritesEnv } from '../sandbox/outside-writes.js';
 import { toRunMore } from '../board/hints.js';
 import { InputError } from '../errors.js';
 import { roleFilePath, type Role } from '../board/role.js';
@@ -23,7 +23,6 @@ import { describeTargets } from '../notify/target.js';
 import { notifySettings } from '../board/settings.js';
 import type { Fence } from '../sandbox/fence.js';
 import { fenceOf } from '../sandbox/transform.js';
-import { invocationTransforms } from '../run/invocation-transforms.js';
 
 /** Where the agent's timeout comes from, in the order that decides it. */
 export type TimeoutSource = 'role' | 'flag' | 'board' | 'default';
@@ -112,7 +111,7 @@ export async function dryRun(
   }
   const settings = resolveSettings(board.settings, options);
   // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
-  const checked = checkBoard({ file, env: given }, [sandboxChecks()]);
+  const checked = checkBoard({ file, env: given }, boardChecks());
   const warnings: string[] = checked.warnings.map(formatProblem);
   // As the run would start them: PATH without what a fenced agent could write (a warning above says so).
   const env = outsideWritesEnv(board.dir, given).env;

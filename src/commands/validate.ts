@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { checkBoard, type Validation } from '../board/check.js';
-import { sandboxChecks } from '../sandbox/board-checks.js';
+import { boardChecks } from '../run/seam-lists.js';
 import { formatProblem, type Problem } from '../board/read-board.js';
 
 /** `kanban-supervisor validate`: the board's pre-flight check (board/check.ts), which `run` makes too. Reads only. */
 export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Validation {
-  return checkBoard(options, [sandboxChecks()]);
+  return checkBoard(options, boardChecks());
 }
 
 /** The validation as lines `file:line: message` (paths relative to `cwd`) and a summary (pure). */

@@ -3,6 +3,7 @@ import type { Invocation } from '../agent/invocation.js';
 import type { InvocationTransform } from '../agent/prepare.js';
 import type { Failure } from '../agents/adapter.js';
 import type { AgentInputs } from '../board/inputs.js';
+import type { BoardCheck } from '../board/check.js';
 import type { Board } from '../board/read-board.js';
 import type { Settings, SettingsFlags } from '../board/settings.js';
 import type { SupervisorError } from '../errors.js';
@@ -27,10 +28,17 @@ export interface RunContext {
   output: OutputStore;
   world: World;
   schemas: SchemaCompiler;
-  /** What changes each agent run's invocation, in order (run/invocation-transforms.ts). */
-  transforms: readonly InvocationTransform[];
+  /** What capabilities add at the core's seams, in order (run/seam-lists.ts). */
+  seams: Seams;
   /** All of them as one (capability-fanout.ts). */
   capabilities: Required<Capability>;
+}
+
+/** Each agent run's invocation transforms (agent/prepare.ts), and the checks a board check adds (board/check.ts). */
+export interface Seams {
+  transforms: readonly InvocationTransform[];
+  /** New for each check: a check may keep what it learns between its calls. */
+  boardChecks(): BoardCheck[];
 }
 
 /**

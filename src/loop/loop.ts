@@ -296,7 +296,7 @@ export async function runAgent(
         env: ctx.world.env,
         runId: ctx.runId,
         schemas: ctx.schemas,
-        transforms: ctx.transforms,
+        transforms: ctx.seams.transforms,
         ...(spent && { spend: { total: spent } }),
       },
       board,

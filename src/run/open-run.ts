@@ -3,12 +3,11 @@ import { runAttempt } from '../agent/attempt.js';
 import { stopLeftoverAgent, stopLeftoverTries } from '../agent/record.js';
 import { RUN_PLACE, TRY_PLACE } from '../attempt-output/places.js';
 import { checkBoard } from '../board/check.js';
-import { sandboxChecks } from '../sandbox/board-checks.js';
 import type { Board, Problem } from '../board/read-board.js';
 import { problemsMessage } from '../board/role.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
 import { checkWritable, removeDeadTemps } from '../board/writable.js';
-import { outsideWritesEnv } from '../board/fenced-writes.js';
+import { outsideWritesEnv } from '../sandbox/outside-writes.js';
 import { InputError } from '../errors.js';
 import { EventLog } from '../events/log.js';
 import { acquireBoardLock } from '../lock/lock.js';
@@ -24,7 +23,7 @@ import { createReporter } from '../progress/reporter.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { runId as newRunId } from '../util/time.js';
 import { maskedHead, maskText } from '../util/secrets.js';
-import { invocationTransforms } from './invocation-transforms.js';
+import { boardChecks, invocationTransforms } from './seam-lists.js';
 import { SHOWN_MAX } from '../agents/index.js';
 import { boardSecrets } from '../board/secret-values.js';
 
@@ -104,7 +103,7 @@ export async function openRun<T>(
       },
       schemas: createSchemaCompiler(),
       // The Log exists before any fenced agent runs, so its fence binds it read-only (no forged Log).
-      transforms: invocationTransforms((dir) => startLog(dir)),
+      seams: { transforms: invocationTransforms((dir) => startLog(dir)), boardChecks },
       capabilities,
     };
     events.emit('run_started', {
@@ -139,7 +138,7 @@ export async function openRun<T>(
 
 // validate's checks (board/check.ts) on the read the run starts from: a problem stops the run.
 function preflight(source: BoardSource, env: NodeJS.ProcessEnv): Problem[] {
-  const check = checkBoard({ file: source.file, env, ...(source.seen && { seen: source.seen }) }, [sandboxChecks()]);
+  const check = checkBoard({ file: source.file, env, ...(source.seen && { seen: source.seen }) }, boardChecks());
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
   checkWritable(source.file);
   return check.warnings;

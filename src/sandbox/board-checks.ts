@@ -2,6 +2,7 @@ import type { BoardCheck } from '../board/check.js';
 import type { Role } from '../board/role.js';
 import { fenceFindings } from './check-fence.js';
 import { agentUser } from './owner.js';
+import { outsideWritesEnv } from './outside-writes.js';
 import { pathWarnings, unfencedRunProblems } from './unfenced-runs.js';
 
 /**
@@ -15,6 +16,7 @@ export function sandboxChecks(): BoardCheck {
   // Who a fenced agent runs as on the host: one look at the board folder for every fenced role.
   let owner: ReturnType<typeof agentUser> | undefined;
   return {
+    env: (dir, env) => outsideWritesEnv(dir, env).env,
     role(role, _need, { dir, env }) {
       const fenced = role.sandbox;
       if (!fenced) return { problems: [], warnings: [] };

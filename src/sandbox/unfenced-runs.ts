@@ -3,14 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { programWord } from '../agents/index.js';
 import { agentConfigOf, type AgentConfig } from './agent-configs.js';
 import { findProgram } from '../util/process.js';
-import {
-  fencedWrites,
-  outsideWritesEnv,
-  writablePathEntry,
-  writablePlace,
-  writtenPart,
-  type FencedWrites,
-} from '../board/fenced-writes.js';
+import { fencedWrites, writablePlace, type FencedWrites } from '../board/fenced-writes.js';
+import { outsideWritesEnv, writablePathEntry, writtenPart } from './outside-writes.js';
 import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from '../board/inputs.js';
 import type { Problem } from '../board/read-board.js';
 import type { Role } from '../board/role.js';

@@ -2,7 +2,6 @@ import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { BoardReadError } from '../board/board-file.js';
 import { checkBoard } from '../board/check.js';
-import { sandboxChecks } from '../sandbox/board-checks.js';
 import { formatProblem, type Problem } from '../board/read-board.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
 import { ExitCode, LimitWaitError, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
@@ -188,7 +187,7 @@ function firstProblem(ctx: RunContext): { problem: Problem; count: number } | un
 }
 
 function boardProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
-  const { problems } = checkBoard({ file: ctx.board.file, env: ctx.world.env }, [sandboxChecks()]);
+  const { problems } = checkBoard({ file: ctx.board.file, env: ctx.world.env }, ctx.seams.boardChecks());
   if (problems.length) return { problem: problems[0] as Problem, count: problems.length };
   const board = ctx.board.read();
   const stop = ctx.capabilities.beforeStep(board, resolveSettings(board.settings, ctx.flags));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handedSchema, withCallOptions } from '../../src/agents/call-options.js';
 import { callBudget, callBudgetUsd } from '../../src/budget/call-budget.js';
-import { invocationTransforms } from '../../src/run/invocation-transforms.js';
+import { invocationTransforms } from '../../src/run/seam-lists.js';
 import { classifyFailure } from '../../src/agents/index.js';
 import { planAgent, prepareAgent } from '../../src/agent/prepare.js';
 import { checkBoard } from '../../src/board/check.js';

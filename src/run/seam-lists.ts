@@ -1,6 +1,8 @@
 import type { InvocationTransform } from '../agent/prepare.js';
+import type { BoardCheck } from '../board/check.js';
 import { callBudgetOption } from '../budget/call-budget.js';
 import { cliSchema } from '../cli-schema/transform.js';
+import { sandboxChecks } from '../sandbox/board-checks.js';
 import { sandboxFence } from '../sandbox/transform.js';
 
 /**
@@ -11,4 +13,13 @@ import { sandboxFence } from '../sandbox/transform.js';
  */
 export function invocationTransforms(beforeFence?: (boardDir: string) => void): InvocationTransform[] {
   return [cliSchema, callBudgetOption, sandboxFence(beforeFence)];
+}
+
+/**
+ * What capabilities add to the board's pre-flight check (board/check.ts: validate, a run's start,
+ * --dry-run, the watch), new for each check: the sandbox's (each fenced role's fence, what would run
+ * unfenced where a fenced agent writes, each role's access). The order is that of their findings.
+ */
+export function boardChecks(): BoardCheck[] {
+  return [sandboxChecks()];
 }
