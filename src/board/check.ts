@@ -81,6 +81,11 @@ export interface BoardCheck {
   board?(roles: ReadonlyArray<{ role: Role; inputs: AgentInputs }>, place: CheckPlace): Findings;
 }
 
+/** The environment a run starts programs with: `given` through each check's `env`, in order. */
+export function startEnv(dir: string, given: NodeJS.ProcessEnv, checks: readonly BoardCheck[]): NodeJS.ProcessEnv {
+  return checks.reduce((sofar, check) => check.env?.(dir, sofar) ?? sofar, given);
+}
+
 /**
  * The pre-flight check of a board (what `validate` shows, and what `run` makes before its first
  * agent): the board, every task file and every role file it needs (each task's role, and the
@@ -94,7 +99,7 @@ export function checkBoard(
   const file = path.resolve(options.file);
   // Every program is looked up as the run starts it: with the environment the checks make (said by them, below).
   const given = options.env ?? process.env;
-  const env = checks.reduce((sofar, check) => check.env?.(path.dirname(file), sofar) ?? sofar, given);
+  const env = startEnv(path.dirname(file), given, checks);
   const name = path.basename(file);
   const dir = path.dirname(file);
   const text = options.seen?.text ?? readBoardText(options.file);

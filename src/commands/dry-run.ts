@@ -7,9 +7,8 @@ import type { AgentInputs } from '../board/inputs.js';
 import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { formatProblem, readBoard, type Board } from '../board/read-board.js';
-import { checkBoard } from '../board/check.js';
+import { checkBoard, startEnv } from '../board/check.js';
 import { boardChecks, invocationTransforms } from '../run/seam-lists.js';
-import { outsideWritesEnv } from '../sandbox/outside-writes.js';
 import { toRunMore } from '../board/hints.js';
 import { InputError } from '../errors.js';
 import { roleFilePath, type Role } from '../board/role.js';
@@ -114,7 +113,7 @@ export async function dryRun(
   const checked = checkBoard({ file, env: given }, boardChecks());
   const warnings: string[] = checked.warnings.map(formatProblem);
   // As the run would start them: PATH without what a fenced agent could write (a warning above says so).
-  const env = outsideWritesEnv(board.dir, given).env;
+  const env = startEnv(board.dir, given, boardChecks());
   const worker = plan(board, settings, workerInputs(board, board.current), env, warnings);
   // The Manager's argv depends on the worker's reply; planning it here still checks its role file and command.
   const manager = plan(board, settings, managerInputs(board, board.current, {}), env, warnings);

@@ -29,13 +29,13 @@ export interface RunContext {
   world: World;
   schemas: SchemaCompiler;
   /** What capabilities add at the core's seams, in order (run/seam-lists.ts). */
-  seams: Seams;
+  lists: SeamLists;
   /** All of them as one (capability-fanout.ts). */
   capabilities: Required<Capability>;
 }
 
 /** Each agent run's invocation transforms (agent/prepare.ts), and the checks a board check adds (board/check.ts). */
-export interface Seams {
+export interface SeamLists {
   transforms: readonly InvocationTransform[];
   /** New for each check: a check may keep what it learns between its calls. */
   boardChecks(): BoardCheck[];

@@ -296,7 +296,7 @@ export async function runAgent(
         env: ctx.world.env,
         runId: ctx.runId,
         schemas: ctx.schemas,
-        transforms: ctx.seams.transforms,
+        transforms: ctx.lists.transforms,
         ...(spent && { spend: { total: spent } }),
       },
       board,

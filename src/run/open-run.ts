@@ -2,12 +2,11 @@ import path from 'node:path';
 import { runAttempt } from '../agent/attempt.js';
 import { stopLeftoverAgent, stopLeftoverTries } from '../agent/record.js';
 import { RUN_PLACE, TRY_PLACE } from '../attempt-output/places.js';
-import { checkBoard } from '../board/check.js';
+import { checkBoard, startEnv } from '../board/check.js';
 import type { Board, Problem } from '../board/read-board.js';
 import { problemsMessage } from '../board/role.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
 import { checkWritable, removeDeadTemps } from '../board/writable.js';
-import { outsideWritesEnv } from '../sandbox/outside-writes.js';
 import { InputError } from '../errors.js';
 import { EventLog } from '../events/log.js';
 import { acquireBoardLock } from '../lock/lock.js';
@@ -56,7 +55,7 @@ export async function openRun<T>(
   // Every problem validate would find stops a run here; its warnings are told once the run starts.
   const warnings = kind === 'run' ? preflight(source, given) : [];
   // What every program the run starts gets: PATH without what a fenced agent could write (the preflight said so).
-  const env = outsideWritesEnv(source.dir, given).env;
+  const env = startEnv(source.dir, given, boardChecks());
   const stopper = new Stopper();
   const closed = new AbortController();
   // Listening first: a signal while the lock is taken is an interrupt, not a kill that leaves the lock behind.
@@ -103,7 +102,7 @@ export async function openRun<T>(
       },
       schemas: createSchemaCompiler(),
       // The Log exists before any fenced agent runs, so its fence binds it read-only (no forged Log).
-      seams: { transforms: invocationTransforms((dir) => startLog(dir)), boardChecks },
+      lists: { transforms: invocationTransforms((dir) => startLog(dir)), boardChecks },
       capabilities,
     };
     events.emit('run_started', {

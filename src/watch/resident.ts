@@ -187,7 +187,7 @@ function firstProblem(ctx: RunContext): { problem: Problem; count: number } | un
 }
 
 function boardProblem(ctx: RunContext): { problem: Problem; count: number } | undefined {
-  const { problems } = checkBoard({ file: ctx.board.file, env: ctx.world.env }, ctx.seams.boardChecks());
+  const { problems } = checkBoard({ file: ctx.board.file, env: ctx.world.env }, ctx.lists.boardChecks());
   if (problems.length) return { problem: problems[0] as Problem, count: problems.length };
   const board = ctx.board.read();
   const stop = ctx.capabilities.beforeStep(board, resolveSettings(board.settings, ctx.flags));
