@@ -52,11 +52,17 @@ export interface Findings {
   access?: string[];
 }
 
-/** What a check is told of the board checked: its folder and file name, and the environment programs are found in. */
+/**
+ * What a check is told of the board checked: its folder, file name and state (its settings as written,
+ * for a capability's own keys, and the line of a JSON pointer in it), and the environment programs are found in.
+ */
 export interface CheckPlace {
   dir: string;
   /** kanban.yaml's name. */
   name: string;
+  state: BoardState & { settings: Record<string, unknown> };
+  /** The line of `/supervisor/notify` and the like in kanban.yaml; undefined when it is not at hand (`try`). */
+  at(pointer: string): number | undefined;
   /** The environment as a run starts programs (the checks' `env`). */
   env: NodeJS.ProcessEnv;
   /** The environment as given, PATH whole. */
@@ -197,7 +203,7 @@ export function checkBoard(
 
   const compiler = createSchemaCompiler();
   const boardTimeout = parseDuration(state.settings.timeout) ?? undefined;
-  const place: CheckPlace = { dir, name, env, given };
+  const place: CheckPlace = { dir, name, state, at, env, given };
   const checked: Array<{ role: Role; inputs: AgentInputs }> = [];
   const read = new Map<string, Role>();
   // A Map visits what is added while it is walked: each role's fallbacks are checked after it.

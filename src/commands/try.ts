@@ -59,7 +59,14 @@ export async function tryRole(
   // Found as the run (openRun) starts it: PATH without what a fenced agent could write.
   const env = startEnv(board.dir, io.env, checks);
   // The board-level checks (board/check.ts) on the role tried, as a run's pre-flight makes them on every role.
-  const place = { dir: board.dir, name: path.basename(board.file), env, given: io.env };
+  const place = {
+    dir: board.dir,
+    name: path.basename(board.file),
+    state: board,
+    at: () => undefined,
+    env,
+    given: io.env,
+  };
   const problems = checks.flatMap((check) => check.board?.([{ role: tried, inputs }], place).problems ?? []);
   if (problems.length) throw new InputError(problemsMessage(problems));
   const transforms = invocationTransforms((dir) => startLog(dir));
