@@ -11,7 +11,7 @@ import { startProblem } from './command.js';
 import { groupKiller, type GroupKiller } from './group-kill.js';
 import { onStop, type StopSignals } from './interrupt.js';
 import { spawnCommand, type Invocation } from './invocation.js';
-import { openCopies } from '../sandbox/copy-fds.js';
+import { openCopies } from './copy-fds.js';
 import { stopLeftovers } from './leftovers.js';
 import { collectOutput, type LineWatch } from './collect-output.js';
 import { recordAgent } from './record.js';
@@ -81,7 +81,7 @@ export const runAttempt: RunAttempt = async (invocation, output, ctx) => {
   );
   const spawned = spawnCommand(invocation);
   // What a fence copies (`copy:`) bubblewrap reads from file descriptors 4, 5, …, opened afresh for each attempt.
-  const copies = openCopies(invocation.fence?.copies ?? []);
+  const copies = openCopies(invocation.wrap?.files ?? []);
   // execa passes a file descriptor number through as child_process does; its types list none past stderr.
   const extra = copies.fds as unknown as Array<'pipe'>;
   // An ACP agent's stdin and stdout carry the protocol (src/acp/, loaded only for such a role).

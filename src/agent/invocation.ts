@@ -2,7 +2,6 @@ import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from '../board/inputs.
 import type { Role } from '../board/role.js';
 import { TAG_VARIABLE } from './tag.js';
 import { maskArgv, secretValues } from '../util/secrets.js';
-import { bwrapArgs, type Fence, type HostUser } from '../sandbox/fence.js';
 import type { FailurePatterns } from '../reply/failure-patterns.js';
 import type { AcpSpec } from '../acp/messages.js';
 import { DEFAULT_POLICY } from '../acp/policy.js';
@@ -30,8 +29,11 @@ export interface Invocation {
   tag: string;
   /** The task the agent works on (the done task, for the Manager), for the agent record. */
   task: string;
-  /** The bubblewrap fence the agent runs in (role `sandbox:`); `file`/`args` stay the agent's own, for messages. */
-  fence?: Fence;
+  /**
+   * The program the agent runs under, put there by a transform (agent/prepare.ts): a fenced role's
+   * bubblewrap; `file`/`args` stay the agent's own, for messages.
+   */
+  wrap?: Wrapper;
   /** The role's `failures:` patterns, read from its stderr while it runs (attempt.ts). */
   failures?: FailurePatterns;
   /**
@@ -39,6 +41,19 @@ export interface Invocation {
    * `stdin` is then null (the pipe carries the protocol).
    */
   acp?: AcpSpec;
+}
+
+/**
+ * A program an agent's own argv is started under (a fence's bubblewrap): its argv put before the
+ * agent's, the bytes it reads from file descriptor 3, the files opened afresh for each attempt that
+ * it reads from 4, 5, … (copy-fds.ts), and the host user to start it as when not the supervisor's own.
+ */
+export interface Wrapper {
+  program: string;
+  args: readonly string[];
+  fd3?: Uint8Array;
+  files?: readonly string[];
+  user?: { uid: number; gid: number };
 }
 
 const MAX_ENV_INPUT = 64 * 1024;
@@ -139,22 +154,22 @@ function boundedEnvInput(inputs: AgentInputs, json: string): string {
 }
 
 /**
- * What is spawned: the agent's own argv, or bubblewrap's with the agent's after it when the role
- * is fenced, with the seccomp filter to hand it (on fence.ts's SECCOMP_FD) and the host user to start it as.
+ * What is spawned: the agent's own argv, or the wrapper's with the agent's after it (a fenced role's
+ * bubblewrap), with the bytes to hand it on descriptor 3 (the fence's seccomp filter) and the host user to start it as.
  */
-export function spawnCommand(invocation: Pick<Invocation, 'file' | 'args' | 'fence'>): {
+export function spawnCommand(invocation: Pick<Invocation, 'file' | 'args' | 'wrap'>): {
   file: string;
   args: readonly string[];
   seccomp?: Uint8Array;
-  user?: HostUser;
+  user?: { uid: number; gid: number };
 } {
-  const { fence } = invocation;
-  if (!fence) return { file: invocation.file, args: invocation.args };
+  const { wrap } = invocation;
+  if (!wrap) return { file: invocation.file, args: invocation.args };
   return {
-    file: fence.program,
-    args: [...bwrapArgs(fence), invocation.file, ...invocation.args],
-    ...(fence.seccomp && { seccomp: fence.seccomp }),
-    ...(fence.user && { user: fence.user }),
+    file: wrap.program,
+    args: [...wrap.args, invocation.file, ...invocation.args],
+    ...(wrap.fd3 && { seccomp: wrap.fd3 }),
+    ...(wrap.user && { user: wrap.user }),
   };
 }
 

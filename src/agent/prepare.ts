@@ -1,4 +1,3 @@
-import { chmodSync, chownSync } from 'node:fs';
 import path from 'node:path';
 import type { Board } from '../board/read-board.js';
 import type { OutputStrategy } from '../reply/extract.js';
@@ -14,14 +13,7 @@ import type { AgentInputs } from '../board/inputs.js';
 import { buildInvocation, type Invocation } from './invocation.js';
 import { agentTag, TAG_VARIABLE } from './tag.js';
 import { InputError } from '../errors.js';
-import { buildFence } from '../sandbox/fence.js';
-import { fencePlace } from '../sandbox/place.js';
 import { ownPaths } from '../board/task-identity.js';
-import { startLog } from '../log/supervisor-log.js';
-import { findBubblewrap, probeFence } from '../sandbox/probe.js';
-import { agentUser } from '../sandbox/owner.js';
-import { callBudget, callBudgetUsd, CLI_SCHEMA_FIX, handedSchema, withCallOptions } from '../agents/call-options.js';
-import { replaceFileAtomic } from '../fs/replace.js';
 
 /** An agent run made ready: the invocation every attempt repeats exactly, and how its reply is judged. */
 export interface PreparedAgent {
@@ -34,7 +26,7 @@ export interface PreparedAgent {
 
 /**
  * What preparing an agent takes from its run: the environment agents inherit,
- * the run's id (in the agent's tag) and the reply schemas.
+ * the run's id (in the agent's tag), the reply schemas and the invocation's transforms.
  */
 export interface AgentRun {
   env: NodeJS.ProcessEnv;
@@ -42,9 +34,40 @@ export interface AgentRun {
   schemas: SchemaCompiler;
   /**
    * What this run spent so far (the capabilities' `spent()`, passed in by loop/loop.ts; none for `try` and
-   * --dry-run): read once per agent run, for its budget left (callBudgetUsd, agents/call-options.ts).
+   * --dry-run): read once per agent run, for its budget left (budget/call-budget.ts).
    */
   spend?: { total: { costUsd: number } };
+  /** What changes the plain invocation, in order (the list and why it is so: run/invocation-transforms.ts). */
+  transforms: readonly InvocationTransform[];
+}
+
+/** What an invocation's transforms are given besides the plan: the agent run's run, board, settings and role. */
+export interface InvocationPlace {
+  run: Omit<AgentRun, 'transforms'>;
+  board: Board;
+  settings: Settings;
+  role: Role;
+  /** Whether the role is the Manager's. */
+  manager: boolean;
+  /** The board's own files and folders (board-relative, board/task-identity.ts): no agent writes them. */
+  own: readonly string[];
+}
+
+/**
+ * The seam where an invocation is prepared: one capability's change to an agent run's plan (the
+ * reply schema handed to the CLI, the call's budget, the fence; fallback agents next),
+ * made once per agent run so every retry repeats it. Each transform gets what the one before it made.
+ */
+export interface InvocationTransform {
+  /**
+   * The plan as this capability changes it (its invocation, and what it reports: `problem`, `schemaFile`…).
+   * Writes nothing (--dry-run shows the same); an InputError naming the role file when it cannot be made.
+   */
+  plan(planned: PlannedAgent, place: InvocationPlace): PlannedAgent;
+  /** Before a run's first attempt (not --dry-run): why the plan cannot run here, if so (a setup problem to name). */
+  problem?(planned: PlannedAgent): string | undefined;
+  /** Once per agent run, after every check and before its first attempt: write what the invocation reads. */
+  write?(planned: PlannedAgent, place: InvocationPlace): void;
 }
 
 /**
@@ -59,41 +82,30 @@ export function prepareAgent(
   step: number,
   agent?: string,
 ): PreparedAgent {
-  // The Log exists before any fenced agent runs, so its fence binds it read-only (no forged Log).
-  const { role, invocation, unfenceable, rules, schemaFile } = planAgent(
-    ctx,
-    board,
-    settings,
-    inputs,
-    step,
-    () => startLog(board.dir),
-    agent,
-  );
-  // Probed for every fenced agent run, not only at a run's start: `try` has none, and a bwrap
-  // that cannot build the fence is a setup problem to name, not invalid output to retry.
-  const fence = invocation.fence;
-  const problem = unfenceable ?? (fence && probeFence(fence.program, fence.network, fence.user));
+  const { planned, place } = plan(ctx, board, settings, inputs, step, agent);
+  const { role, invocation } = planned;
+  // Asked for every agent run, not only at a run's start: `try` has none, and a fence bwrap cannot
+  // build is a setup problem to name, not invalid output to retry.
+  let problem = planned.problem;
+  for (const transform of ctx.transforms) problem ??= transform.problem?.(planned);
   if (problem !== undefined) throw new InputError(`${role.file}: ${problem}`);
   checkCommand(invocation);
-  // Once per agent run, before its first attempt: every retry reads the very same file.
-  if (schemaFile) {
-    replaceFileAtomic(board.dir, schemaFile.file, schemaFile.text, { mode: 0o644 });
-    if (fence?.user) letAgentRead(board.dir, path.posix.dirname(schemaFile.file), fence.user.gid);
-  }
+  // Once per agent run, before its first attempt: every retry reads the very same files.
+  for (const transform of ctx.transforms) transform.write?.(planned, place);
   return {
     invocation,
     output: role.output,
-    rules: rules ?? loadReplyRules(board, role, sameRole(inputs.role, 'Manager'), ctx.schemas, ctx.env),
+    rules: planned.rules ?? loadReplyRules(board, role, place.manager, ctx.schemas, ctx.env),
     ...(role.failures && { failures: role.failures }),
   };
 }
 
-/** An agent run as planned: its role and invocation, and what it hands its CLI (call-options.ts). */
+/** An agent run as planned: its role and invocation, and what its transforms report. */
 export interface PlannedAgent {
   role: Role;
   invocation: Invocation;
-  /** Why its fence cannot be built (--dry-run shows it as a warning; a run stops at it). */
-  unfenceable?: string;
+  /** Why it cannot run here, e.g. its fence cannot be built (--dry-run shows it as a warning; a run stops at it). */
+  problem?: string;
   /** The reply checks, when handing the schema needed them already. */
   rules?: ReplyRules;
   /** The schema file to write before the first attempt (board-relative) and its text. */
@@ -104,32 +116,46 @@ export interface PlannedAgent {
 
 /**
  * The role (or `agent`, a fallback of it) and the invocation an agent run would use, its command
- * not yet checked, with the options handed to its CLI (the reply schema with `cli_schema: true`,
- * the run's budget left) and why its fence cannot be built if so. Writes nothing itself (--dry-run shows the same);
- * `beforeFence` runs just before a fenced role's fence is built.
+ * not yet checked, as the run's transforms make it (the reply schema with `cli_schema: true`, the
+ * run's budget left, the fence). Writes nothing itself (--dry-run shows the same).
  */
 export function planAgent(
-  ctx: Pick<AgentRun, 'env' | 'runId' | 'schemas' | 'spend'>,
+  ctx: AgentRun,
   board: Board,
   settings: Settings,
   inputs: AgentInputs,
   step: number,
-  beforeFence = (): void => {},
   agent?: string,
 ): PlannedAgent {
+  return plan(ctx, board, settings, inputs, step, agent).planned;
+}
+
+function plan(
+  ctx: AgentRun,
+  board: Board,
+  settings: Settings,
+  inputs: AgentInputs,
+  step: number,
+  agent: string | undefined,
+): { planned: PlannedAgent; place: InvocationPlace } {
   const wantedBy = inputs.task_file ?? path.basename(board.file);
   // A fallback's role file runs the role's step: its command, body and settings, the role's name and inputs.
   const role = agent
     ? { ...loadRole(board.dir, agent, `${roleFilePath(inputs.role)} (fallback:)`), name: inputs.role }
     : loadRole(board.dir, inputs.role, wantedBy);
-  const manager = sameRole(inputs.role, 'Manager');
-  const rules = role.cliSchema ? loadReplyRules(board, role, manager, ctx.schemas, ctx.env) : undefined;
-  const schema = rules && handedSchema(role.command, manager, rules.extra?.schema);
-  if (typeof schema === 'string') throw new InputError(`${role.file}: cli_schema: ${schema}. ${CLI_SCHEMA_FIX}`);
   const own = ownPaths(path.basename(board.file));
+  const { transforms, ...run } = ctx;
+  const place = {
+    run,
+    board,
+    settings,
+    role,
+    manager: sameRole(inputs.role, 'Manager'),
+    own: [...own.files, ...own.folders],
+  };
   const built = buildInvocation(role, inputs, {
     boardDir: board.dir,
-    own: [...own.files, ...own.folders],
+    own: place.own,
     env: ctx.env,
     limits: {
       timeoutMs: role.timeoutMs ?? settings.timeoutMs,
@@ -138,50 +164,9 @@ export function planAgent(
     },
     tag: agentTag({ board: board.file, run: ctx.runId, step, role: inputs.role }, ctx.env[TAG_VARIABLE]),
   });
-  const handed = withCallOptions(built.args, role.command, {
-    ...(schema && { schema, ...(schema.file && { schemaPath: path.join(board.dir, schema.file) }) }),
-    budgetUsd: callBudget(callBudgetUsd(ctx, settings, manager)),
-  });
-  const invocation = { ...built, args: handed.args, ...(agent && { agent }) };
-  const planned: PlannedAgent = {
+  const planned = transforms.reduce((sofar: PlannedAgent, transform) => transform.plan(sofar, place), {
     role,
-    invocation,
-    ...(rules && { rules: schema?.strictFrom ? { ...rules, strictFrom: schema.strictFrom } : rules }),
-    ...(schema?.file && { schemaFile: { file: schema.file, text: schema.text } }),
-    ...(handed.added && { added: handed.added }),
-  };
-  if (!role.sandbox) return planned;
-  // The fence is built here, once, so every retry runs in the very same one.
-  const found = findBubblewrap(ctx.env, board.dir);
-  const who = agentUser(board.dir);
-  beforeFence();
-  const fence = buildFence(
-    role.sandbox,
-    fencePlace(
-      board.dir,
-      [...own.files, ...own.folders],
-      invocation.cwd,
-      invocation.env,
-      'bwrap' in found ? found.bwrap : 'bwrap',
-      invocation.file,
-      // Only words the role file gives as they are: a placeholder's value may come from a task an agent wrote.
-      role.command.slice(1).filter((word) => !word.includes('{{')),
-      who.user,
-    ),
-  );
-  const unfenceable = 'problem' in found ? found.problem : who.problem;
-  return { ...planned, invocation: { ...invocation, fence }, ...(unfenceable && { unfenceable }) };
-}
-
-/**
- * Run by root, a fenced agent is the board folder's owner on the host (sandbox/owner.ts), and the
- * state folder is root's alone (0700): the handed schema's folder is opened to the owner's group
- * only, to pass through (0710, nothing listed), the schema folder itself readable. The state stays
- * root's (so root's own safe writes there go on) and read-only in the fence.
- */
-function letAgentRead(boardDir: string, schemaDir: string, gid: number): void {
-  const state = path.join(boardDir, schemaDir.split('/')[0] ?? schemaDir);
-  chownSync(state, process.getuid?.() ?? 0, gid);
-  chmodSync(state, 0o710);
-  chmodSync(path.join(boardDir, schemaDir), 0o755);
+    invocation: { ...built, ...(agent && { agent }) },
+  });
+  return { planned, place };
 }

@@ -53,17 +53,19 @@ export function handedSchema(command: readonly string[], manager: boolean, extra
 
 /**
  * The argv with the options for what is handed put where its CLI takes them (before a `--`, after
- * its subcommand); an option the role's command already gives is left as the role wrote it.
- * `added` says where and how many, so the role's own elements can still be found (pure).
+ * its subcommand), after the `already` options put there before (one transform's, the next's);
+ * an option the role's command already gives is left as the role wrote it. `added` says where
+ * and how many (`already` included), so the role's own elements can still be found (pure).
  */
 export function withCallOptions(
   args: readonly string[],
   command: readonly string[],
   handed: Handed,
+  already?: { at: number; count: number },
 ): { args: string[]; added?: { at: number; count: number } } {
   const agent = agentFor(command);
   const at = optionsAt(command, agent);
-  if (at === undefined) return { args: [...args] };
+  if (at === undefined) return { args: [...args], ...(already && { added: already }) };
   const given = (option: string | undefined) => option !== undefined && !command.includes(option);
   const options: string[] = [];
   const schema = agent.calls?.schema;
@@ -71,10 +73,14 @@ export function withCallOptions(
     options.push(schema.option, schema.file ? (handed.schemaPath ?? '') : handed.schema.text);
   const budget = agent.calls?.budget;
   if (handed.budgetUsd !== undefined && given(budget)) options.push(budget as string, String(handed.budgetUsd));
-  if (options.length === 0) return { args: [...args] };
+  if (options.length === 0) return { args: [...args], ...(already && { added: already }) };
   // `args` are the argv after the program's own path (invocation.args): one index less than `command`.
-  const cut = at - 1;
-  return { args: [...args.slice(0, cut), ...options, ...args.slice(cut)], added: { at, count: options.length } };
+  const before = already?.count ?? 0;
+  const cut = at - 1 + before;
+  return {
+    args: [...args.slice(0, cut), ...options, ...args.slice(cut)],
+    added: { at, count: before + options.length },
+  };
 }
 
 // Where a CLI takes the options in a role's argv: after its program (and subcommand), before a `--`
@@ -88,28 +94,4 @@ function optionsAt(command: readonly string[], agent: AgentCli): number | undefi
   const from = program + 1 + (sub ? 1 : 0);
   const end = command.indexOf('--', from);
   return end < 0 ? from : end;
-}
-
-/**
- * The most one call of this agent run may spend: the run's budget left (max_cost_usd less what
- * this run spent so far), read once per agent run so that every retry is handed the same. The
- * Manager may spend up to the whole budget: the step in progress finishes, and the worker's paid
- * reply is not thrown away (SPEC §4b). Undefined without a budget.
- */
-export function callBudgetUsd(
-  ctx: { spend?: { total: { costUsd: number } } },
-  settings: { supervisor: Record<string, unknown> },
-  manager: boolean,
-): number | undefined {
-  // budget/settings.ts reads it the same way; the schema has checked it is a number.
-  const maxCostUsd = (settings.supervisor.max_cost_usd as number | undefined) ?? null;
-  if (maxCostUsd === null) return undefined;
-  return manager ? maxCostUsd : maxCostUsd - (ctx.spend?.total.costUsd ?? 0);
-}
-
-/** The budget one call may spend: what is left, cut down to a hundredth of a cent; undefined when none is left. */
-export function callBudget(left: number | undefined): number | undefined {
-  if (left === undefined) return undefined;
-  const cut = Math.floor(left * 10_000) / 10_000;
-  return cut > 0 ? cut : undefined;
 }

@@ -12,11 +12,8 @@ import { checkRole } from './role-check.js';
 import { determineRole, KNOWN_PHASES } from './determine-role.js';
 import { closest } from '../util/suggest.js';
 import { roleFilePath, type Role } from './role.js';
-import { pathWarnings, unfencedRunProblems } from './unfenced-runs.js';
-import { outsideWritesEnv } from './fenced-writes.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from './settings.js';
-import type { BoardSettings } from './read-board.js';
 import { runnable } from '../util/self-command.js';
 import { parseDuration } from '../util/duration.js';
 import { missingRoleHint, roleLookalikes, sameRole } from './role-names.js';
@@ -24,9 +21,6 @@ import { roleWarnings } from './role-warnings.js';
 import { finishedNote } from './hints.js';
 import { unlistedTasksWarning } from './unlisted-tasks.js';
 import { fieldWords } from './pointer-words.js';
-import { notifyProblem, unsetNotifyVariables, unsetWarning } from '../notify/target.js';
-import { agentUser } from '../sandbox/owner.js';
-import { fenceFindings } from './check-fence.js';
 import { fallbackCycles } from './fallback-chain.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
@@ -42,15 +36,62 @@ export interface Validation {
   access?: string[];
 }
 
-/** A capability's reader of its `supervisor:` keys: throws an InputError naming a malformed one. */
-export type SettingsReader = (supervisor: BoardSettings) => unknown;
-
 /** Where a role is asked for: the inputs a run would give it, and the line that decides it. */
-interface Need {
+export interface Need {
   inputs: AgentInputs;
   file: string;
   line?: number;
   why: string;
+}
+
+/** What a check found: problems stop a run, warnings do not; `access` is what each role may reach, one line each. */
+export interface Findings {
+  problems: Problem[];
+  warnings: Problem[];
+  access?: string[];
+}
+
+/**
+ * What a check is told of the board checked: its folder, file name and state (its settings as written,
+ * for a capability's own keys, and the line of a JSON pointer in it), and the environment programs are found in.
+ */
+export interface CheckPlace {
+  dir: string;
+  /** kanban.yaml's name. */
+  name: string;
+  state: BoardState & { settings: Record<string, unknown> };
+  /** The line of `/supervisor/notify` and the like in kanban.yaml; undefined when it is not at hand (`try`). */
+  at(pointer: string): number | undefined;
+  /** The environment as a run starts programs (the checks' `env`). */
+  env: NodeJS.ProcessEnv;
+  /** The environment as given, PATH whole. */
+  given: NodeJS.ProcessEnv;
+}
+
+/**
+ * The seam where a capability adds to the pre-flight check (validate, a run's start, --dry-run, the
+ * watch): its callers hand the checks in (the list: run/capability-list.ts), so board/ names no capability.
+ * A check object lives for one checkBoard call, so it may keep what it learns between its calls.
+ * - `needs`: roles it runs besides the tasks' and the Manager (periodic roles), each checked like them
+ *   (a role already needed is not asked again), and problems of how it names them.
+ * - `env`: the environment a run starts programs with, from the one given (a check may take out of
+ *   PATH what an agent could write); roles and programs are checked with it.
+ * - `role`: each role the board runs that could be read, in the order checked, with the inputs a run
+ *   would give it and where it is asked for; its findings are listed with that role's own.
+ * - `board`: once, after every role: the roles read (each with its inputs); its problems come after
+ *   the roles' and its warnings before the board's own (supervisor.notify, tasks, phase); its `access`
+ *   lines, when any check gives some, are the Validation's.
+ */
+export interface BoardCheck {
+  needs?(place: CheckPlace): { problems: Problem[]; needs: Array<[string, Need]> };
+  env?(dir: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+  role?(role: Role, need: Need, place: CheckPlace): Findings;
+  board?(roles: ReadonlyArray<{ role: Role; inputs: AgentInputs }>, place: CheckPlace): Findings;
+}
+
+/** The environment a run starts programs with: `given` through each check's `env`, in order. */
+export function startEnv(dir: string, given: NodeJS.ProcessEnv, checks: readonly BoardCheck[]): NodeJS.ProcessEnv {
+  return checks.reduce((sofar, check) => check.env?.(dir, sofar) ?? sofar, given);
 }
 
 /**
@@ -59,17 +100,14 @@ interface Need {
  * Manager), collecting every problem rather than stopping at the first. Reads only; `seen` is
  * the board's text and parse when the caller has read it already, so it is not read twice.
  */
-export function checkBoard(options: {
-  file: string;
-  env?: NodeJS.ProcessEnv;
-  seen?: WrittenText;
-  /** The capabilities' readers of their `supervisor:` keys (their surface.ts `settings`): a key one refuses is a problem. */
-  settings?: readonly SettingsReader[];
-}): Validation {
+export function checkBoard(
+  options: { file: string; env?: NodeJS.ProcessEnv; seen?: WrittenText },
+  checks: readonly BoardCheck[] = [],
+): Validation {
   const file = path.resolve(options.file);
-  // Every program is looked up as the run starts it: PATH without what a fenced agent could write (said once, below).
+  // Every program is looked up as the run starts it: with the environment the checks make (said by them, below).
   const given = options.env ?? process.env;
-  const env = outsideWritesEnv(path.dirname(file), given).env;
+  const env = startEnv(path.dirname(file), given, checks);
   const name = path.basename(file);
   const dir = path.dirname(file);
   const text = options.seen?.text ?? readBoardText(options.file);
@@ -79,7 +117,7 @@ export function checkBoard(options: {
   const at = (pointer: string) => lineOf(yaml.doc, yaml.lines, pointer);
   // A board with schema problems still has task paths worth checking: take what is usable.
   const state = board ?? usable(yaml.value);
-  problems.push(...settingProblems(state.settings, name, at, options.settings ?? []));
+  problems.push(...settingProblems(state.settings, name, at));
 
   const needs = new Map<string, Need>();
   const listed = state.tasks.map((task, i) => ({ task, pointer: `/tasks/${i}` }));
@@ -146,35 +184,18 @@ export function checkBoard(options: {
       file: roleFilePath('Manager'),
       why: 'every board needs a Manager to pick the next task',
     });
-  periodicRoles(state.settings).forEach(({ role, index }) => {
-    const line = at(`/supervisor/periodic/${index}/role`);
-    if (sameRole(role, 'Manager'))
-      problems.push({
-        file: name,
-        line,
-        message:
-          'supervisor.periodic: the Manager cannot be a periodic role: ' +
-          'every periodic reply goes to it. Name another role.',
-      });
-    else if (!needs.has(role))
-      needs.set(role, {
-        inputs: { role, kanban_file: name, tasks: state.tasks, done_tasks: [] },
-        file: name,
-        line,
-        why: 'supervisor.periodic runs it',
-      });
-  });
+  const place: CheckPlace = { dir, name, state, at, env, given };
+  // The roles a capability runs besides the tasks' and the Manager (periodic roles), checked alike.
+  for (const asked of checks.map((c) => c.needs?.(place))) {
+    problems.push(...(asked?.problems ?? []));
+    for (const [role, need] of asked?.needs ?? []) if (!needs.has(role)) needs.set(role, need);
+  }
 
   const compiler = createSchemaCompiler();
   const boardTimeout = parseDuration(state.settings.timeout) ?? undefined;
-  // Whether bubblewrap can build a fence here is asked once (per network setting), for the first fenced role.
-  const fences = new Map<boolean, string | undefined>();
-  // Who a fenced agent runs as on the host: one look at the board folder for every fenced role.
-  let owner: ReturnType<typeof agentUser> | undefined;
-  const unfenced: Array<{ role: Role; inputs: AgentInputs }> = [];
+  const checked: Array<{ role: Role; inputs: AgentInputs }> = [];
   const read = new Map<string, Role>();
   // A Map visits what is added while it is walked: each role's fallbacks are checked after it.
-  const access: string[] = [];
   for (const [role, need] of needs) {
     const check = checkRole(dir, role, need.inputs, env, compiler);
     const known = check.role ?? check.draft;
@@ -188,13 +209,12 @@ export function checkBoard(options: {
           ...(known && { line: known.lineOf(`/fallback/${index}`) }),
           why: `${known?.file ?? roleFilePath(role)} names it in fallback:`,
         });
-    const fenced = check.role?.sandbox;
-    if (check.role) access.push(accessLine(check.role));
-    if (check.role && !fenced) unfenced.push({ role: check.role, inputs: need.inputs });
-    if (check.role && fenced) {
-      const found = fenceFindings(check.role, fenced, dir, env, fences, (owner ??= agentUser(dir)));
-      problems.push(...found.problems);
-      warnings.push(...found.warnings);
+    if (check.role) {
+      checked.push({ role: check.role, inputs: need.inputs });
+      for (const found of checks.map((c) => c.role?.(check.role as Role, need, place))) {
+        problems.push(...(found?.problems ?? []));
+        warnings.push(...(found?.warnings ?? []));
+      }
     }
     const hint = check.missing ? missingRoleHint(dir, role) : '';
     const readable = check.role ?? check.draft;
@@ -215,11 +235,12 @@ export function checkBoard(options: {
       });
   }
   problems.push(...fallbackCycles(read));
-  problems.push(...unfencedRunProblems(dir, name, unfenced, env));
-  const anyFenced = unfenced.length < access.length;
-  warnings.push(...pathWarnings(dir, name, given));
-  for (const variable of unsetNotifyVariables(state.settings.notify, env))
-    warnings.push({ file: name, line: at('/supervisor/notify'), message: unsetWarning(variable, 'supervisor.notify') });
+  const access: string[] = [];
+  for (const found of checks.map((c) => c.board?.(checked, place))) {
+    problems.push(...(found?.problems ?? []));
+    warnings.push(...(found?.warnings ?? []));
+    access.push(...(found?.access ?? []));
+  }
   const unlisted = unlistedTasksWarning(dir, [...state.tasks, ...(state.current === null ? [] : [state.current])]);
   if (unlisted) warnings.push({ file: name, line: at('/tasks'), message: unlisted });
   // Any phase is allowed (SPEC §1), but one spelt nearly like a known phase is a typo that runs the wrong role.
@@ -250,49 +271,16 @@ export function checkBoard(options: {
     ...(finished && { note: finishedNote(state.phase ?? null, name) }),
     tasks: seen.size,
     roles: [...needs.keys()],
-    ...(anyFenced && { access }),
+    ...(access.length > 0 && { access }),
   };
 }
 
-// What a role may read, write and run, in words (validate and --dry-run, on a board with a fenced role).
-function accessLine(role: Role): string {
-  const spec = role.sandbox;
-  if (!spec)
-    return (
-      `${role.name} (${role.file}): unfenced — runs as you and may read, write and run what you can; ` +
-      `it is no agent CLI and lies outside every path a fenced agent writes (else a problem above says so)`
-    );
-  const list = (paths: string[]) => paths.join(', ');
-  return (
-    `${role.name} (${role.file}): fenced — writes the board folder (but its own files)` +
-    `${spec.write.length ? `, ${list(spec.write)}` : ''} and a /tmp of its own` +
-    `${spec.copy?.length ? `; a copy of ${list(spec.copy)}, thrown away when it ends` : ''}; ` +
-    `reads the file system but the home folder, /run and credential stores` +
-    `${spec.read.length ? ` (and reads ${list(spec.read)})` : ''}; network ${spec.network ? 'on' : 'off'}`
-  );
-}
-
-// Each duration and size on its own, so that every malformed one is listed.
-function settingProblems(
-  settings: Record<string, unknown>,
-  name: string,
-  at: (pointer: string) => number,
-  readers: readonly SettingsReader[],
-): Problem[] {
+// Each of the core's durations and sizes on its own, so that every malformed one is listed.
+function settingProblems(settings: Record<string, unknown>, name: string, at: (pointer: string) => number): Problem[] {
   const problems: Problem[] = [];
   for (const key of Object.keys(settings)) {
-    // Each entry of supervisor.notify on its own line (the schema has said if it is no list).
-    if (key === 'notify' && Array.isArray(settings.notify)) {
-      settings.notify.forEach((entry: unknown, i) => {
-        const problem = notifyProblem(entry, `supervisor.notify[${i}]`);
-        if (problem) problems.push({ file: name, line: at(`/supervisor/notify/${i}`), message: problem });
-      });
-      continue;
-    }
     try {
-      const one = { [key]: settings[key] };
-      resolveSettings(one, {});
-      for (const read of readers) read(one);
+      resolveSettings({ [key]: settings[key] }, {});
     } catch (error) {
       if (!(error instanceof SupervisorError)) throw error;
       problems.push({
@@ -303,15 +291,6 @@ function settingProblems(
     }
   }
   return problems;
-}
-
-// The roles of supervisor.periodic as far as they can be read (the schema reports the rest).
-function periodicRoles(settings: Record<string, unknown>): Array<{ role: string; index: number }> {
-  const list = Array.isArray(settings.periodic) ? (settings.periodic as unknown[]) : [];
-  return list.flatMap((entry, index) => {
-    const role = entry && typeof entry === 'object' ? (entry as { role?: unknown }).role : undefined;
-    return typeof role === 'string' && role !== '' ? [{ role, index }] : [];
-  });
 }
 
 /** A problem from an InputError message that starts `file:line: ` or `file: `. */

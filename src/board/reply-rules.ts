@@ -13,7 +13,7 @@ import type { Role } from './role.js';
 
 // A schema is a few kilobytes; a bigger file is a mistake or a trap (a sparse file of gigabytes).
 const SCHEMA_MAX_BYTES = 1024 * 1024;
-// The one place in the board folder no fence lets an agent write (sandbox/fence.ts: read-only in every fence).
+// The one place in the board folder no fence lets an agent write (read-only in every fence).
 const READ_ONLY_DIR = '.kanban-supervisor';
 
 /**

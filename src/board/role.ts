@@ -9,7 +9,7 @@ import { readDuration } from '../util/duration.js';
 import { parseFrontMatter } from './front-matter.js';
 import { runnable } from '../util/self-command.js';
 import { closest } from '../util/suggest.js';
-import { sandboxSpec, type SandboxSpec } from '../sandbox/spec.js';
+import { sandboxSpec, type SandboxSpec } from './role-sandbox.js';
 import { missingRoleHint, roleFilePath } from './role-names.js';
 import { plainSchemaMessage } from './pointer-words.js';
 import { mcpServersOf, policyOf, type McpServer } from '../acp/messages.js';

@@ -1,5 +1,6 @@
 import { InputError } from '../errors.js';
 import type { CapabilitySurface } from '../loop/context.js';
+import { callBudgetOption } from './call-budget.js';
 import { budgetSettings } from './settings.js';
 
 /** Spend and budget: --max-cost, `supervisor.max_cost_usd` and `max_tokens` (capability.ts). */
@@ -7,6 +8,8 @@ export const budgetSurface: CapabilitySurface = {
   name: 'budget',
   open: async (kind, options) => (await import('./capability.js')).budget(kind, options),
   settings: budgetSettings,
+  // The call's budget left, handed to a CLI that takes one (call-budget.ts).
+  transform: () => callBudgetOption,
   flags: [
     {
       name: 'max-cost',

@@ -6,20 +6,21 @@ import type { AgentInputs } from '../board/inputs.js';
 import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { formatProblem, readBoard, type Board } from '../board/read-board.js';
-import { checkBoard } from '../board/check.js';
-import { outsideWritesEnv } from '../board/fenced-writes.js';
+import { checkBoard, startEnv } from '../board/check.js';
+import { boardChecks, invocationTransforms } from '../run/capability-list.js';
 import { toRunMore } from '../board/hints.js';
 import { InputError } from '../errors.js';
 import { roleFilePath, type Role } from '../board/role.js';
 import { fallbackChain } from '../board/fallback-chain.js';
 import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../board/settings.js';
 import type { DryRunAsk, Flags } from '../loop/context.js';
-import { CAPABILITIES, settingsReaders } from '../run/capability-list.js';
+import { CAPABILITIES } from '../run/capability-list.js';
 import { managerInputs, workerInputs } from '../loop/loop.js';
 import { parseDuration } from '../util/duration.js';
 import { maskedEnv, type ShownVariable } from './dry-run-env.js';
 import { maskArgv, secretValues } from '../util/secrets.js';
 import type { Fence } from '../sandbox/fence.js';
+import { fenceOf } from '../sandbox/transform.js';
 
 /** Where the agent's timeout comes from, in the order that decides it. */
 export type TimeoutSource = 'role' | 'flag' | 'board' | 'default';
@@ -93,12 +94,13 @@ export async function dryRun(
 ): Promise<DryRunPlan> {
   const file = path.resolve(named);
   const board = readBoard(file);
-  const settings = resolveSettings(board.settings, options);
   // As the run would start them: PATH without what a fenced agent could write (a warning below says so).
-  const env = outsideWritesEnv(board.dir, given).env;
-  const ask = { file, settings, flags: options, env, given };
+  const env = startEnv(board.dir, given, boardChecks());
+  const ask = { file, flags: options, env, given };
   if (board.current === null || board.phase === 'complete') {
-    const { parts, lines } = await capabilityParts({ ...ask, next: false }, []);
+    // Nothing runs, so no setting is read but the capabilities' own (a malformed one is validate's to say).
+    const settings = { ...DEFAULTS, supervisor: { ...board.settings, ...options.supervisor } };
+    const { parts, lines } = await capabilityParts({ ...ask, settings, next: false }, []);
     return {
       file,
       warnings: [],
@@ -112,8 +114,9 @@ export async function dryRun(
             `to run it, set phase to another value (e.g. execute)`,
     };
   }
+  const settings = resolveSettings(board.settings, options);
   // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
-  const checked = checkBoard({ file, env: given, settings: settingsReaders() });
+  const checked = checkBoard({ file, env: given }, boardChecks());
   const warnings: string[] = checked.warnings.map(formatProblem);
   const worker = plan(board, settings, workerInputs(board, board.current), env, warnings);
   // The Manager's argv depends on the worker's reply; planning it here still checks its role file and command.
@@ -121,7 +124,8 @@ export async function dryRun(
   const shown = maskedEnv(worker.invocation.env, env, worker.role.env);
   const fallback = fallbackChain(board.dir, worker.invocation.role).slice(1);
   const { invocation } = worker;
-  const { parts, lines } = await capabilityParts({ ...ask, next: true }, warnings);
+  const fence = fenceOf(invocation);
+  const { parts, lines } = await capabilityParts({ ...ask, settings, next: true }, warnings);
   return {
     file,
     warnings,
@@ -144,7 +148,7 @@ export async function dryRun(
       timeout: timeoutChoice(worker.role, options, board),
       idleTimeoutMs: invocation.idleTimeoutMs,
       maxRetries: settings.maxRetries,
-      ...(invocation.fence && { fence: invocation.fence }),
+      ...(fence && { fence }),
       manager: { roleFile: manager.invocation.roleFile, command: describeCommand(manager.invocation, 120) },
       ...(fallback.length > 0 && { fallback: fallback.map(roleFilePath) }),
       ...(invocation.acp && {
@@ -199,9 +203,10 @@ function plan(
   env: NodeJS.ProcessEnv,
   warnings: string[],
 ): PlannedAgent {
-  const planned = planAgent({ env, runId: '<run>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
-  if (planned.unfenceable !== undefined)
-    warnings.push(`${planned.role.file}: ${planned.unfenceable} A run would stop here with exit 2.`);
+  const run = { env, runId: '<run>', schemas: createSchemaCompiler(), transforms: invocationTransforms() };
+  const planned = planAgent(run, board, settings, inputs, 1);
+  if (planned.problem !== undefined)
+    warnings.push(`${planned.role.file}: ${planned.problem} A run would stop here with exit 2.`);
   try {
     checkCommand(planned.invocation);
   } catch (error) {

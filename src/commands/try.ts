@@ -11,11 +11,12 @@ import { BoardSource } from '../loop/board-source.js';
 import { runAgent } from '../loop/loop.js';
 import { showOn } from '../progress/style.js';
 import { loadRole, problemsMessage } from '../board/role.js';
-import { unfencedRunProblems } from '../board/unfenced-runs.js';
-import { outsideWritesEnv } from '../board/fenced-writes.js';
+import { startEnv } from '../board/check.js';
 import type { RunIO } from '../loop/context.js';
 import { openCapabilities } from '../run/capability-list.js';
 import { openRun } from '../run/open-run.js';
+import { boardChecks, invocationTransforms } from '../run/capability-list.js';
+import { startLog } from '../log/supervisor-log.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from '../board/settings.js';
 import { runnable, shellWord } from '../util/self-command.js';
@@ -54,12 +55,22 @@ export async function tryRole(
   // Every problem of the role (its file, command, reply schema) is found before anything is written;
   // an unfenced role must not run a program a fenced agent could have written (as a run's pre-flight).
   const tried = loadRole(board.dir, role, 'try');
+  const checks = boardChecks();
   // Found as the run (openRun) starts it: PATH without what a fenced agent could write.
-  const env = outsideWritesEnv(board.dir, io.env).env;
-  const runs = tried.sandbox === undefined ? [{ role: tried, inputs }] : [];
-  const unfenced = unfencedRunProblems(board.dir, path.basename(board.file), runs, env);
-  if (unfenced.length) throw new InputError(problemsMessage(unfenced));
-  prepareAgent({ env, runId: '<try>', schemas: createSchemaCompiler() }, board, settings, inputs, 1);
+  const env = startEnv(board.dir, io.env, checks);
+  // The board-level checks (board/check.ts) on the role tried, as a run's pre-flight makes them on every role.
+  const place = {
+    dir: board.dir,
+    name: path.basename(board.file),
+    state: board,
+    at: () => undefined,
+    env,
+    given: io.env,
+  };
+  const problems = checks.flatMap((check) => check.board?.([{ role: tried, inputs }], place).problems ?? []);
+  if (problems.length) throw new InputError(problemsMessage(problems));
+  const transforms = invocationTransforms((dir) => startLog(dir));
+  prepareAgent({ env, runId: '<try>', schemas: createSchemaCompiler(), transforms }, board, settings, inputs, 1);
   const show = showOn(io.stderr, { quiet: flags.quiet === true, noColor: flags['no-color'] === true, env: io.env });
   const run = { file: options.file, flags: { ...settingFlags }, io, show };
   const capabilities = await openCapabilities('try', run);

@@ -15,7 +15,7 @@ export const hooks: OpenCapability = async (kind, options): Promise<Capability |
   // Loaded only when a hook is given: checking one reads the role files (which are fenced).
   const [{ parseHook }, { outsideWritesEnv }] = await Promise.all([
     import('./hook.js'),
-    import('../board/fenced-writes.js'),
+    import('../board/outside-writes.js'),
   ]);
   // Found and run with PATH as agents get it: without what a fenced agent could write.
   const { env, removed } = outsideWritesEnv(dir, options.io?.env ?? process.env);

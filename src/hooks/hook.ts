@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { fencedWrites, writtenPart } from '../board/fenced-writes.js';
+import { fencedWrites } from '../board/fenced-writes.js';
+import { writtenPart } from '../board/outside-writes.js';
 import { InputError } from '../errors.js';
 import { findProgram } from '../util/process.js';
 import { cleanBlock } from '../util/clean-text.js';

@@ -1,7 +1,6 @@
 import type { AgentInputs } from '../board/inputs.js';
 import type { Board } from '../board/read-board.js';
 import type { Settings } from '../board/settings.js';
-import type { SettingsReader } from '../board/check.js';
 import type { SupervisorEvent } from '../event-types.js';
 import type { SpendTotal } from '../spend.js';
 import type {
@@ -24,11 +23,7 @@ import type {
  * is the earliest.
  */
 export class Capabilities implements Required<Capability> {
-  constructor(
-    private readonly list: readonly Capability[],
-    /** Each capability's reader of its `supervisor:` keys, for the board's checks (board/check.ts). */
-    readonly settingsReaders: readonly SettingsReader[] = [],
-  ) {}
+  constructor(private readonly list: readonly Capability[]) {}
 
   /** Whether one may run the loop again once it ended (--watch): a board with nothing to run is run then too. */
   get resident(): boolean {

@@ -1,7 +1,9 @@
 import type { RunAttempt } from '../agent/attempt.js';
 import type { Invocation } from '../agent/invocation.js';
+import type { InvocationTransform } from '../agent/prepare.js';
 import type { Failure } from '../agents/adapter.js';
 import type { AgentInputs } from '../board/inputs.js';
+import type { BoardCheck } from '../board/check.js';
 import type { Settings, SettingsFlags } from '../board/settings.js';
 import type { Board, BoardSettings } from '../board/read-board.js';
 import type { SupervisorError } from '../errors.js';
@@ -27,10 +29,17 @@ export interface RunContext {
   output: OutputStore;
   world: World;
   schemas: SchemaCompiler;
+  /** What capabilities add at the core's seams, in the list's order (run/capability-list.ts). */
+  lists: SeamLists;
   /** All of them as one (capability-fanout.ts). */
   capabilities: Required<Capability>;
-  /** validate's checks of the board as it is now, the capabilities' settings included (the run's pre-flight). */
-  check(): Validation;
+}
+
+/** Each agent run's invocation transforms (agent/prepare.ts), and the checks a board check adds (board/check.ts). */
+export interface SeamLists {
+  transforms: readonly InvocationTransform[];
+  /** New for each check: a check may keep what it learns between its calls. */
+  boardChecks(): BoardCheck[];
 }
 
 /**
@@ -111,6 +120,13 @@ export interface CapabilitySurface {
   examples?: readonly string[];
   /** What `--dry-run` says of it for this board: fields of the plan's JSON and lines of its text. */
   dryRun?(plan: DryRunAsk): Promise<DryRunPart | undefined>;
+  /**
+   * Its change to each agent run's invocation (agent/prepare.ts: the CLI schema, the call's budget, the
+   * fence), applied in the list's order; `beforeWrap` is what the run does before a wrapper is built.
+   */
+  transform?(options: { beforeWrap?: (boardDir: string) => void }): InvocationTransform;
+  /** Its part of the board's pre-flight check (board/check.ts), new for each check. */
+  checks?(): BoardCheck;
 }
 
 /** A flag of `run` a capability adds: its option, its --help lines, its check, the `supervisor:` key it sets. */

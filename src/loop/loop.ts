@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Document } from 'yaml';
 import { prepareAgent } from '../agent/prepare.js';
 import { BoardReadError } from '../board/board-file.js';
+import { checkBoard } from '../board/check.js';
 import { determineRole } from '../board/determine-role.js';
 import type { AgentInputs } from '../board/inputs.js';
 import { boardParked, type ParkedTask } from '../board/parked.js';
@@ -39,7 +40,11 @@ export async function superviseBoard(ctx: RunContext): Promise<LoopResult> {
   const numbers = new StepNumbers();
   for (;;) {
     // What --watch judges an edit by: validate's checks, and whether a capability would stop before a step.
-    const judge = { ctx, check: ctx.check, stopBeforeStep: ctx.capabilities.beforeStep.bind(ctx.capabilities) };
+    const judge = {
+      ctx,
+      check: () => checkBoard({ file: ctx.board.file, env: ctx.world.env }, ctx.lists.boardChecks()),
+      stopBeforeStep: ctx.capabilities.beforeStep.bind(ctx.capabilities),
+    };
     const end = await pass(ctx, numbers).then(
       (result) => ({ ...judge, result }),
       (error: unknown) => ({ ...judge, error }),
@@ -294,7 +299,13 @@ export async function runAgent(
   const spent = ctx.capabilities.spent();
   const prepare = (chosen: string | undefined) =>
     prepareAgent(
-      { env: ctx.world.env, runId: ctx.runId, schemas: ctx.schemas, ...(spent && { spend: { total: spent } }) },
+      {
+        env: ctx.world.env,
+        runId: ctx.runId,
+        schemas: ctx.schemas,
+        transforms: ctx.lists.transforms,
+        ...(spent && { spend: { total: spent } }),
+      },
       board,
       settings,
       run.inputs,

@@ -1,13 +1,17 @@
 import { InputError } from '../errors.js';
 import type { CapabilitySurface } from '../loop/context.js';
 import { describeTargets, notifyProblem } from '../notify/target.js';
+import { durationSetting } from '../board/settings.js';
+import { notifyChecks } from './checks.js';
 import { notifyFlags, notifySettings } from './settings.js';
 
 /** Notifications: --notify, `supervisor.notify` and `notify_wait` (capability.ts; delivery: src/notify/). */
 export const notificationsSurface: CapabilitySurface = {
   name: 'notifications',
   open: async (kind, options) => (await import('./capability.js')).notifications(kind, options),
-  settings: (supervisor) => notifySettings(supervisor),
+  // notify_wait here; each entry of notify, at its own line, in checks.ts.
+  settings: (supervisor) => durationSetting(supervisor, 'notify_wait'),
+  checks: notifyChecks,
   examples: ['kanban.yaml --notify https://ntfy.sh/my-board-topic --notify desktop'],
   flags: [
     {

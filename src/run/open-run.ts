@@ -2,17 +2,16 @@ import path from 'node:path';
 import { runAttempt } from '../agent/attempt.js';
 import { stopLeftoverAgent, stopLeftoverTries } from '../agent/record.js';
 import { RUN_PLACE, TRY_PLACE } from '../attempt-output/places.js';
-import { type SettingsReader, checkBoard } from '../board/check.js';
+import { checkBoard, startEnv } from '../board/check.js';
 import type { Board, Problem } from '../board/read-board.js';
 import { problemsMessage } from '../board/role.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
 import { checkWritable, removeDeadTemps } from '../board/writable.js';
-import { outsideWritesEnv } from '../board/fenced-writes.js';
 import { InputError } from '../errors.js';
 import { EventLog } from '../events/log.js';
 import { acquireBoardLock } from '../lock/lock.js';
 import { OutputStore } from '../log/output-store.js';
-import { appendEntry } from '../log/supervisor-log.js';
+import { appendEntry, startLog } from '../log/supervisor-log.js';
 import type { BoardSource } from '../loop/board-source.js';
 import type { Capabilities } from '../loop/capability-fanout.js';
 import { recordStop } from '../loop/loop.js';
@@ -23,6 +22,7 @@ import { createReporter } from '../progress/reporter.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { runId as newRunId } from '../util/time.js';
 import { maskedHead, maskText } from '../util/secrets.js';
+import { boardChecks, invocationTransforms } from './capability-list.js';
 import { SHOWN_MAX } from '../agents/index.js';
 import { boardSecrets } from '../board/secret-values.js';
 
@@ -53,9 +53,9 @@ export async function openRun<T>(
   const given = options.io?.env ?? process.env;
   const seams = options.seams ?? {};
   // Every problem validate would find stops a run here; its warnings are told once the run starts.
-  const warnings = kind === 'run' ? preflight(source, given, capabilities.settingsReaders) : [];
+  const warnings = kind === 'run' ? preflight(source, given) : [];
   // What every program the run starts gets: PATH without what a fenced agent could write (the preflight said so).
-  const env = outsideWritesEnv(source.dir, given).env;
+  const env = startEnv(source.dir, given, boardChecks());
   const stopper = new Stopper();
   const closed = new AbortController();
   // Listening first: a signal while the lock is taken is an interrupt, not a kill that leaves the lock behind.
@@ -101,8 +101,9 @@ export async function openRun<T>(
         log: (entry) => appendEntry(source.dir, { time: clock.now(), ...entry }, secrets),
       },
       schemas: createSchemaCompiler(),
+      // The Log exists before any fenced agent runs, so its fence binds it read-only (no forged Log).
+      lists: { transforms: invocationTransforms((dir) => startLog(dir)), boardChecks },
       capabilities,
-      check: () => checkBoard({ file: source.file, env, settings: capabilities.settingsReaders }),
     };
     events.emit('run_started', {
       board: path.basename(source.file),
@@ -140,8 +141,8 @@ export async function openRun<T>(
 }
 
 // validate's checks (board/check.ts) on the read the run starts from: a problem stops the run.
-function preflight(source: BoardSource, env: NodeJS.ProcessEnv, settings: readonly SettingsReader[]): Problem[] {
-  const check = checkBoard({ file: source.file, env, ...(source.seen && { seen: source.seen }), settings });
+function preflight(source: BoardSource, env: NodeJS.ProcessEnv): Problem[] {
+  const check = checkBoard({ file: source.file, env, ...(source.seen && { seen: source.seen }) }, boardChecks());
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
   checkWritable(source.file);
   return check.warnings;

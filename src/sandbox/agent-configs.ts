@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { readRegular } from '../fs/safe-read.js';
 import { isWithin, realOr } from '../util/real-path.js';
-import { expandPath, type SandboxSpec } from './spec.js';
+import { expandPath, type SandboxSpec } from '../board/role-sandbox.js';
 
 /**
  * An agent CLI that loads settings, hooks, plugins or MCP servers — programs it runs — from the

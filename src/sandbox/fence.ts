@@ -1,7 +1,7 @@
 import { COVERS, DEFAULT_HIDDEN } from './hidden.js';
 import { isWithin } from '../util/real-path.js';
 import { seccompFilter } from './seccomp.js';
-import { expandPath, type SandboxSpec } from './spec.js';
+import { expandPath, type SandboxSpec } from '../board/role-sandbox.js';
 
 /** What the fence sees of the machine: gathered at the edge (place.ts), so building the fence stays pure. */
 export interface FencePlace {

@@ -7,7 +7,7 @@ import { readRegular } from '../fs/safe-read.js';
 import { findGit, findProgram, outsidePath } from '../util/process.js';
 import { realOr } from '../util/real-path.js';
 import type { FencePlace, HostUser } from './fence.js';
-import { expandPath, type SandboxSpec } from './spec.js';
+import { expandPath, type SandboxSpec } from '../board/role-sandbox.js';
 import { credentialStores } from './stores.js';
 
 /**

@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callBudget, callBudgetUsd, handedSchema, withCallOptions } from '../../src/agents/call-options.js';
+import { handedSchema, withCallOptions } from '../../src/agents/call-options.js';
+import { callBudget, callBudgetUsd } from '../../src/budget/call-budget.js';
+import { invocationTransforms } from '../../src/run/capability-list.js';
 import { classifyFailure } from '../../src/agents/index.js';
 import { planAgent, prepareAgent } from '../../src/agent/prepare.js';
 import { checkBoard } from '../../src/board/check.js';
@@ -177,7 +179,13 @@ describe('a run preparing an agent that hands its CLI the reply schema', () => {
       const board = readBoard(path.join(dir, 'kanban.yaml'));
       const settings = resolveSettings(board.settings, {});
       const inputs = { role: 'Implementor', kanban_file: 'kanban.yaml', task_file: 'tasks/001.md' };
-      const ctx = { env: {}, runId: 'r', schemas: createSchemaCompiler(), spend: { total: { costUsd: 0.5 } } };
+      const ctx = {
+        env: {},
+        runId: 'r',
+        schemas: createSchemaCompiler(),
+        spend: { total: { costUsd: 0.5 } },
+        transforms: invocationTransforms(),
+      };
       const planned = planAgent(ctx, board, settings, inputs, 1);
       expect(existsSync(path.join(dir, '.kanban-supervisor'))).toBe(false);
       const first = prepareAgent(ctx, board, settings, inputs, 1);

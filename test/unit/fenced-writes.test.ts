@@ -1,7 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fencedWrites, writablePathEntry, writtenPart } from '../../src/board/fenced-writes.js';
+import { fencedWrites } from '../../src/board/fenced-writes.js';
+import { writablePathEntry, writtenPart } from '../../src/board/outside-writes.js';
 import { makeBoard, tempDir } from '../helpers.js';
 
 /** A board whose Implementor is fenced with `sandbox` (written as YAML), script.sh and data.txt in it. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentFor, classifyFailure, failureInLine } from '../../src/agents/index.js';
 import { checkBoard } from '../../src/board/check.js';
-import { unreachableCommandProblems } from '../../src/board/fenced-reach.js';
+import { unreachableCommandProblems } from '../../src/sandbox/fenced-reach.js';
 import { locateBoard } from '../../src/board/locate.js';
 import { parseBoard } from '../../src/board/read-board.js';
 import { parseRole } from '../../src/board/role.js';

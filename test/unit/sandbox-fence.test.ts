@@ -8,7 +8,8 @@ import { DEFAULT_HIDDEN } from '../../src/sandbox/hidden.js';
 import { gitDirs } from '../../src/sandbox/place.js';
 import { agentUser } from '../../src/sandbox/owner.js';
 import { fenceProblem, findBubblewrap } from '../../src/sandbox/probe.js';
-import { expandPath, sandboxSpec } from '../../src/sandbox/spec.js';
+import { expandPath, sandboxSpec } from '../../src/board/role-sandbox.js';
+import { fenceWrapper } from '../../src/sandbox/transform.js';
 import { ROOT, tempDir } from '../helpers.js';
 import { tablePlace } from './fence-place.js';
 
@@ -193,14 +194,16 @@ describe('the fence (bubblewrap argv built from a role, the board and this machi
 
   it("is put before the agent's own argv only when spawned: messages still name the agent's command", () => {
     const fence = buildFence(spec, place({}));
-    const invocation = { file: 'claude', args: ['-p', 'hi'], fence };
+    const invocation = { file: 'claude', args: ['-p', 'hi'], wrap: fenceWrapper(fence) };
     expect(spawnCommand(invocation)).toEqual({
       file: '/usr/bin/bwrap',
       args: ['--seccomp', '3', ...fence.args, 'claude', '-p', 'hi'],
       seccomp: fence.seccomp,
     });
     const asOwner = buildFence(spec, place({}, {}, { user: { uid: 1000, gid: 100 } }));
-    expect(spawnCommand({ ...invocation, fence: asOwner })).toMatchObject({ user: { uid: 1000, gid: 100 } });
+    expect(spawnCommand({ ...invocation, wrap: fenceWrapper(asOwner) })).toMatchObject({
+      user: { uid: 1000, gid: 100 },
+    });
     expect(spawnCommand({ file: 'claude', args: ['-p'] })).toEqual({ file: 'claude', args: ['-p'] });
     expect(describeCommand(invocation)).toBe('claude -p hi');
   });

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import type { Problem } from './read-board.js';
-import type { Role } from './role.js';
-import type { HostUser } from '../sandbox/fence.js';
-import { commandFiles, reachable, supervisorFolders } from '../sandbox/place.js';
+import type { Problem } from '../board/read-board.js';
+import type { Role } from '../board/role.js';
+import type { HostUser } from './fence.js';
+import { commandFiles, reachable, supervisorFolders } from './place.js';
 import { findProgram } from '../util/process.js';
 
 /**

@@ -1,19 +1,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { programWord } from '../agents/index.js';
-import { agentConfigOf, type AgentConfig } from '../sandbox/agent-configs.js';
+import { agentConfigOf, type AgentConfig } from './agent-configs.js';
 import { findProgram } from '../util/process.js';
-import {
-  fencedWrites,
-  outsideWritesEnv,
-  writablePathEntry,
-  writablePlace,
-  writtenPart,
-  type FencedWrites,
-} from './fenced-writes.js';
-import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from './inputs.js';
-import type { Problem } from './read-board.js';
-import type { Role } from './role.js';
+import { fencedWrites, writablePlace, type FencedWrites } from '../board/fenced-writes.js';
+import { outsideWritesEnv, writablePathEntry, writtenPart } from '../board/outside-writes.js';
+import { AGENTS_DIR, fillPlaceholders, type AgentInputs } from '../board/inputs.js';
+import type { Problem } from '../board/read-board.js';
+import type { Role } from '../board/role.js';
 
 /** kanban-supervisor's own folder (src/ or dist/ is one below it). */
 const INSTALLED = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));

@@ -1,11 +1,11 @@
 import { homedir } from 'node:os';
-import type { Problem } from './read-board.js';
-import type { Role } from './role.js';
+import type { Problem } from '../board/read-board.js';
+import type { Role } from '../board/role.js';
 import { unreachableCommandProblems } from './fenced-reach.js';
-import { fenceProblem } from '../sandbox/probe.js';
-import type { agentUser } from '../sandbox/owner.js';
-import { missingPaths } from '../sandbox/place.js';
-import { configWrites } from '../sandbox/agent-configs.js';
+import { fenceProblem } from './probe.js';
+import type { agentUser } from './owner.js';
+import { missingPaths } from './place.js';
+import { configWrites } from './agent-configs.js';
 
 /**
  * What `validate` says of one fenced role's sandbox: whom it runs as and whether bubblewrap can build
