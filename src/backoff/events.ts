@@ -19,7 +19,7 @@ declare module '../events/parse.js' {
 const NONE = {};
 
 /** The service-error back-off: its line, and what the live line waits for meanwhile. */
-export const backoffEvents: CapabilityEvents = {
+export const backoffEvents = {
   types: {
     backoff: {
       checks: NONE,
@@ -33,4 +33,4 @@ export const backoffEvents: CapabilityEvents = {
       }),
     },
   },
-};
+} satisfies CapabilityEvents;

@@ -89,6 +89,8 @@ export type MoreChecks = ReadonlyMap<string, FieldChecks>;
 export interface EventChecks extends CoreChecks {}
 type CoreChecks = typeof CHECKS;
 type CoreType = keyof CoreChecks;
+/** The event types the capabilities add (each in its folder's events.ts). */
+export type CapabilityEventType = Exclude<EventType, CoreType>;
 
 /** An event of kind T as read from events.jsonl: the fields its checks check, optional where they take them so. */
 export type ReadOf<T extends EventType & keyof EventChecks> = T extends EventType

@@ -25,7 +25,7 @@ declare module '../events/fold.js' {
 const COMMITTED = { commit: str } satisfies Checks<EventFields['git_committed']>;
 
 /** The step commits' event, its line, and the run's commits in `status` and the report. */
-export const gitEvents: CapabilityEvents = {
+export const gitEvents = {
   types: {
     git_committed: {
       checks: COMMITTED,
@@ -45,7 +45,7 @@ export const gitEvents: CapabilityEvents = {
   status: (run) => run.commits && `committed: ${run.commits.count} step(s), ${reviewCommits(run.commits)}`,
   report: (run) =>
     run.commits ? ` · committed: ${run.commits.count} step(s), <code>${esc(reviewCommits(run.commits))}</code>` : '',
-};
+} satisfies CapabilityEvents;
 
 /**
  * What to type to review a run's commits (supervisor.git_commit), as `status` and the report

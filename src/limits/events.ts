@@ -46,7 +46,7 @@ const LIMIT_WAIT = { step: num, waitMs: opt(num) } satisfies Checks<EventFields[
 const NONE = {};
 
 /** The usage limits' waits and fallback switches: their lines, and the waits `status` and the report count. */
-export const limitsEvents: CapabilityEvents = {
+export const limitsEvents = {
   types: {
     limit_wait: {
       checks: LIMIT_WAIT,
@@ -91,4 +91,4 @@ export const limitsEvents: CapabilityEvents = {
       live: () => ({ line: true }),
     },
   },
-};
+} satisfies CapabilityEvents;

@@ -37,7 +37,7 @@ declare module '../events/parse.js' {
 const NONE = {};
 
 /** The resident run's waits: their lines, and what the live line shows between passes. */
-export const watchEvents: CapabilityEvents = {
+export const watchEvents = {
   types: {
     waiting: {
       checks: NONE,
@@ -63,7 +63,7 @@ export const watchEvents: CapabilityEvents = {
       live: () => ({ line: true }),
     },
   },
-};
+} satisfies CapabilityEvents;
 
 /** What a resident run waits for, and why it is not running (pure; agent text cleaned). */
 function waitingText(event: EventOf<'waiting'>): string {
