@@ -121,7 +121,7 @@ export const str = (value: unknown): value is string => typeof value === 'string
 export const num = (value: unknown): value is number => typeof value === 'number';
 const bool = (value: unknown): value is boolean => typeof value === 'boolean';
 export const opt = <V>(check: Check<V>): Optional<V> => ({ optional: check });
-export const orNull =
+const orNull =
   <V>(check: Check<V>): Check<V | null> =>
   (value): value is V | null =>
     value === null || check(value);
@@ -137,8 +137,7 @@ const shape =
       return typeof check === 'function' ? check(field) : field === undefined || check.optional(field);
     });
 
-/** The checks of a StepPlace (event-types.ts). */
-export const stepPlace = { step: num, role: str, task: str };
+const stepPlace = { step: num, role: str, task: str };
 const attempt = { ...stepPlace, done_task: opt(orNull(str)), attempt: num, rerun: opt(num) };
 
 // The fields the readers (fold.ts, records.ts) read; the others pass through unchecked and unread.
