@@ -49,8 +49,14 @@ export function listedCapabilities() {
   const folderOf = new Map(
     [...text.matchAll(/import \{ (\w+) \} from '\.\.\/([\w-]+)\/surface\.js';/g)].map((m) => [m[1], m[2]]),
   );
-  const list = /export const CAPABILITIES[^=]*= \[([^\]]*)\]/.exec(text)?.[1] ?? '';
-  return [...list.matchAll(/^\s*(\w+),/gm)].map((m) => folderOf.get(m[1])).filter((folder) => folder !== undefined);
+  const list = /= \[([^\]]*Surface,[^\]]*)\]/.exec(text)?.[1] ?? '';
+  const folders = [...list.matchAll(/^\s*(\w+),/gm)]
+    .map((m) => folderOf.get(m[1]))
+    .filter((folder) => folder !== undefined);
+  // A list this cannot read would drop every capability's keys from the schema without a word.
+  if (folders.length === 0)
+    throw new Error('scripts/compile-schemas.mjs: no capability found in src/run/capability-list.ts');
+  return folders;
 }
 
 /** The text of schemas/kanban.schema.json: the core's schema with each listed capability's keys. */

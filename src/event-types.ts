@@ -6,7 +6,7 @@ export interface EventHead<T extends string = string> {
 }
 
 /** Where in a run an agent's event happened: its step, role and task. */
-interface StepPlace {
+export interface StepPlace {
   step: number;
   role: string;
   task: string;
@@ -86,7 +86,9 @@ export interface EventLeftoverAgent {
 /**
  * Each kind of event a run records and its fields besides the head, as the writers write them
  * (docs/events.md tells each one). EventLog.emit is checked against it, and parse.ts checks every
- * line of events.jsonl against it: a reader gets these types and never coerces a field.
+ * line of events.jsonl against it: a reader gets these types and never coerces a field. These are
+ * the core's; a capability adds its own from its folder's events.ts (declaration merging), with
+ * how each is read and shown (events/capability-events.ts).
  */
 export interface EventFields {
   run_started: { board: string; pid: number; stoppedLeftoverAgent?: EventLeftoverAgent; try?: string };
@@ -122,27 +124,6 @@ export interface EventFields {
       logError?: string;
     };
   retry: AttemptPlace & { retry: number; maxRetries: number; issue: string };
-  limit_wait: StepPlace & {
-    until: string;
-    waitMs: number;
-    reason: string;
-    cli: string;
-    resetKnown: boolean;
-    ignoredReset?: string;
-    sharedLimitUnrecorded?: string;
-    learntFrom?: string;
-    learntAt?: string;
-    sharedFile?: string;
-  };
-  limit_resumed: StepPlace & { waitedMs: number };
-  agent_switched: StepPlace & {
-    from: string;
-    to: string;
-    reason: 'usage_limit' | 'reset';
-    cli?: string;
-    until?: string;
-  };
-  backoff: StepPlace & { retry: number; of: number; waitMs: number; reason: string; cli: string };
   board_written: {
     step: number;
     task: string;
@@ -154,24 +135,9 @@ export interface EventFields {
     trigger?: string;
     set_aside?: EventSetAside[];
   };
-  git_committed: StepPlace & { commit: string; paths: number; dirtyBefore?: string[]; leftOut?: string[] };
   human_edit_kept: { step: number; task: string; fields: string[]; issue: string };
   handed_to_manager: AttemptPlace & { attempts: number; issue: string; message: string };
   done: { steps: number; phase?: string | null; current?: string | null };
-  waiting: {
-    for: 'board_change';
-    reason: string;
-    outcome: string;
-    exitCode: number;
-    since: string;
-    until?: string;
-    pid: number;
-    watching: number;
-    via: 'fs.watch' | 'polling';
-    why?: string;
-  };
-  woke: { by: 'change' | 'time'; files: string[]; waitedMs: number };
-  edit_invalid: { files: string[]; file: string; line?: number; problem: string; problems: number };
   halted: Partial<AttemptPlace> & {
     steps?: number;
     exitCode: number;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { eventTable, type CapabilityEvents } from '../events/capability-events.js';
 import { RunFold } from '../events/fold.js';
 import { parseEvent } from '../events/parse.js';
 import type { AttemptRecord } from '../events/records.js';
@@ -37,18 +38,25 @@ export interface Search {
  * `logs`' view of the fold: the newest attempt matching `filter`, the history (`events`, then
  * its rotated file) read from its end, so that the usual question — the last attempt — reads
  * a few KiB of a log of any size. `--step` without `--run` means a step of the last run.
+ * `capabilityEvents`: the capabilities' event types, read and folded as each one says.
  */
-export function findAttempt(boardDir: string, events: string, filter: AttemptFilter): Search {
+export function findAttempt(
+  boardDir: string,
+  events: string,
+  filter: AttemptFilter,
+  capabilityEvents: readonly CapabilityEvents[],
+): Search {
   const search: Search = { steps: [], anyEvents: false, size: 0 };
   const task = filter.task === undefined ? undefined : path.posix.normalize(filter.task.replace(/\\/g, '/'));
-  const fold = new RunFold();
+  const table = eventTable(capabilityEvents);
+  const fold = new RunFold(table.folds);
   withStore(
     boardDir,
     (files) => {
       // Taken before reading: an end written meanwhile is read twice at worst, never missed.
       search.size = files.find((file) => !file.rotated)?.size ?? 0;
       for (const line of new NewestFirst(files)) {
-        const event = parseEvent(line.text);
+        const event = parseEvent(line.text, table.checks);
         if (!event) continue;
         search.anyEvents = true;
         search.lastRun ??= event.run;

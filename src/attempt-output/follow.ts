@@ -2,6 +2,7 @@ import { closeSync } from 'node:fs';
 import path from 'node:path';
 import { isAttemptOf } from '../events/fold.js';
 import { attemptEnd, type AttemptEnd, type AttemptRecord } from '../events/records.js';
+import type { CapabilityEvents } from '../events/capability-events.js';
 import type { ReadOf } from '../events/parse.js';
 import { EventTail } from '../events/follow-events.js';
 import { AgentText, type Output } from './copy-stream.js';
@@ -35,6 +36,7 @@ export async function followAttempt(
   place: OutputPlace,
   from: number,
   io: FollowIO,
+  capabilityEvents: readonly CapabilityEvents[],
 ): Promise<AttemptEnd | undefined> {
   const files = attemptFiles(a, place);
   const cli = transcriptCli(a, io.raw === true);
@@ -51,7 +53,7 @@ export async function followAttempt(
         ]
       : [];
   });
-  const events = new EventTail(path.join(boardDir, place.events), from);
+  const events = new EventTail(path.join(boardDir, place.events), from, capabilityEvents);
   try {
     for (;;) {
       // Alive first: once the supervisor is gone, everything it wrote is in the log.

@@ -6,6 +6,7 @@ import { Output } from '../attempt-output/copy-stream.js';
 import { RUN_PLACE, TRY_PLACE, type OutputPlace } from '../attempt-output/places.js';
 import { describeAttempt, describeEnd, printAttempt, shownAs, type Streams } from '../attempt-output/print.js';
 import { realBoardPath } from '../board/locate.js';
+import { CAPABILITY_EVENTS } from '../run/capability-list.js';
 import { boardSecrets } from '../board/secret-values.js';
 import { InputError } from '../errors.js';
 import type { AttemptRecord } from '../events/records.js';
@@ -54,7 +55,7 @@ export async function logsCommand(
   const dir = path.dirname(file);
   const place = flags.try ? TRY_PLACE : RUN_PLACE;
   const filter = filterOf(flags);
-  const search = findAttempt(dir, place.events, filter);
+  const search = findAttempt(dir, place.events, filter, CAPABILITY_EVENTS);
   const found = search.attempt;
   if (!found) throw new InputError(nothingFound(search, filter, place, options.file));
   const alive = aliveCheck(file, found, place === TRY_PLACE);
@@ -85,13 +86,20 @@ export async function logsCommand(
       `${streams === 'stderr' ? '' : shownAs(found.cli, flags.raw === true)}. Ctrl-C stops following, not the run.\n`,
   );
   const err = new Output(io.stderr, io.stderr.isTTY === true, secrets);
-  const ended = await followAttempt(dir, found, place, search.size, {
-    ...(streams !== 'stderr' && { stdout: out }),
-    ...(streams !== 'stdout' && { stderr: err }),
-    alive,
-    sleep: (ms) => sleep(ms),
-    raw: flags.raw === true,
-  });
+  const ended = await followAttempt(
+    dir,
+    found,
+    place,
+    search.size,
+    {
+      ...(streams !== 'stderr' && { stdout: out }),
+      ...(streams !== 'stdout' && { stderr: err }),
+      alive,
+      sleep: (ms) => sleep(ms),
+      raw: flags.raw === true,
+    },
+    CAPABILITY_EVENTS,
+  );
   io.stderr.write(`The attempt ended: ${describeEnd({ ...found, ...(ended && { finished: ended }) }, 'stopped')}.\n`);
   return 0;
 }

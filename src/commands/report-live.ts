@@ -10,6 +10,7 @@ import { procTarget } from '../fs/real-dir.js';
 import { renderReport } from '../report/html.js';
 import { serveLive, type LiveSource } from '../report/live-server.js';
 import { readPageParts } from './report.js';
+import { CAPABILITY_EVENTS } from '../run/capability-list.js';
 import { boardTasks, lockStatus } from './status.js';
 
 /** What `report --watch` serves. */
@@ -80,7 +81,15 @@ function liveSource(file: string, dir: string, options: LiveOptions): LiveSource
     },
     page: (version, link) => {
       const parts = readPageParts(file, scope);
-      const context = { file, outDir: dir, generated: new Date(), ...parts, link, live: { version } };
+      const context = {
+        file,
+        outDir: dir,
+        generated: new Date(),
+        ...parts,
+        link,
+        live: { version },
+        capabilityEvents: CAPABILITY_EVENTS,
+      };
       return renderReport(parts.runs, context);
     },
     open: (relative) => openLinked(file, dir, relative),

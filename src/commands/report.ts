@@ -8,6 +8,7 @@ import { maskDeep } from '../util/secrets.js';
 import { runnable } from '../util/self-command.js';
 import { InputError, SupervisorError, UnwritableError } from '../errors.js';
 import { readRecentRuns, REPORT_RUNS } from '../events/recent-runs.js';
+import { CAPABILITY_EVENTS } from '../run/capability-list.js';
 import { EVENTS } from '../event-types.js';
 import { renderReport } from '../report/html.js';
 import { readTaskMeta } from '../board/task.js';
@@ -82,7 +83,7 @@ export function readPageParts(
 ): PageParts {
   const board = readBoard(file);
   const facts = readTaskFacts(board, boardTasks(board));
-  const recent = readRecentRuns(board.dir, scope.all ? Infinity : (scope.runs ?? REPORT_RUNS));
+  const recent = readRecentRuns(board.dir, scope.all ? Infinity : (scope.runs ?? REPORT_RUNS), CAPABILITY_EVENTS);
   // Events are masked as they are written; a secret added to a role or the environment since is masked here.
   const secrets = boardSecrets(board.dir, env);
   const runs = maskDeep(recent?.runs ?? [], secrets);
@@ -178,6 +179,7 @@ export function report(options: ReportOptions): ReportResult {
     olderLeftOut: parts.olderLeftOut,
     titles: parts.titles,
     board: parts.board,
+    capabilityEvents: CAPABILITY_EVENTS,
   };
   // Outside the board folder the page carries what it links, in a folder beside it.
   // Not for /dev/stdout or a pipe: a page written through to a stream has no folder to travel in.

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { SupervisorError } from '../errors.js';
 import { failedOutcome, finishedOutcome, outcomeLine, printOutcome, type Outcome } from '../progress/outcome.js';
-import { createStyle, showOn } from '../progress/style.js';
+import { showOn } from '../progress/style.js';
+import { createStyle } from '../util/style.js';
 import type { RunIO } from '../loop/context.js';
 import { CAPABILITIES, openCapabilities } from '../run/capability-list.js';
 import { supervise } from '../run/supervise.js';

@@ -6,8 +6,9 @@ import { LOGIN_STOP, LOGIN_STOP_WORDS } from '../login/capability.js';
 import type { HistoryWindow } from '../events/latest.js';
 import type { AttemptRecord, RunEnd } from '../events/records.js';
 import { formatSpend } from '../spend.js';
-import { reviewCommits } from '../report/commits.js';
 import { figuresText, type Figures } from '../report/figures.js';
+import { eventTable } from '../events/capability-events.js';
+import { CAPABILITY_EVENTS } from '../run/capability-list.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine, shorten } from '../util/clean-text.js';
 import { localStamp } from '../util/time.js';
@@ -85,7 +86,11 @@ function lastRunLines(report: StatusReport, now: Date): string[] {
       : 'no end recorded: the supervisor was killed or crashed. ' +
         'Run again to resume; it stops what that run left first.';
   const lines = [`Last run: ${start}, ${run.steps} step(s): ${ended}`];
-  if (run.commits) lines.push(`  committed: ${run.commits.count} step(s), ${reviewCommits(run.commits)}`);
+  // What the capabilities folded from their events (the commits, …), a line each.
+  for (const line of eventTable(CAPABILITY_EVENTS).status) {
+    const said = line(run);
+    if (said !== undefined) lines.push(`  ${said}`);
+  }
   lines.push(`  figures: ${figuresText(run.figures)}`);
   const spent = formatSpend(run.spend.total);
   if (spent) {

@@ -7,6 +7,7 @@ import { ownerState, probePid, selfIdentity } from '../lock/process-identity.js'
 import { lockPath, readLockOwner, STALE_MS, UNSEEN_STALE_MS } from '../lock/lock.js';
 import { isAlive } from '../util/process.js';
 import { readLatest, type HistoryWindow, type LatestRun } from '../events/latest.js';
+import { CAPABILITY_EVENTS } from '../run/capability-list.js';
 import type { AttemptRecord, RunEnd } from '../events/records.js';
 import { addUsage, emptySpend, type SpendTotal } from '../spend.js';
 import { waitingFile, type Waiting } from '../log/waiting.js';
@@ -87,7 +88,7 @@ export function status(options: { file: string; windowBytes?: number }): StatusR
   const facts = readTaskFacts(board, listed).map(({ status: _status, ...rest }) => rest);
   const spend: LastRun['spend'] = { total: emptySpend(), byRole: {}, byTask: {} };
   const figures: LastRun['figures'] = { ...emptyFigures(), byTask: {} };
-  const latest = readLatest(board.dir, listed, {
+  const latest = readLatest(board.dir, listed, CAPABILITY_EVENTS, {
     windowBytes: options.windowBytes,
     lastRunAttempt: (attempt) => {
       addSpend(spend, attempt);

@@ -10,7 +10,8 @@ import {
   type AttemptEvent,
   type RunEnd,
 } from './records.js';
-import type { ReadEvent, ReadOf } from './parse.js';
+import type { EventType } from '../event-types.js';
+import type { EventChecks, ReadEvent, ReadOf } from './parse.js';
 
 /** One step of a run: who ran what, and what happened around its attempts. */
 export interface StepRecord {
@@ -49,13 +50,28 @@ export interface RunRecord {
   /** The steps whose step_started was read. */
   stepRecords: StepRecord[];
   end?: RunEnd;
-  /** Its steps' commits (supervisor.git_commit): how many, the first and the last commit id. */
-  commits?: { count: number; first: string; last: string };
   /** How long its usage-limit waits were to last, in all (limit_wait's `waitMs`); absent in views made without it. */
   limitWaitMs?: number;
 }
 
-type StepFacts = Omit<StepRecord, 'step' | 'time' | 'task' | 'role' | 'trigger'>;
+/** What a step's events tell of it besides its start. */
+export type StepFacts = Omit<StepRecord, 'step' | 'time' | 'task' | 'role' | 'trigger'>;
+
+/**
+ * Where a capability's event is folded in (fed newest first, like `add`): the run's record (a
+ * capability adds its own fields to RunRecord by declaration merging) and the facts of a step.
+ */
+export interface FoldInto {
+  run: RunRecord;
+  /** The facts of step `n`, gathered until its step_started is read; those of no step belong to none. */
+  step: (n: number | undefined) => StepFacts;
+}
+
+/** How an event of type T is folded in, by a capability that adds the type (its events.ts). */
+export type EventFold<T extends EventType & keyof EventChecks> = (event: ReadOf<T>, into: FoldInto) => void;
+
+/** The capabilities' folds, by event type (events/capability-events.ts gathers them). */
+export type MoreFolds = ReadonlyMap<string, (event: ReadEvent, into: FoldInto) => void>;
 
 // A run while it is folded: lists newest first, and what belongs to steps not started yet.
 interface Folding {
@@ -68,8 +84,9 @@ interface Folding {
  * is read from its end): an attempt's end comes before its start, a step's attempts before
  * the step. It may be fed only some events (a view that skips lines it does not need) and
  * stopped at any point; `add` says which attempt an attempt_started completed, so a view can
- * stop once it has what it shows. Event types it does not know are skipped; a new one that a
- * view should show is one more case in `add`. No I/O: the readers (latest.ts, recent-runs.ts) read, views fold.
+ * stop once it has what it shows. A capability's event types are folded by the capability
+ * (`folds`, from its events.ts); types no one folds are skipped. No I/O: the readers (latest.ts,
+ * recent-runs.ts) read, views fold.
  */
 export class RunFold {
   /** The runs seen, newest first (runs never interleave: one supervisor per board). */
@@ -80,7 +97,10 @@ export class RunFold {
    * What the runs keep (both by default): a view that adds attempts up as `add` hands them back
    * keeps none, one that shows no steps keeps no steps; memory then holds what the view shows.
    */
-  constructor(private readonly keep: { attempts?: boolean; steps?: boolean } = {}) {}
+  constructor(
+    private readonly folds: MoreFolds,
+    private readonly keep: { attempts?: boolean; steps?: boolean } = {},
+  ) {}
 
   /** Fold in the next older event; returns the attempt record an attempt_started makes. */
   add(event: ReadEvent): AttemptRecord | undefined {
@@ -96,14 +116,6 @@ export class RunFold {
         return undefined;
       case 'attempt_started':
         return this.attempt(run, event);
-      case 'limit_wait': {
-        const waited = event.waitMs !== undefined && event.waitMs > 0 ? event.waitMs : 0;
-        const step = facts(run, event.step);
-        step.limitWaits++;
-        step.limitWaitMs += waited;
-        if (waited > 0) run.record.limitWaitMs = (run.record.limitWaitMs ?? 0) + waited;
-        return undefined;
-      }
       case 'handed_to_manager':
         facts(run, event.step).exhausted ??= event.message;
         return undefined;
@@ -113,16 +125,11 @@ export class RunFold {
       case 'human_edit_kept':
         facts(run, event.step).personEditKept = true;
         return undefined;
-      case 'git_committed':
-        // Newest first: the first one seen is the run's last commit.
-        run.record.commits = {
-          count: (run.record.commits?.count ?? 0) + 1,
-          first: event.commit,
-          last: run.record.commits?.last ?? event.commit,
-        };
-        return undefined;
       default: {
-        if (!isRunEnd(event)) return undefined;
+        if (!isRunEnd(event)) {
+          this.folds.get(event.type)?.(event, { run: run.record, step: (n) => facts(run, n) });
+          return undefined;
+        }
         const end = runEnd(event);
         run.record.end ??= end;
         // A halt of retries names its step; the end of a run names none.
@@ -224,8 +231,8 @@ function newFacts(): StepFacts {
 }
 
 /** Fold events given newest first into runs, oldest first (pure). */
-export function foldRuns(newestFirst: Iterable<ReadEvent>): RunRecord[] {
-  const fold = new RunFold();
+export function foldRuns(newestFirst: Iterable<ReadEvent>, folds: MoreFolds): RunRecord[] {
+  const fold = new RunFold(folds);
   for (const event of newestFirst) fold.add(event);
   return fold.runs();
 }

@@ -1,7 +1,8 @@
 import { closeSync, fstatSync, readSync, statSync } from 'node:fs';
 import { openRegular } from '../fs/safe-read.js';
 import { StringDecoder } from 'node:string_decoder';
-import { parseEvent, type ReadEvent } from './parse.js';
+import { eventTable, type CapabilityEvents } from './capability-events.js';
+import { parseEvent, type MoreChecks, type ReadEvent } from './parse.js';
 
 /**
  * The events appended to an events file from an offset on, read forward as they come, whole
@@ -12,11 +13,16 @@ export class EventTail {
   private fd: number | undefined;
   private decoder = new StringDecoder('utf8');
   private carry = '';
+  private readonly checks: MoreChecks;
 
   constructor(
     private readonly file: string,
     private offset: number,
-  ) {}
+    /** The capabilities' event types, read as each one says. */
+    capabilityEvents: readonly CapabilityEvents[],
+  ) {
+    this.checks = eventTable(capabilityEvents).checks;
+  }
 
   /** The first event appended since the last look that `match` accepts, if one was. */
   find<E extends ReadEvent>(match: (event: ReadEvent) => event is E): E | undefined {
@@ -45,7 +51,7 @@ export class EventTail {
       const lines = (this.carry + this.decoder.write(chunk.subarray(0, got))).split('\n');
       this.carry = lines.pop() ?? '';
       for (const line of lines) {
-        const event = parseEvent(line);
+        const event = parseEvent(line, this.checks);
         if (event && match(event)) found ??= event;
       }
     }

@@ -1,3 +1,4 @@
+import { eventTable, type CapabilityEvents } from './capability-events.js';
 import { RunFold, type RunRecord } from './fold.js';
 import { fieldPeeker, parseEvent } from './parse.js';
 import { isManagerTurn, isRunEnd, RUN_END_TYPES, type AttemptRecord, type RunEnd } from './records.js';
@@ -44,15 +45,18 @@ export interface Latest {
  * the last run whole (its attempts handed to `lastRunAttempt`), the last run whose last end
  * was not done, each task's last worker attempt — or `windowBytes` were read. A line is parsed only if it may matter,
  * told from a peek at it: most lines of a long history are about tasks already found.
+ * `capabilityEvents`: the capabilities' event types, read and folded as each one says.
  */
 export function readLatest(
   boardDir: string,
   tasks: readonly string[],
+  capabilityEvents: readonly CapabilityEvents[],
   options: { windowBytes?: number; chunkBytes?: number; lastRunAttempt?: (attempt: AttemptRecord) => void } = {},
 ): Latest {
   const limit = options.windowBytes ?? STATUS_WINDOW_BYTES;
   // The last run's attempts are handed over one by one, not held: that run can be weeks long.
-  const fold = new RunFold({ attempts: false, steps: false });
+  const table = eventTable(capabilityEvents);
+  const fold = new RunFold(table.folds, { attempts: false, steps: false });
   const attempts = new Map<string, AttemptRecord>();
   const wanted = new Set(tasks);
   const peekTask = fieldPeeker('task');
@@ -72,7 +76,7 @@ export function readLatest(
     const lines = new NewestFirst(files, { limitBytes: limit, chunkBytes: options.chunkBytes });
     for (const line of lines) {
       if (!wants(line.text)) continue;
-      const event = parseEvent(line.text);
+      const event = parseEvent(line.text, table.checks);
       if (!event) continue;
       lastRun ??= event.run;
       if (event.run !== lastRun) lastRunWhole = true;

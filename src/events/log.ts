@@ -3,6 +3,7 @@ import path from 'node:path';
 import { LineLog } from '../fs/line-log.js';
 import { openRealDir } from '../fs/real-dir.js';
 import { maskDeep } from '../util/secrets.js';
+import type { CapabilityEvents } from './capability-events.js';
 import {
   EVENTS,
   rotatedFile,
@@ -24,6 +25,8 @@ export class EventLog {
   constructor(
     private readonly boardDir: string,
     readonly run: string,
+    /** The event types the capabilities add, and how each is read and shown: for a reader of this board's events. */
+    readonly capabilityEvents: readonly CapabilityEvents[],
     private readonly listeners: EventListener[] = [],
     private readonly clock: () => Date = () => new Date(),
     /** The board-relative events file: EVENTS, or another for events kept apart (`try`). */

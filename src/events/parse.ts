@@ -10,14 +10,14 @@ import type { EventFields, EventHead, EventType, EventUsage, UnknownEvent } from
  * time count, nothing else. Any other field of another type is left out; fields the readers do
  * not read pass through unchecked, and the read types (ReadOf) do not show them.
  */
-export function parseEvent(text: string): ReadEvent | undefined {
-  const event = asEvent(text);
+export function parseEvent(text: string, more: MoreChecks): ReadEvent | undefined {
+  const event = asEvent(text, more);
   if (event) return event;
   const appended = text.lastIndexOf('{"time":');
-  return appended > 0 ? asEvent(text.slice(appended)) : undefined;
+  return appended > 0 ? asEvent(text.slice(appended), more) : undefined;
 }
 
-function asEvent(text: string): ReadEvent | undefined {
+function asEvent(text: string, more: MoreChecks): ReadEvent | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -29,14 +29,15 @@ function asEvent(text: string): ReadEvent | undefined {
   const { time, type, run } = line;
   if (typeof time !== 'string' || typeof type !== 'string' || typeof run !== 'string') return undefined;
   const unknown: UnknownEvent = { time, type: 'unknown', run, named: type };
-  if (!Object.hasOwn(CHECKS, type)) return unknown;
-  return fieldsCheck(CHECKS[type as EventType], line) ? (line as unknown as ReadOf<EventType>) : unknown;
+  const checks: FieldChecks | undefined = Object.hasOwn(CHECKS, type) ? CHECKS[type as CoreType] : more.get(type);
+  if (!checks) return unknown;
+  return fieldsCheck(checks, line) ? (line as unknown as ReadOf<EventType>) : unknown;
 }
 
 /** The events on lines, in the lines' order; lines that hold none are skipped. */
-export function* parseEvents(lines: Iterable<{ text: string }>): Generator<ReadEvent> {
+export function* parseEvents(lines: Iterable<{ text: string }>, more: MoreChecks): Generator<ReadEvent> {
   for (const line of lines) {
-    const event = parseEvent(line.text);
+    const event = parseEvent(line.text, more);
     if (event) yield event;
   }
 }
@@ -60,9 +61,10 @@ export function fieldPeeker(key: string): (text: string) => string | undefined {
   };
 }
 
-type Check<V> = (value: unknown) => value is V;
+/** A check of a field a reader needs: a line whose field is missing or of another type is an UnknownEvent. */
+export type Check<V> = (value: unknown) => value is V;
 /** A check of a field a reader does without: a value of another type is left out, not the event. */
-interface Optional<V> {
+export interface Optional<V> {
   optional: Check<V>;
 }
 /**
@@ -70,13 +72,30 @@ interface Optional<V> {
  * be checked as optional (lines written before it was, test histories), one written only
  * sometimes must be. The compiler holds this table to EventFields.
  */
-type Checks<F> = {
+export type Checks<F> = {
   [K in keyof F]?: object extends Pick<F, K> ? Optional<Exclude<F[K], undefined>> : Check<F[K]> | Optional<F[K]>;
 };
-type Table = { [T in EventType]: Checks<EventFields[T]> };
+/** The checks of one event type's fields, untyped: what parseEvent runs. */
+export type FieldChecks = Record<string, Check<unknown> | Optional<unknown>>;
+/** The checks of the event types the capabilities add, by type (events/capability-events.ts gathers them). */
+export type MoreChecks = ReadonlyMap<string, FieldChecks>;
 
-/** An event of kind T as read from events.jsonl: the fields CHECKS checks, optional where it takes them so. */
-export type ReadOf<T extends EventType> = T extends EventType ? EventHead<T> & ReadFields<(typeof CHECKS)[T]> : never;
+/**
+ * The checks of each event type, as types: the core's (CHECKS below), and each capability's, merged
+ * in from its folder's events.ts (`declare module '../events/parse.js' { interface EventChecks {…} }`).
+ * An event type without checks here does not compile (ReadEvent below).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- each capability's events.ts adds its members
+export interface EventChecks extends CoreChecks {}
+type CoreChecks = typeof CHECKS;
+type CoreType = keyof CoreChecks;
+/** The event types the capabilities add (each in its folder's events.ts). */
+export type CapabilityEventType = Exclude<EventType, CoreType>;
+
+/** An event of kind T as read from events.jsonl: the fields its checks check, optional where they take them so. */
+export type ReadOf<T extends EventType & keyof EventChecks> = T extends EventType
+  ? EventHead<T> & ReadFields<EventChecks[T]>
+  : never;
 type ReadFields<C> = {
   [K in keyof C as C[K] extends Check<unknown> ? K : never]: C[K] extends Check<infer V> ? V : never;
 } & {
@@ -87,7 +106,7 @@ type ReadFields<C> = {
 export type ReadEvent = ReadOf<EventType> | UnknownEvent;
 
 // Whether `object` has the fields `checks` requires; an optional one of another type is deleted from it.
-function fieldsCheck(checks: Record<string, Check<unknown> | Optional<unknown>>, object: Record<string, unknown>) {
+function fieldsCheck(checks: FieldChecks, object: Record<string, unknown>) {
   for (const [key, check] of Object.entries(checks)) {
     const value = object[key];
     if (typeof check !== 'function') {
@@ -97,10 +116,11 @@ function fieldsCheck(checks: Record<string, Check<unknown> | Optional<unknown>>,
   return true;
 }
 
-const str = (value: unknown): value is string => typeof value === 'string';
-const num = (value: unknown): value is number => typeof value === 'number';
+// The checks a table of checks is made of; a capability's events.ts uses them too.
+export const str = (value: unknown): value is string => typeof value === 'string';
+export const num = (value: unknown): value is number => typeof value === 'number';
 const bool = (value: unknown): value is boolean => typeof value === 'boolean';
-const opt = <V>(check: Check<V>): Optional<V> => ({ optional: check });
+export const opt = <V>(check: Check<V>): Optional<V> => ({ optional: check });
 const orNull =
   <V>(check: Check<V>): Check<V | null> =>
   (value): value is V | null =>
@@ -121,6 +141,7 @@ const stepPlace = { step: num, role: str, task: str };
 const attempt = { ...stepPlace, done_task: opt(orNull(str)), attempt: num, rerun: opt(num) };
 
 // The fields the readers (fold.ts, records.ts) read; the others pass through unchecked and unread.
+// The core's event types; each capability's are in its folder's events.ts.
 const CHECKS = {
   run_started: {},
   warning: {},
@@ -150,18 +171,10 @@ const CHECKS = {
     stderrFile: opt(str),
   },
   retry: {},
-  limit_wait: { step: num, waitMs: opt(num) },
-  limit_resumed: {},
-  agent_switched: {},
-  backoff: {},
   board_written: { step: num, status: opt(str), current: opt(orNull(str)) },
-  git_committed: { commit: str },
   human_edit_kept: { step: num },
   handed_to_manager: { step: num, message: opt(str) },
   done: {},
-  waiting: {},
-  woke: {},
-  edit_invalid: {},
   halted: {
     step: opt(num),
     role: opt(str),
@@ -172,4 +185,4 @@ const CHECKS = {
     issue: opt(str),
   },
   interrupted: { exitCode: num, reason: opt(str), message: opt(str) },
-} satisfies Table;
+} satisfies { [T in EventType]?: Checks<EventFields[T]> };

@@ -1,3 +1,4 @@
+import { eventTable, type CapabilityEvents } from './capability-events.js';
 import { RunFold, type RunRecord } from './fold.js';
 import { parseEvent } from './parse.js';
 import { NewestFirst, withStore } from './event-files.js';
@@ -19,19 +20,21 @@ export interface RecentRuns {
  * `report`'s view of the fold: the last `count` runs of the board's history (every run with
  * Infinity), oldest first, or undefined when it has none. The history is read from its end
  * (events.jsonl, then events.1.jsonl) until a line of an older run: memory holds the runs
- * shown, not the files.
+ * shown, not the files. `capabilityEvents`: the capabilities' event types, read and folded as each one says.
  */
 export function readRecentRuns(
   boardDir: string,
   count: number,
+  capabilityEvents: readonly CapabilityEvents[],
   options: { chunkBytes?: number } = {},
 ): RecentRuns | undefined {
   return withStore(boardDir, (files) => {
     // The page shows attempts, not steps: none are kept.
-    const fold = new RunFold({ steps: false });
+    const table = eventTable(capabilityEvents);
+    const fold = new RunFold(table.folds, { steps: false });
     let olderLeftOut = false;
     for (const line of new NewestFirst(files, { chunkBytes: options.chunkBytes })) {
-      const event = parseEvent(line.text);
+      const event = parseEvent(line.text, table.checks);
       if (!event) continue;
       // Runs do not interleave (one supervisor per board holds the lock): a new run past the
       // count means every event of the runs shown was read.

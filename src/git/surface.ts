@@ -1,12 +1,14 @@
 import path from 'node:path';
+import { gitEvents } from './events.js';
 import { agentTag, TAG_VARIABLE } from '../agent/tag.js';
 import { InputError } from '../errors.js';
 import type { CapabilitySurface, DryRunAsk } from '../loop/context.js';
 import { gitSettings } from './settings.js';
 
 /** `supervisor.git_commit` and `git_timeout`: one commit per applied step (capability.ts). */
-export const gitSurface: CapabilitySurface = {
+export const gitSurface = {
   name: 'git',
+  events: gitEvents,
   open: async (kind, options) => (await import('./capability.js')).gitCommits(kind, options),
   settings: gitSettings,
   async dryRun(ask) {
@@ -19,7 +21,7 @@ export const gitSurface: CapabilitySurface = {
       : `Commits: none (supervisor.git_commit is on, but ${git.why ?? 'there is no repository'}).`;
     return { key: 'git', value: git, lines: [line], warnings };
   },
-};
+} satisfies CapabilitySurface;
 
 /** With supervisor.git_commit: whether each step would be a commit, and in which repository (null: none, `why` says). */
 export interface GitPlan {

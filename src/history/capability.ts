@@ -18,7 +18,7 @@ export const history: OpenCapability = (kind): Capability | undefined => {
     },
     async runStarted({ ctx }) {
       const { StepHistory } = await import('./step-history.js');
-      steps = StepHistory.fromBoard(ctx.board.dir, ctx.runId);
+      steps = StepHistory.fromBoard(ctx.board.dir, ctx.runId, ctx.events.capabilityEvents);
       for (const event of early.splice(0)) steps.record(event);
     },
     managerInputs: () => ({ history: steps?.recent() ?? [] }),

@@ -1,4 +1,5 @@
 import { shorten } from '../util/clean-text.js';
+import { eventTable, type CapabilityEvents } from '../events/capability-events.js';
 import { foldRuns } from '../events/fold.js';
 import { parseEvents, type ReadEvent } from '../events/parse.js';
 import { NewestFirst, withStore } from '../events/event-files.js';
@@ -49,15 +50,18 @@ const TAIL_BYTES = 256 * 1024;
  * The Manager's view of the fold: the board's recent steps, newest first. It holds the events
  * of the last steps — the tail of the history (earlier runs) read at the start of a run, then
  * this run's events as they are emitted — and folds them when the Manager is to be asked. Bounded.
+ * `capabilityEvents`: the capabilities' event types, read and folded as each one says.
  */
 export class StepHistory {
   /** The events held, oldest first, cut before a step_started: the first group may hold no step. */
   private readonly groups: ReadEvent[][] = [[]];
 
+  constructor(private readonly capabilityEvents: readonly CapabilityEvents[]) {}
+
   /** Start from the steps already in the board's event log, but those of the run `except`. */
-  static fromBoard(boardDir: string, except: string): StepHistory {
-    const history = new StepHistory();
-    for (const event of tailEvents(boardDir)) if (event.run !== except) history.record(event);
+  static fromBoard(boardDir: string, except: string, capabilityEvents: readonly CapabilityEvents[]): StepHistory {
+    const history = new StepHistory(capabilityEvents);
+    for (const event of tailEvents(boardDir, capabilityEvents)) if (event.run !== except) history.record(event);
     return history;
   }
 
@@ -71,7 +75,7 @@ export class StepHistory {
   /** The steps, newest first: new objects each time, so the Manager's inputs never change after they are built. */
   recent(): HistoryStep[] {
     const newestFirst = this.groups.flat().reverse();
-    const steps = foldRuns(newestFirst).flatMap((run) =>
+    const steps = foldRuns(newestFirst, eventTable(this.capabilityEvents).folds).flatMap((run) =>
       run.stepRecords.map((step): HistoryStep => {
         const worker = run.attempts.filter((a) => a.step === step.step && !a.manager && a.finished);
         const valid = worker.filter((a) => a.finished?.valid).at(-1)?.finished;
@@ -111,10 +115,17 @@ export class StepHistory {
  * whole. A line cut by the start of that window or torn by a crash is skipped; a history that
  * cannot be read is none (the Manager's history is a help, not a condition of the run).
  */
-export function tailEvents(boardDir: string, bytes = TAIL_BYTES): ReadEvent[] {
+export function tailEvents(
+  boardDir: string,
+  capabilityEvents: readonly CapabilityEvents[],
+  bytes = TAIL_BYTES,
+): ReadEvent[] {
+  const { checks } = eventTable(capabilityEvents);
   try {
     return (
-      withStore(boardDir, (files) => [...parseEvents(new NewestFirst(files, { limitBytes: bytes }))].reverse()) ?? []
+      withStore(boardDir, (files) =>
+        [...parseEvents(new NewestFirst(files, { limitBytes: bytes }), checks)].reverse(),
+      ) ?? []
     );
   } catch {
     return [];

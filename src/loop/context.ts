@@ -8,6 +8,7 @@ import type { Settings, SettingsFlags } from '../board/settings.js';
 import type { Board, BoardSettings } from '../board/read-board.js';
 import type { SupervisorError } from '../errors.js';
 import type { Validation } from '../board/check.js';
+import type { CapabilityEvents } from '../events/capability-events.js';
 import type { EventLog } from '../events/log.js';
 import type { EventFields, SupervisorEvent } from '../event-types.js';
 import type { OutputStore } from '../log/output-store.js';
@@ -127,6 +128,8 @@ export interface CapabilitySurface {
   transform?(options: { beforeWrap?: (boardDir: string) => void }): InvocationTransform;
   /** Its part of the board's pre-flight check (board/check.ts), new for each check. */
   checks?(): BoardCheck;
+  /** Its event types: how each is read from events.jsonl and shown (console, live line, status, report). */
+  events?: CapabilityEvents;
 }
 
 /** A flag of `run` a capability adds: its option, its --help lines, its check, the `supervisor:` key it sets. */

@@ -1,10 +1,10 @@
 import type { SupervisorEvent } from '../event-types.js';
+import { eventTable, type CapabilityEvents } from '../events/capability-events.js';
 import { formatDuration } from '../util/duration.js';
 import { cleanLine } from '../util/clean-text.js';
-import { localClock } from '../util/time.js';
 import { eventLine, statusMark } from './event-lines.js';
 import { columnsOf, fitColumns, fitColumnsEnd } from './columns.js';
-import { createStyle, type Style } from './style.js';
+import { createStyle, type Style } from '../util/style.js';
 import type { Reporter } from './reporter-type.js';
 
 /** What the live reporter needs from the terminal and the clock. */
@@ -16,6 +16,8 @@ export interface LiveTerminal {
   now?: () => number;
   /** How often the elapsed times are redrawn. */
   tickMs?: number;
+  /** The capabilities' event types: what each does to the live line (its events.ts). */
+  events: readonly CapabilityEvents[];
 }
 
 // Carriage return, then erase to the end of the line: the status line is redrawn in place.
@@ -33,7 +35,9 @@ const PLAIN = createStyle(false);
  * attempt and finished step, each cut to the terminal's width in columns.
  */
 export function liveReporter(terminal: LiveTerminal): Reporter {
-  const { write, style } = terminal;
+  const { write, style, events } = terminal;
+  const lives = eventTable(events).lives;
+  const lineOf = (event: SupervisorEvent, colours: Style) => eventLine(event, colours, events);
   const now = terminal.now ?? (() => performance.now());
   const runStart = now();
   let step: { number: number; role: string; task: string; start: number; status?: string } | null = null;
@@ -84,6 +88,15 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
   ticker.unref();
 
   const onEvent = (event: SupervisorEvent) => {
+    const live = lives.get(event.type);
+    if (live) {
+      const change = live(event);
+      if (change.waiting !== undefined) waiting = change.waiting;
+      if (change.resident !== undefined) resident = change.resident;
+      if (change.line) permanent(lineOf(event, PLAIN) as string, lineOf(event, style) as string);
+      draw();
+      return;
+    }
     switch (event.type) {
       case 'step_started':
         resident = null;
@@ -124,26 +137,8 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
         permanent(line(failed ? '✗' : statusMark(ended.status, PLAIN), PLAIN.dim), line(mark, style.dim));
         break;
       }
-      case 'limit_wait':
-      case 'backoff':
-        waiting =
-          event.type === 'limit_wait'
-            ? `waiting for ${cleanLine(event.cli)}'s usage limit to reset at ${localClock(event.until)}`
-            : `${cleanLine(event.cli)} service error: trying again in ${formatDuration(event.waitMs)}`;
-        permanent(eventLine(event, PLAIN) as string, eventLine(event, style) as string);
-        break;
-      case 'limit_resumed':
-        waiting = null;
-        break;
-      case 'waiting':
-      case 'woke':
-      case 'edit_invalid':
       case 'warning':
-      case 'agent_switched':
-      case 'git_committed':
-        if (event.type === 'waiting') resident = `waiting for an edit since ${localClock(event.time)}`;
-        if (event.type === 'woke') resident = null;
-        permanent(eventLine(event, PLAIN) as string, eventLine(event, style) as string);
+        permanent(lineOf(event, PLAIN) as string, lineOf(event, style) as string);
         break;
       default: {
         if (event.type === 'attempt_finished') {
@@ -152,9 +147,9 @@ export function liveReporter(terminal: LiveTerminal): Reporter {
         }
         const line =
           event.type === 'attempt_finished' || event.type === 'retry' || event.type === 'handed_to_manager'
-            ? eventLine(event, style)
+            ? lineOf(event, style)
             : null;
-        if (line) permanent(eventLine(event, PLAIN) as string, line);
+        if (line) permanent(lineOf(event, PLAIN) as string, line);
       }
     }
     draw();

@@ -3,7 +3,8 @@ import { formatDuration } from '../util/duration.js';
 import { runnable } from '../util/self-command.js';
 import { cleanLine } from '../util/clean-text.js';
 import { writeIfOpen } from '../util/write-if-open.js';
-import type { ReporterMode, Style } from './style.js';
+import type { ReporterMode } from './style.js';
+import type { Style } from '../util/style.js';
 import { ExitCode, outcomeKind, SupervisorError, type OutcomeKind } from '../errors.js';
 import { toRunMore } from '../board/hints.js';
 

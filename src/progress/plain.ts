@@ -1,8 +1,9 @@
 import type { SupervisorEvent } from '../event-types.js';
+import type { CapabilityEvents } from '../events/capability-events.js';
 import { formatDuration } from '../util/duration.js';
 import { localStamp } from '../util/time.js';
 import { eventLine } from './event-lines.js';
-import { createStyle } from './style.js';
+import { createStyle } from '../util/style.js';
 import type { Reporter } from './reporter-type.js';
 
 /** Where plain lines go, and the clock. */
@@ -11,6 +12,8 @@ export interface PlainOutput {
   now?: () => number;
   /** A line every this often while an agent runs, so a long attempt is seen alive (0: never). */
   heartbeatMs?: number;
+  /** The capabilities' event types, each with its console line (its events.ts). */
+  events: readonly CapabilityEvents[];
 }
 
 const NO_COLOUR = createStyle(false);
@@ -37,7 +40,7 @@ export function plainReporter(output: PlainOutput): Reporter {
         attempt = { role: event.role, number: event.attempt, of: event.of, start: now() };
       if (event.type === 'attempt_finished') attempt = null;
       if (event.type === 'attempt_started') latest = null;
-      const line = eventLine(event, NO_COLOUR);
+      const line = eventLine(event, NO_COLOUR, output.events);
       if (line) output.write(`${stamp(event)} ${line}\n`);
     },
     line: (text) => {

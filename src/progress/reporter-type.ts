@@ -1,5 +1,5 @@
 import type { EventListener } from '../event-types.js';
-import type { Style } from './style.js';
+import type { Style } from '../util/style.js';
 
 /** Shows a run's progress: its events, the running agent's latest output line, and then nothing more. */
 export interface Reporter {

@@ -6,8 +6,8 @@ import { cleanLine } from '../util/clean-text.js';
 import { localStamp } from '../util/time.js';
 import { attemptId, attemptRow, esc, kind, laneOf, result, type Linker } from './attempt-row.js';
 import type { RunRecord } from '../events/fold.js';
+import { eventTable, type CapabilityEvents } from '../events/capability-events.js';
 import { PAGE_STYLE } from './page-style.js';
-import { reviewCommits } from './commits.js';
 import { runSpanMs, totals, type Tally } from './totals.js';
 import { addAttempt, emptyFigures, figuresText, perCompleted, runFigures } from './figures.js';
 import type { BoardCard } from './board-view.js';
@@ -28,6 +28,8 @@ export interface PageContext {
   generated: Date;
   /** Older runs than those given are in the history but left out of the page. */
   olderLeftOut?: boolean;
+  /** The event types the capabilities add: each adds to a run's head line what it folded (the commits, …). */
+  capabilityEvents: readonly CapabilityEvents[];
   /** Task titles from the task files, where they have one. */
   titles?: ReadonlyMap<string, string>;
   /** The board's tasks as cards: the kanban view the page opens with. */
@@ -109,7 +111,7 @@ ${sum.byRole.map((r) => `<tr><td>${esc(r.role)}</td>${tallyCells(r)}</tr>`).join
 `
   );
   const newestFirst = [...runs].reverse();
-  for (const run of newestFirst) yield* timeline(run, link, context.titles);
+  for (const run of newestFirst) yield* timeline(run, link, context.capabilityEvents, context.titles);
   yield (
     `<section id="attempts">
 <h2>Every attempt</h2>
@@ -145,7 +147,12 @@ function morningCards(runs: readonly RunRecord[]): Array<[string, string]> {
   ];
 }
 
-function* timeline(run: RunRecord, link: Linker, titles: ReadonlyMap<string, string> = new Map()): Generator<string> {
+function* timeline(
+  run: RunRecord,
+  link: Linker,
+  capabilityEvents: readonly CapabilityEvents[],
+  titles: ReadonlyMap<string, string> = new Map(),
+): Generator<string> {
   const start = Date.parse(run.start);
   const span = Math.max(1, runSpanMs(run));
   const outcome = run.end
@@ -154,14 +161,15 @@ function* timeline(run: RunRecord, link: Linker, titles: ReadonlyMap<string, str
       : `${run.end.type}, exit ${run.end.exitCode}`
     : 'no end recorded';
   const why = run.end?.why ? `<div class="muted">${esc(cleanLine(run.end.why))}</div>` : '';
-  const commits = run.commits
-    ? ` · committed: ${run.commits.count} step(s), <code>${esc(reviewCommits(run.commits))}</code>`
-    : '';
+  // What the capabilities folded from their events (the commits, …), each ` · …`.
+  const added = eventTable(capabilityEvents)
+    .report.map((part) => part(run))
+    .join('');
   yield (
     `<section class="run" data-run="${esc(run.id)}">
 <h2>Run ${esc(run.id)} <span class="badge ${esc(run.end?.type ?? 'unfinished')}">${esc(outcome)}</span></h2>
 <div class="muted">started ${esc(localStamp(run.start))} · ${run.steps} step(s) · ` +
-    `${esc(formatDuration(span))}${commits}</div>${why}
+    `${esc(formatDuration(span))}${added}</div>${why}
 <div class="figures">${esc(figuresText(runFigures(run)))}</div>
 <div class="axis"><span>0s</span><span>${esc(formatDuration(span / 2))}</span>` +
     `<span>${esc(formatDuration(span))}</span></div>

@@ -1,6 +1,8 @@
 import type { InvocationTransform } from '../agent/prepare.js';
 import { backoffSurface } from '../backoff/surface.js';
 import type { BoardCheck } from '../board/check.js';
+import type { CapabilityEvents } from '../events/capability-events.js';
+import type { CapabilityEventType } from '../events/parse.js';
 import { budgetSurface } from '../budget/surface.js';
 import { cliSchemaSurface } from '../cli-schema/surface.js';
 import { SupervisorError } from '../errors.js';
@@ -27,7 +29,7 @@ import { watchSurface } from '../watch/surface.js';
  *   bubblewrap and binds the files the others name;
  * - `afterFailure`'s, where the first stop or 'again' wins (loop/README.md).
  */
-export const CAPABILITIES: readonly CapabilitySurface[] = [
+const LIST = [
   cliSchemaSurface,
   historySurface,
   budgetSurface, // before backoff: a run whose budget is reached stops rather than backing off
@@ -41,7 +43,28 @@ export const CAPABILITIES: readonly CapabilitySurface[] = [
   notificationsSurface,
   hooksSurface,
   sandboxSurface,
-];
+] as const;
+
+export const CAPABILITIES: readonly CapabilitySurface[] = LIST;
+
+/**
+ * The event types the capabilities add, and how each is read and shown (each one's events.ts): the
+ * commands hand it to the core's readers and views. An event type declared in a capability's folder
+ * whose capability is not in the list, or has no `events`, does not compile here.
+ */
+export const CAPABILITY_EVENTS: readonly CapabilityEvents[] = everyType<Unlisted<typeof LIST>>(
+  LIST.flatMap((capability) => (capability.events ? [capability.events] : [])),
+);
+
+// The capabilities' event types a list leaves out.
+type Unlisted<L extends readonly CapabilitySurface[]> = Exclude<
+  CapabilityEventType,
+  { [I in keyof L]: L[I] extends { events: CapabilityEvents } ? keyof L[I]['events']['types'] : never }[number]
+>;
+
+function everyType<_Lacking extends never>(list: readonly CapabilityEvents[]): readonly CapabilityEvents[] {
+  return list;
+}
 
 /** The capabilities of a run or a try; a flag one cannot take (a hook not found) throws here, before anything. */
 export async function openCapabilities(kind: RunKind, options: RunOptions): Promise<Capabilities> {

@@ -19,6 +19,7 @@ import type { Capability, RunContext, RunKind, RunOptions } from '../loop/contex
 import { Stopper } from '../loop/stopper.js';
 import { systemClock } from '../loop/world.js';
 import { createReporter } from '../progress/reporter.js';
+import { CAPABILITY_EVENTS } from './capability-list.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { runId as newRunId } from '../util/time.js';
 import { maskedHead, maskText } from '../util/secrets.js';
@@ -63,7 +64,7 @@ export async function openRun<T>(
   // A closed stdout or stderr stops the run in order (exit 74), like a signal.
   const unwatch = options.io ? stopper.watchOutput(options.io) : () => {};
   const { show } = options;
-  const reporter = show && createReporter(show.mode, show.out, { colour: show.colour });
+  const reporter = show && createReporter(show.mode, show.out, CAPABILITY_EVENTS, { colour: show.colour });
   // Built once: whatever an agent prints reaches events, the Log, the live line and the outcome masked.
   const secrets = boardSecrets(source.dir, env);
   let release = async (): Promise<void> => {};
@@ -77,7 +78,7 @@ export async function openRun<T>(
     const runId = newRunId(clock.now(), process.pid);
     const place = kind === 'run' ? RUN_PLACE : TRY_PLACE;
     const listeners = [...(reporter ? [reporter.event] : []), capabilities.event];
-    events = new EventLog(source.dir, runId, listeners, () => clock.now(), place.events, secrets);
+    events = new EventLog(source.dir, runId, CAPABILITY_EVENTS, listeners, () => clock.now(), place.events, secrets);
     const settings = resolveSettings(board.settings, options.flags ?? {});
     if (kind === 'run') removeDeadTemps(source.file);
     // Each takes over only its own records: a run never stops a live try's agent, nor a try a run's.

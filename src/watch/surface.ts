@@ -1,9 +1,11 @@
 import type { CapabilitySurface } from '../loop/context.js';
+import { watchEvents } from './events.js';
 import { watchPollMs } from './settings.js';
 
 /** --watch, and `supervisor.watch_poll` (capability.ts, README.md here). */
-export const watchSurface: CapabilitySurface = {
+export const watchSurface = {
   name: 'watch',
+  events: watchEvents,
   open: async (kind, options) => (await import('./capability.js')).watch(kind, options),
   settings: watchPollMs,
   settingsHelp: 'watch_poll (how often --watch also compares the files itself; default 5s)',
@@ -22,4 +24,4 @@ export const watchSurface: CapabilitySurface = {
       ],
     },
   ],
-};
+} satisfies CapabilitySurface;

@@ -16,6 +16,8 @@ import { describe, expect, it } from 'vitest';
 // The benchmark's history: the supervisor's own event shapes, every way a run ends, retries, a task never run.
 import { synthesize } from '../../bench/lib/history-synth.mjs';
 import { parseEvents } from '../../src/events/parse.js';
+import { eventTable } from '../../src/events/capability-events.js';
+import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
 import { read, runCli, tempDir } from '../helpers.js';
 import { buildHistory, type PlainRun as RunRecord } from '../reference-fold.js';
 
@@ -28,6 +30,7 @@ function allRuns(dir: string): RunRecord[] {
       read(dir, EVENTS)
         .split('\n')
         .map((text) => ({ text })),
+      eventTable(CAPABILITY_EVENTS).checks,
     ),
   );
 }

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { liveReporter } from '../../src/progress/live.js';
-import { createStyle } from '../../src/progress/style.js';
+import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
+import { createStyle } from '../../src/util/style.js';
 import type { SupervisorEvent } from '../../src/event-types.js';
 import { boardWithTasks, CLI, role, runCli } from '../helpers.js';
 
@@ -124,6 +125,7 @@ describe('the live status line', () => {
       style: createStyle(false),
       now: () => terminal.t,
       tickMs: 60_000,
+      events: CAPABILITY_EVENTS,
     });
     const event = (type: SupervisorEvent['type'], fields: Record<string, unknown>) =>
       live.event({ time: new Date(0).toISOString(), run: 'r', type, ...fields } as SupervisorEvent);

@@ -5,6 +5,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it, vi } from 'vitest';
 import type { SupervisorEvent } from '../../src/event-types.js';
 import { plainReporter } from '../../src/progress/plain.js';
+import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
 import { boardWithTasks, CLI, events, fixtureRole, role, runCli } from '../helpers.js';
 
 const reply = (status: string, message: string) =>
@@ -133,7 +134,12 @@ describe('the heartbeat of plain output', () => {
     try {
       let t = 0;
       const lines: string[] = [];
-      const reporter = plainReporter({ write: (s) => lines.push(s), now: () => t, heartbeatMs: 300_000 });
+      const reporter = plainReporter({
+        write: (s) => lines.push(s),
+        now: () => t,
+        heartbeatMs: 300_000,
+        events: CAPABILITY_EVENTS,
+      });
       const event = (type: SupervisorEvent['type'], fields: Record<string, unknown> = {}) =>
         reporter.event({ time: new Date(0).toISOString(), run: 'r', type, ...fields } as SupervisorEvent);
       event('attempt_started', { role: 'Implementor', attempt: 1, of: 4 });

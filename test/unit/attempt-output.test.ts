@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findAttempt } from '../../src/attempt-output/find.js';
+import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
 import { AgentText, Output } from '../../src/attempt-output/copy-stream.js';
 import { RUN_PLACE } from '../../src/attempt-output/places.js';
 import { attemptFiles } from '../../src/attempt-output/print.js';
@@ -56,7 +57,8 @@ function history(runs: number, steps: number): string {
 describe('findAttempt', () => {
   it('finds the newest matching attempt across chunk edges, with its end, whatever the filter', () => {
     const dir = history(3, 12);
-    const find = (filter: Parameters<typeof findAttempt>[2]) => findAttempt(dir, RUN_PLACE.events, filter).attempt;
+    const find = (filter: Parameters<typeof findAttempt>[2]) =>
+      findAttempt(dir, RUN_PLACE.events, filter, CAPABILITY_EVENTS).attempt;
     expect(find({})).toMatchObject({
       run: '2026-01-03T00-00-00-000Z-103',
       step: 12,
@@ -77,7 +79,7 @@ describe('findAttempt', () => {
       finished: { stdoutFile: 'out-1-2-Implementor' },
     });
     expect(find({ step: 13 })).toBeUndefined();
-    expect(findAttempt(dir, RUN_PLACE.events, { step: 13 }).steps.sort((a, b) => a - b)).toEqual(
+    expect(findAttempt(dir, RUN_PLACE.events, { step: 13 }, CAPABILITY_EVENTS).steps.sort((a, b) => a - b)).toEqual(
       Array.from({ length: 12 }, (_, i) => i + 1),
     );
   });
@@ -95,7 +97,7 @@ describe('findAttempt', () => {
       path.join(dir, '.kanban-supervisor/events.jsonl'),
       `${JSON.stringify({ type: 'attempt_started', ...where, of: 4, time: 't' })}\n{"type":"attempt_fin`,
     );
-    const found = findAttempt(dir, RUN_PLACE.events, {}).attempt;
+    const found = findAttempt(dir, RUN_PLACE.events, {}, CAPABILITY_EVENTS).attempt;
     expect(found).toMatchObject({ step: 3, task: 'tasks/003.md' });
     expect(found?.finished).toBeUndefined();
   });
@@ -107,7 +109,7 @@ describe('findAttempt', () => {
     const newer = `${lines.slice(-2).join('\n')}\n`;
     writeFileSync(path.join(dir, '.kanban-supervisor/events.1.jsonl'), `${lines.slice(0, -2).join('\n')}\n`);
     writeFileSync(events, newer);
-    const search = findAttempt(dir, RUN_PLACE.events, { task: 'tasks/002.md' });
+    const search = findAttempt(dir, RUN_PLACE.events, { task: 'tasks/002.md' }, CAPABILITY_EVENTS);
     expect(search.attempt).toMatchObject({
       run: '2026-01-02T00-00-00-000Z-102',
       step: 2,
@@ -116,10 +118,15 @@ describe('findAttempt', () => {
     });
     expect(search.size).toBe(Buffer.byteLength(newer));
     expect(
-      findAttempt(dir, RUN_PLACE.events, { run: '2026-01-01T00-00-00-000Z-101', step: 1, role: 'Manager' }).attempt,
+      findAttempt(
+        dir,
+        RUN_PLACE.events,
+        { run: '2026-01-01T00-00-00-000Z-101', step: 1, role: 'Manager' },
+        CAPABILITY_EVENTS,
+      ).attempt,
     ).toMatchObject({ step: 1, manager: true });
     renameSync(events, `${events}.gone`);
-    expect(findAttempt(dir, RUN_PLACE.events, {})).toMatchObject({
+    expect(findAttempt(dir, RUN_PLACE.events, {}, CAPABILITY_EVENTS)).toMatchObject({
       size: 0,
       attempt: { run: '2026-01-02T00-00-00-000Z-102', step: 3, role: 'Implementor' },
     });
@@ -127,7 +134,7 @@ describe('findAttempt', () => {
 
   it('reads an empty or missing log as no history', () => {
     const dir = tempDir();
-    expect(findAttempt(dir, RUN_PLACE.events, {})).toEqual({ steps: [], anyEvents: false, size: 0 });
+    expect(findAttempt(dir, RUN_PLACE.events, {}, CAPABILITY_EVENTS)).toEqual({ steps: [], anyEvents: false, size: 0 });
   });
 });
 

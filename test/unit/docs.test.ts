@@ -131,8 +131,15 @@ describe('the README and docs/', () => {
   });
 
   it('the events page has a row for every kind of event a run records', () => {
-    const fields = /^export interface EventFields \{\n([\s\S]*?)^\}/m.exec(read('src/event-types.ts'))?.[1] ?? '';
-    const kinds = [...fields.matchAll(/^ {2}(\w+): /gm)].map((match) => match[1]);
+    // The core's kinds, and each capability's, merged into EventFields from its folder's events.ts.
+    const files = ['src/event-types.ts', ...readdirSync(path.join(ROOT, 'src')).map((dir) => `src/${dir}/events.ts`)];
+    const kinds = files
+      .filter((file) => existsSync(path.join(ROOT, file)))
+      .flatMap((file) => {
+        const [, indent = '', fields = ''] =
+          /^( *)(?:export )?interface EventFields \{\n([\s\S]*?)^\1\}/m.exec(read(file)) ?? [];
+        return [...fields.matchAll(new RegExp(`^${indent} {2}(\\w+): `, 'gm'))].map((match) => match[1]);
+      });
     expect(kinds.length).toBeGreaterThan(15);
     const rows = proseLines(read('docs/events.md')).filter((line) => line.startsWith('| `'));
     expect(kinds.filter((kind) => !rows.some((row) => row.split('|')[1]?.includes(`\`${kind}\``)))).toEqual([]);

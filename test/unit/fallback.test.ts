@@ -12,7 +12,8 @@ import type { Clock } from '../../src/loop/world.js';
 import { supervise } from '../../src/run/supervise.js';
 import { agentSwitchedNotice } from '../../src/notify/notice.js';
 import { eventLine } from '../../src/progress/event-lines.js';
-import { createStyle } from '../../src/progress/style.js';
+import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
+import { createStyle } from '../../src/util/style.js';
 import { attemptRow } from '../../src/report/attempt-row.js';
 import { attemptFrom } from '../../src/events/records.js';
 import { boardWithTasks, events, read, role } from '../helpers.js';
@@ -158,7 +159,7 @@ describe('a switch of agents, as a person hears of it', () => {
   const at = { file: '/b/kanban.yaml', task: 'tasks/002.md', run: 'r1', time: new Date(START) };
 
   it('is a console line and a notification, each way', () => {
-    expect(eventLine(switched, PLAIN)).toMatch(
+    expect(eventLine(switched, PLAIN, CAPABILITY_EVENTS)).toMatch(
       /^ {2}⇄ roles\/implementor\.md is limited until \d\d:\d\d \(claude\); roles\/implementor-codex\.md takes Implementor's steps \(fallback:\)$/,
     );
     const back: EventOf<'agent_switched'> = {
@@ -169,7 +170,7 @@ describe('a switch of agents, as a person hears of it', () => {
       cli: undefined,
       until: undefined,
     };
-    expect(eventLine(back, PLAIN)).toBe(
+    expect(eventLine(back, PLAIN, CAPABILITY_EVENTS)).toBe(
       "  ⇄ the usage limit is over; roles/implementor.md takes Implementor's steps again",
     );
     expect(agentSwitchedNotice(switched, at)).toMatchObject({

@@ -4,9 +4,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Line } from '../../src/events/line.js';
 import { fieldPeeker, parseEvent, parseEvents } from '../../src/events/parse.js';
+import { eventTable } from '../../src/events/capability-events.js';
+import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
 import { BackwardLines } from '../../src/events/read-backwards.js';
 import { NewestFirst, withStore } from '../../src/events/event-files.js';
 import { tempDir } from '../helpers.js';
+
+// The capabilities' event types are read as each one says.
+const CHECKS = eventTable(CAPABILITY_EVENTS).checks;
 
 /** What the reader must give: the file split on LF, a CR before it dropped, empty and over-long lines left out. */
 function reference(bytes: Buffer, maxLineBytes = Infinity): Line[] {
@@ -180,42 +185,42 @@ describe('parsing event lines', () => {
 
   it('skips a line torn by a crash, and keeps an event the next run appended to it', () => {
     const whole = JSON.stringify(event);
-    expect(parseEvent(whole.slice(0, 40))).toBeUndefined();
-    expect(parseEvent(`${whole.slice(0, 40)}${whole}`)).toEqual(event);
+    expect(parseEvent(whole.slice(0, 40), CHECKS)).toBeUndefined();
+    expect(parseEvent(`${whole.slice(0, 40)}${whole}`, CHECKS)).toEqual(event);
     expect([
-      ...parseEvents([
-        { text: whole },
-        { text: '{"time":"2026-01-0' },
-        { text: 'garbage' },
-        { text: '[1,2]' },
-        { text: whole },
-      ]),
+      ...parseEvents(
+        [{ text: whole }, { text: '{"time":"2026-01-0' }, { text: 'garbage' }, { text: '[1,2]' }, { text: whole }],
+        CHECKS,
+      ),
     ]).toHaveLength(2);
   });
 
   it('keeps an unknown type as an unknown event, passes unknown fields through, and refuses objects that are not events', () => {
     const unknown = { time: event.time, type: 'unknown', run: 'r1', named: 'resumed' };
-    expect(parseEvent(JSON.stringify({ ...event, type: 'resumed', resetAt: 'soon' }))).toEqual(unknown);
-    expect(parseEvent(JSON.stringify({ ...event, resetAt: 'soon' }))).toMatchObject({
+    expect(parseEvent(JSON.stringify({ ...event, type: 'resumed', resetAt: 'soon' }), CHECKS)).toEqual(unknown);
+    expect(parseEvent(JSON.stringify({ ...event, resetAt: 'soon' }), CHECKS)).toMatchObject({
       type: 'step_started',
       resetAt: 'soon',
     });
-    expect(parseEvent(JSON.stringify({ type: 'done', run: 'r1' }))).toBeUndefined();
-    expect(parseEvent('null')).toBeUndefined();
+    expect(parseEvent(JSON.stringify({ type: 'done', run: 'r1' }), CHECKS)).toBeUndefined();
+    expect(parseEvent('null', CHECKS)).toBeUndefined();
   });
 
   it("checks each line against its type's fields: a field it needs missing or mistyped makes it unknown", () => {
     const named = { time: event.time, type: 'unknown', run: 'r1', named: 'step_started' };
     const { step: _step, ...noStep } = event;
-    expect(parseEvent(JSON.stringify(noStep))).toEqual(named);
-    expect(parseEvent(JSON.stringify({ ...event, step: '1' }))).toEqual(named);
-    expect(parseEvent(JSON.stringify({ ...event, role: null }))).toEqual(named);
+    expect(parseEvent(JSON.stringify(noStep), CHECKS)).toEqual(named);
+    expect(parseEvent(JSON.stringify({ ...event, step: '1' }), CHECKS)).toEqual(named);
+    expect(parseEvent(JSON.stringify({ ...event, role: null }), CHECKS)).toEqual(named);
     // An optional field of another type is left out; the event is kept.
-    expect(parseEvent(JSON.stringify({ ...event, trigger: 7 }))).toEqual(event);
-    expect(parseEvent(JSON.stringify({ ...event, trigger: 'Reviewer' }))).toEqual({ ...event, trigger: 'Reviewer' });
+    expect(parseEvent(JSON.stringify({ ...event, trigger: 7 }), CHECKS)).toEqual(event);
+    expect(parseEvent(JSON.stringify({ ...event, trigger: 'Reviewer' }), CHECKS)).toEqual({
+      ...event,
+      trigger: 'Reviewer',
+    });
     const finished = { ...event, type: 'attempt_finished', attempt: 1, end: 'exited', durationMs: 5, valid: true };
-    expect(parseEvent(JSON.stringify({ ...finished, usage: { costUsd: 'free' } }))).toEqual(finished);
-    expect(parseEvent(JSON.stringify({ ...finished, usage: { costUsd: 0.5 } }))).toEqual({
+    expect(parseEvent(JSON.stringify({ ...finished, usage: { costUsd: 'free' } }), CHECKS)).toEqual(finished);
+    expect(parseEvent(JSON.stringify({ ...finished, usage: { costUsd: 0.5 } }), CHECKS)).toEqual({
       ...finished,
       usage: { costUsd: 0.5 },
     });
@@ -229,8 +234,8 @@ describe('parsing event lines', () => {
     });
     fc.assert(
       fc.property(fc.jsonValue(), head, fc.dictionary(fc.string(), fc.jsonValue()), (value, h, fields) => {
-        parseEvent(JSON.stringify(value));
-        const event = parseEvent(JSON.stringify({ ...fields, ...h }));
+        parseEvent(JSON.stringify(value), CHECKS);
+        const event = parseEvent(JSON.stringify({ ...fields, ...h }), CHECKS);
         expect(event?.run).toBe(h.run);
       }),
     );

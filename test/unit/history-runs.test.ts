@@ -8,6 +8,8 @@ import { readRecentRuns } from '../../src/events/recent-runs.js';
 import type { ReadEvent } from '../../src/events/parse.js';
 import { status } from '../../src/commands/status.js';
 import { StepHistory } from '../../src/history/step-history.js';
+import { eventTable } from '../../src/events/capability-events.js';
+import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
 import { boardWithTasks, tempDir } from '../helpers.js';
 import { buildHistory, plain, type PlainRun } from '../reference-fold.js';
 
@@ -124,6 +126,7 @@ describe('folding events into runs', () => {
           { steps: [{ task: 'tasks/b.md', attempts: ['open'] }], end: 'none' },
         ]),
       ),
+      eventTable(CAPABILITY_EVENTS).folds,
     );
     expect(runs.map((r) => [r.id, r.steps, r.end?.type ?? null, r.attempts.length])).toEqual([
       ['run-0', 1, 'done', 3],
@@ -148,6 +151,7 @@ describe('folding events into runs', () => {
             (function* () {
               yield* newestFirst(events);
             })(),
+            eventTable(CAPABILITY_EVENTS).folds,
           );
           expect(plain(runs)).toEqual(buildHistory(events));
           const steps = runs.flatMap((run) => run.stepRecords.map((s) => [s.task, s.limitWaits, s.stopped ?? null]));
@@ -168,7 +172,7 @@ describe('what status reads from the end of the history', () => {
         (plans, chunkBytes) => {
           const events = historyOf(plans);
           const dir = boardWithHistory(events);
-          const latest = readLatest(dir, TASKS, { chunkBytes });
+          const latest = readLatest(dir, TASKS, CAPABILITY_EVENTS, { chunkBytes });
           const expected = reference(buildHistory(events), TASKS);
           expect(latest.attempts).toEqual(expected.attempts);
           expect(latest.lastRun).toEqual(expected.lastRun);
@@ -215,7 +219,7 @@ describe('what status reads from the end of the history', () => {
       steps: TASKS.map((task) => ({ task, attempts: ['ok'] })),
       end: 'halted',
     }));
-    const latest = readLatest(boardWithHistory(historyOf(plans)), TASKS, { chunkBytes: 1024 });
+    const latest = readLatest(boardWithHistory(historyOf(plans)), TASKS, CAPABILITY_EVENTS, { chunkBytes: 1024 });
     expect(latest.attempts.size).toBe(3);
     expect(latest.window.read).toBeLessThan(latest.window.bytes / 10);
     expect(latest.window.readAll).toBe(false);
@@ -225,7 +229,7 @@ describe('what status reads from the end of the history', () => {
     const plans: RunPlan[] = [
       { steps: Array.from({ length: 40 }, () => ({ task: 'tasks/a.md', attempts: ['ok'] })), end: 'done' },
     ];
-    const latest = readLatest(boardWithHistory(historyOf(plans)), [...TASKS, 'tasks/new.md'], {
+    const latest = readLatest(boardWithHistory(historyOf(plans)), [...TASKS, 'tasks/new.md'], CAPABILITY_EVENTS, {
       windowBytes: 2048,
       chunkBytes: 512,
     });
@@ -250,7 +254,7 @@ describe('what status reads from the end of the history', () => {
       path.join(dir, '.kanban-supervisor', 'events.jsonl'),
       `${lines.slice(0, middle).join('\n')}${lines.slice(middle).join('\n')}\n{"time":"2026-03-01T00:09`,
     );
-    const latest = readLatest(dir, TASKS);
+    const latest = readLatest(dir, TASKS, CAPABILITY_EVENTS);
     expect(latest.lastRun).toMatchObject({ id: 'run-1', steps: 1, end: { type: 'done' } });
     expect(latest.lastRun?.startNotRead).toBeUndefined();
     expect(latest.attempts.get('tasks/b.md')).toMatchObject({ attempt: 2, finished: { valid: true } });
@@ -267,13 +271,13 @@ describe('what status reads from the end of the history', () => {
       time: '2026-03-02T00:00:00.000Z',
       type: 'done' as const,
     };
-    const latest = readLatest(boardWithHistory([...events, carriedOn]), TASKS);
+    const latest = readLatest(boardWithHistory([...events, carriedOn]), TASKS, CAPABILITY_EVENTS);
     expect(latest.lastRun?.end?.type).toBe('done');
     expect(latest.lastHalt).toMatchObject({ run: 'run-0', type: 'interrupted', exitCode: 130 });
   });
 
   it('has nothing and has read it all when there is no history yet', () => {
-    expect(readLatest(tempDir('ks-history-'), TASKS)).toEqual({
+    expect(readLatest(tempDir('ks-history-'), TASKS, CAPABILITY_EVENTS)).toEqual({
       attempts: new Map(),
       window: { bytes: 0, read: 0, limit: 16 * 2 ** 20, readAll: true },
     });
@@ -290,10 +294,12 @@ describe('the runs a report reads', () => {
         (plans, count, chunkBytes) => {
           const events = historyOf(plans);
           const all = buildHistory(events);
-          const recent = readRecentRuns(boardWithHistory(events), count, { chunkBytes });
+          const recent = readRecentRuns(boardWithHistory(events), count, CAPABILITY_EVENTS, { chunkBytes });
           expect(plain(recent?.runs ?? [])).toEqual(all.slice(-count));
           expect(recent?.olderLeftOut).toBe(all.length > count);
-          expect(plain(readRecentRuns(boardWithHistory(events), Infinity, { chunkBytes })?.runs ?? [])).toEqual(all);
+          expect(
+            plain(readRecentRuns(boardWithHistory(events), Infinity, CAPABILITY_EVENTS, { chunkBytes })?.runs ?? []),
+          ).toEqual(all);
         },
       ),
       { numRuns: 80 },
@@ -301,14 +307,14 @@ describe('the runs a report reads', () => {
   });
 
   it('are none for a history without a readable event', () => {
-    expect(readRecentRuns(boardWithHistory([], '{"time":"torn'), 10)).toBeUndefined();
-    expect(readRecentRuns(tempDir('ks-history-'), 10)).toBeUndefined();
+    expect(readRecentRuns(boardWithHistory([], '{"time":"torn'), 10, CAPABILITY_EVENTS)).toBeUndefined();
+    expect(readRecentRuns(tempDir('ks-history-'), 10, CAPABILITY_EVENTS)).toBeUndefined();
   });
 });
 
 describe("the Manager's history, a view of the fold", () => {
   it('tells each step what happened in it, newest first, from events as a run emits them', () => {
-    const history = new StepHistory();
+    const history = new StepHistory(CAPABILITY_EVENTS);
     let clock = 0;
     const emit = (type: string, fields: Record<string, unknown> = {}) =>
       history.record({
@@ -393,7 +399,7 @@ describe("the Manager's history, a view of the fold", () => {
   });
 
   it('keeps the last 50 steps', () => {
-    const history = new StepHistory();
+    const history = new StepHistory(CAPABILITY_EVENTS);
     for (let step = 1; step <= 60; step++)
       history.record({ time: 't', type: 'step_started', run: 'r', step, role: 'Implementor', task: 'tasks/a.md' });
     expect(history.recent().map((s) => s.step)).toEqual(Array.from({ length: 50 }, (_, i) => 60 - i));

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { status } from '../../src/commands/status.js';
 import { InputError } from '../../src/errors.js';
 import { readRecentRuns } from '../../src/events/recent-runs.js';
+import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
 import { unreadable, withStore } from '../../src/events/event-files.js';
 import { formatStatus } from '../../src/commands/status-text.js';
 import { boardWithTasks } from '../helpers.js';
@@ -93,7 +94,7 @@ describe('reading runs for the report', () => {
     const second = runLines('second', 1, 'halted');
     first[first.length - 1] = (first.at(-1) as string).slice(0, 25);
     const dir = boardWithEvents([...first.slice(0, -1), `${first.at(-1)}${second[0]}`, ...second.slice(1)]);
-    const recent = readRecentRuns(dir, 1, { chunkBytes: 64 });
+    const recent = readRecentRuns(dir, 1, CAPABILITY_EVENTS, { chunkBytes: 64 });
     expect(recent?.runs.map((r) => [r.id, r.start, r.attempts.length])).toEqual([
       ['second', JSON.parse(second[0] as string).time, 1],
     ]);

@@ -3,9 +3,15 @@ import path from 'node:path';
 import AjvModule from 'ajv';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script, without types
-import { AJV_OPTIONS, validatorsSource } from '../../scripts/compile-schemas.mjs';
+import * as compileSchemas from '../../scripts/compile-schemas.mjs';
 import { createSchemaCompiler, describeErrors, schemaText, validator, type SchemaName } from '../../src/schemas.js';
 import { ROOT } from '../helpers.js';
+const { AJV_OPTIONS, kanbanSchemaSource, listedCapabilities, validatorsSource } = compileSchemas as {
+  AJV_OPTIONS: object;
+  kanbanSchemaSource(): string;
+  listedCapabilities(): string[];
+  validatorsSource(): string;
+};
 
 const Ajv = AjvModule.default;
 const NAMES: SchemaName[] = ['kanban', 'role', 'reply', 'manager-reply'];
@@ -17,6 +23,20 @@ describe('the shipped JSON Schemas', () => {
   it.each(NAMES)('%s.schema.json is a valid draft-07 schema', (name) => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     expect(ajv.validateSchema(read(name)), JSON.stringify(ajv.errors)).toBe(true);
+  });
+});
+
+describe('schemas/kanban.schema.json', () => {
+  it("is the core's schema with each listed capability's supervisor: keys (run npm run build if not)", () => {
+    const text = readFileSync(path.join(ROOT, 'schemas', 'kanban.schema.json'), 'utf8');
+    expect(text).toBe(kanbanSchemaSource());
+    const keys = Object.keys(JSON.parse(text).properties.supervisor.properties);
+    // The core's own, then the capabilities' in the list's order.
+    expect(listedCapabilities()).toEqual(expect.arrayContaining(['budget', 'git', 'notifications', 'sandbox']));
+    expect(keys.slice(0, 10)).toContain('on_exhausted');
+    for (const key of ['max_cost_usd', 'max_time', 'git_commit', 'shared_limits', 'periodic', 'watch_poll', 'notify'])
+      expect(keys).toContain(key);
+    expect(keys).toHaveLength(24);
   });
 });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { boardSecrets } from '../../src/board/secret-values.js';
 import { EventLog } from '../../src/events/log.js';
 import { EVENTS } from '../../src/event-types.js';
+import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
 import { describeCommand } from '../../src/agent/invocation.js';
 import { formatEntry } from '../../src/log/supervisor-log.js';
 import { waitingFile } from '../../src/log/waiting.js';
@@ -140,7 +141,9 @@ describe('the event log', () => {
     mkdirSync(path.join(dir, '.kanban-supervisor'));
     const secret = 'pa"ss\\word-1';
     const seen: unknown[] = [];
-    const log = new EventLog(dir, 'r1', [(event) => seen.push(event)], () => new Date(0), EVENTS, [secret]);
+    const log = new EventLog(dir, 'r1', CAPABILITY_EVENTS, [(event) => seen.push(event)], () => new Date(0), EVENTS, [
+      secret,
+    ]);
     log.emit('warning', { file: 'kanban.yaml', message: `the agent said ${secret}` });
     log.close();
     const line = readFileSync(path.join(dir, EVENTS), 'utf8');

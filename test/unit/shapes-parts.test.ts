@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { buildInvocation } from '../../src/agent/invocation.js';
 import { tailEvents } from '../../src/history/step-history.js';
 import { eventLine } from '../../src/progress/event-lines.js';
+import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
 import { liveReporter } from '../../src/progress/live.js';
-import { createStyle } from '../../src/progress/style.js';
+import { createStyle } from '../../src/util/style.js';
 import { parseRole, type Role } from '../../src/board/role.js';
 import type { SupervisorEvent } from '../../src/event-types.js';
 import type { ReadEvent } from '../../src/events/parse.js';
@@ -92,9 +93,9 @@ describe('the tail of events.jsonl', () => {
     // The torn end, ten lines and the end of one more, cut.
     const window = torn.length + 10 * ((lines[99] as string).length + 1) + 5;
     const steps = (events: ReadEvent[]) => events.map((e) => (e.type === 'step_started' ? e.step : undefined));
-    expect(steps(tailEvents(dir, window))).toEqual([91, 92, 93, 94, 95, 96, 97, 98, 99, 100]);
-    expect(steps(tailEvents(dir))).toHaveLength(100);
-    expect(tailEvents(tempDir())).toEqual([]);
+    expect(steps(tailEvents(dir, CAPABILITY_EVENTS, window))).toEqual([91, 92, 93, 94, 95, 96, 97, 98, 99, 100]);
+    expect(steps(tailEvents(dir, CAPABILITY_EVENTS))).toHaveLength(100);
+    expect(tailEvents(tempDir(), CAPABILITY_EVENTS)).toEqual([]);
   });
 });
 
@@ -112,19 +113,28 @@ describe('how the new events are shown', () => {
       eventLine(
         at({ type: 'waiting', outcome: 'halted_for_human', reason: 'The Manager halted: \x1b[31mport?\x1b[0m' }),
         style,
+        CAPABILITY_EVENTS,
       ),
     ).toBe(
       '⏸ waiting for an edit of kanban.yaml, a task or a role file — halted for a person: ' +
         'The Manager halted: port?',
     );
     expect(
-      eventLine(at({ type: 'waiting', outcome: 'done', reason: 'r', via: 'polling', why: 'ENOSPC' }), style),
+      eventLine(
+        at({ type: 'waiting', outcome: 'done', reason: 'r', via: 'polling', why: 'ENOSPC' }),
+        style,
+        CAPABILITY_EVENTS,
+      ),
     ).toContain('(comparing the files every few seconds: ENOSPC)');
-    expect(eventLine(at({ type: 'woke', by: 'change', files: ['kanban.yaml', 'tasks/002.md'] }), style)).toBe(
-      '▶ kanban.yaml, tasks/002.md changed; carrying on from the board as it is',
-    );
     expect(
-      eventLine(at({ type: 'edit_invalid', file: 'kanban.yaml', line: 3, problem: 'bad', problems: 2 }), style),
+      eventLine(at({ type: 'woke', by: 'change', files: ['kanban.yaml', 'tasks/002.md'] }), style, CAPABILITY_EVENTS),
+    ).toBe('▶ kanban.yaml, tasks/002.md changed; carrying on from the board as it is');
+    expect(
+      eventLine(
+        at({ type: 'edit_invalid', file: 'kanban.yaml', line: 3, problem: 'bad', problems: 2 }),
+        style,
+        CAPABILITY_EVENTS,
+      ),
     ).toBe('  ! kanban.yaml:3: bad (and 1 more problem(s)); still waiting for a change');
     expect(
       eventLine(
@@ -137,9 +147,12 @@ describe('how the new events are shown', () => {
           done_tasks: 2,
         }),
         style,
+        CAPABILITY_EVENTS,
       ),
     ).toBe('step 3 · Reviewer (periodic) · 2 task(s) done since its last run');
-    expect(eventLine(at({ type: 'handed_to_manager', role: 'Implementor', attempts: 4 }), style)).toBe(
+    expect(
+      eventLine(at({ type: 'handed_to_manager', role: 'Implementor', attempts: 4 }), style, CAPABILITY_EVENTS),
+    ).toBe(
       '  ✗ Implementor gave no valid reply in 4 attempts; ' +
         'the Manager gets {"status": "error"} for it (on_exhausted: manager)',
     );
@@ -153,6 +166,7 @@ describe('how the new events are shown', () => {
       style,
       now: () => 0,
       tickMs: 60_000,
+      events: CAPABILITY_EVENTS,
     });
     live.event(
       at({
