@@ -10,7 +10,6 @@ import { status } from '../../src/commands/status.js';
 import { formatStatus } from '../../src/commands/status-text.js';
 import type { Clock } from '../../src/loop/world.js';
 import { supervise } from '../../src/run/supervise.js';
-import { agentSwitchedNotice } from '../../src/notify/notice.js';
 import { eventLine } from '../../src/progress/event-lines.js';
 import { CAPABILITY_EVENTS } from '../../src/run/capability-list.js';
 import { createStyle } from '../../src/util/style.js';
@@ -156,9 +155,9 @@ describe('a switch of agents, as a person hears of it', () => {
     cli: 'claude',
     until: new Date(START + 3_600_000).toISOString(),
   };
-  const at = { file: '/b/kanban.yaml', task: 'tasks/002.md', run: 'r1', time: new Date(START) };
 
-  it('is a console line and a notification, each way', () => {
+  // Its notification, each way: notifications' own test (notify.test.ts).
+  it('is a console line, each way', () => {
     expect(eventLine(switched, PLAIN, CAPABILITY_EVENTS)).toMatch(
       /^ {2}⇄ roles\/implementor\.md is limited until \d\d:\d\d \(claude\); roles\/implementor-codex\.md takes Implementor's steps \(fallback:\)$/,
     );
@@ -172,17 +171,6 @@ describe('a switch of agents, as a person hears of it', () => {
     };
     expect(eventLine(back, PLAIN, CAPABILITY_EVENTS)).toBe(
       "  ⇄ the usage limit is over; roles/implementor.md takes Implementor's steps again",
-    );
-    expect(agentSwitchedNotice(switched, at)).toMatchObject({
-      event: 'agent_switched',
-      exitCode: null,
-      message: expect.stringMatching(
-        /^roles\/implementor\.md is limited until .* \(claude\); roles\/implementor-codex\.md takes Implementor's steps meanwhile/,
-      ),
-      title: 'b: Implementor now runs roles/implementor-codex.md',
-    });
-    expect(agentSwitchedNotice(back, at).message).toBe(
-      "The usage limit is over; roles/implementor.md takes Implementor's steps again.",
     );
   });
 

@@ -1,10 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { notifySettings } from '../../src/notifications/settings.js';
-import { endNotice, limitWaitNotice, requestFor, waitingNotice, type Notice } from '../../src/notify/notice.js';
+import {
+  agentSwitchedNotice,
+  endNotice,
+  limitWaitNotice,
+  requestFor,
+  waitingNotice,
+  type Notice,
+} from '../../src/notify/notice.js';
 import { desktopArgv } from '../../src/notify/send.js';
 import { describeTargets, parseNotifyEntry, resolveTargets, unsetNotifyVariables } from '../../src/notify/target.js';
 import { maskUrl } from '../../src/util/secrets.js';
+import type { EventOf } from '../../src/event-types.js';
 import { testEvent } from '../helpers.js';
 
 const AT = {
@@ -257,5 +265,45 @@ describe('a notice', () => {
       ),
     );
     expect(desktopArgv('win32', notice)).toBeUndefined();
+  });
+});
+
+describe('a switch of agents (fallback:), as a notification', () => {
+  const START = Date.UTC(2026, 0, 31, 21, 0, 0);
+  const switched: EventOf<'agent_switched'> = {
+    time: new Date(START).toISOString(),
+    type: 'agent_switched',
+    run: 'r1',
+    step: 2,
+    role: 'Implementor',
+    task: 'tasks/002.md',
+    from: 'roles/implementor.md',
+    to: 'roles/implementor-codex.md',
+    reason: 'usage_limit',
+    cli: 'claude',
+    until: new Date(START + 3_600_000).toISOString(),
+  };
+  const at = { file: '/b/kanban.yaml', task: 'tasks/002.md', run: 'r1', time: new Date(START) };
+
+  it('is told each way', () => {
+    expect(agentSwitchedNotice(switched, at)).toMatchObject({
+      event: 'agent_switched',
+      exitCode: null,
+      message: expect.stringMatching(
+        /^roles\/implementor\.md is limited until .* \(claude\); roles\/implementor-codex\.md takes Implementor's steps meanwhile/,
+      ),
+      title: 'b: Implementor now runs roles/implementor-codex.md',
+    });
+    const back: EventOf<'agent_switched'> = {
+      ...switched,
+      from: switched.to,
+      to: switched.from,
+      reason: 'reset',
+      cli: undefined,
+      until: undefined,
+    };
+    expect(agentSwitchedNotice(back, at).message).toBe(
+      "The usage limit is over; roles/implementor.md takes Implementor's steps again.",
+    );
   });
 });
