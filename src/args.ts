@@ -37,7 +37,8 @@ export async function parseCommand(
   verb: string,
   args: string[],
   options: Options,
-  everyCommand: Record<string, Options>,
+  /** Every command's options, read only to say which command has an unknown one. */
+  everyCommand: () => Promise<Record<string, Options>>,
   /** Examples of the capabilities' flags (their surface.ts), beside the ones here. */
   examples: Record<string, string> = {},
 ): Promise<Parsed> {
@@ -81,15 +82,14 @@ async function unknownOption(
   verb: string,
   shown: string,
   options: Options,
-  everyCommand: Record<string, Options>,
+  everyCommand: () => Promise<Record<string, Options>>,
 ): Promise<InputError> {
   const { closest } = await import('./util/suggest.js');
   const known = Object.keys(options).map((k) => `--${k}`);
   const guess = shown.startsWith('--') ? closest(shown, known) : undefined;
   const name = shown.replace(/^--?/, '');
-  const owner = Object.keys(everyCommand).find(
-    (other) => other !== verb && Object.hasOwn(everyCommand[other] as Options, name),
-  );
+  const every = await everyCommand();
+  const owner = Object.keys(every).find((other) => other !== verb && Object.hasOwn(every[other] as Options, name));
   const { runnable } = await import('./util/self-command.js');
   const elsewhere = !guess && owner ? ` ${shown} is an option of \`${runnable(owner)}\`.` : '';
   return usage(verb, `unknown option ${shown} for ${verb}.${guess ? ` Did you mean ${guess}?` : elsewhere}`);

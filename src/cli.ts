@@ -5,13 +5,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCommand, type Options } from './args.js';
 import type { RunFlags } from './commands/run.js';
-import { CAPABILITIES } from './run/capability-list.js';
 import { guardOutput } from './run/stop.js';
 
 const COMMON: Options = { help: { type: 'boolean', short: 'h' }, 'no-color': { type: 'boolean' } };
 const SETTINGS: Options = { 'max-retries': { type: 'string' }, timeout: { type: 'string' } };
-// The flags capabilities add to `run`, each declared in its folder's surface.ts.
-const CAPABILITY_FLAGS = CAPABILITIES.flatMap((capability) => capability.flags ?? []);
 const FLAGS: Record<string, Options> = {
   run: {
     ...SETTINGS,
@@ -20,9 +17,7 @@ const FLAGS: Record<string, Options> = {
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
-    ...Object.fromEntries(
-      CAPABILITY_FLAGS.map(({ name, type, multiple }) => [name, { type, ...(multiple && { multiple }) }]),
-    ),
+    // and the capabilities' own (capabilityFlags): read only when a command needs them.
   },
   init: { agent: { type: 'string' }, force: { type: 'boolean' }, from: { type: 'string' } },
   status: { json: { type: 'boolean' } },
@@ -60,6 +55,18 @@ const FLAGS: Record<string, Options> = {
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
+/** The flags capabilities add to `run` (each declared in its folder's surface.ts), and their examples. */
+async function capabilityFlags(): Promise<{ options: Options; examples: Record<string, string> }> {
+  const { CAPABILITIES } = await import('./run/capability-list.js');
+  const flags = CAPABILITIES.flatMap((capability) => capability.flags ?? []);
+  return {
+    options: Object.fromEntries(
+      flags.map(({ name, type, multiple }) => [name, { type, ...(multiple && { multiple }) }]),
+    ),
+    examples: Object.fromEntries(flags.flatMap(({ name, example }) => (example ? [[name, example]] : []))),
+  };
+}
+
 /** Parse argv, run one command, print its outcome or error, and return the exit code. Only here are errors printed. */
 export async function main(argv: string[]): Promise<number> {
   const first = argv[0];
@@ -70,11 +77,15 @@ export async function main(argv: string[]): Promise<number> {
   try {
     // `kanban-supervisor stauts` would otherwise be read as a board named "stauts".
     if (!named && first !== undefined) await refuseMistypedCommand(first);
-    const examples = Object.fromEntries(
-      CAPABILITY_FLAGS.flatMap(({ name, example }) => (example ? [[name, example]] : [])),
-    );
-    const { values, positionals } = await parseCommand(verb, rest, { ...COMMON, ...FLAGS[verb] }, FLAGS, examples);
-    if (values.help) return print((await import('./help.js')).commandHelp(verb));
+    // `run` takes the capabilities' flags too; another command reads them only to name the one that has an option.
+    const capabilities = verb === 'run' ? await capabilityFlags() : undefined;
+    const options = { ...COMMON, ...FLAGS[verb], ...capabilities?.options };
+    const every = async () => ({
+      ...FLAGS,
+      run: { ...FLAGS.run, ...(capabilities ?? (await capabilityFlags())).options },
+    });
+    const { values, positionals } = await parseCommand(verb, rest, options, every, capabilities?.examples);
+    if (values.help) return print(await helpOf(verb));
     return await dispatch(verb, values, positionals);
   } catch (error) {
     return report(error);
@@ -125,7 +136,7 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
     }
     case 'validate': {
       const { validate, formatValidation } = await import('./commands/validate.js');
-      const result = validate({ file });
+      const result = await validate({ file });
       print(formatValidation(result, process.cwd()));
       return result.problems.length ? 2 : 0;
     }
@@ -170,11 +181,11 @@ async function dispatch(verb: string, values: Values, positionals: string[]): Pr
 
 // `help`, `help <command>`; an unknown command is a mistake (exit 2), not the general help.
 async function help(positionals: string[]): Promise<number> {
-  const { mainHelp, commandHelp } = await import('./help.js');
+  const { mainHelp } = await import('./help.js');
   await noMore('help', positionals, 1, 'takes one command');
   const wanted = positionals[0];
   if (wanted === undefined) return print(mainHelp());
-  if (Object.hasOwn(FLAGS, wanted)) return print(commandHelp(wanted));
+  if (Object.hasOwn(FLAGS, wanted)) return print(await helpOf(wanted));
   const { closest } = await import('./util/suggest.js');
   const guess = closest(wanted, Object.keys(FLAGS));
   throw await (
@@ -184,6 +195,13 @@ async function help(positionals: string[]): Promise<number> {
     `there is no command "${wanted}".${guess ? ` Did you mean ${guess}?` : ''} Commands: ` +
       `${Object.keys(FLAGS).join(', ')}.`,
   );
+}
+
+// A command's --help; run's lists the capabilities' flags and settings, so it loads their list.
+async function helpOf(verb: string): Promise<string> {
+  const { commandHelp } = await import('./help.js');
+  const capabilities = verb === 'run' ? (await import('./run/capability-list.js')).CAPABILITIES : [];
+  return commandHelp(verb, process.env, capabilities);
 }
 
 async function board(arg: string | undefined): Promise<string> {

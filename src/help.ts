@@ -1,5 +1,5 @@
 import { AGENT_HELP } from './help-agents.js';
-import { CAPABILITIES } from './run/capability-list.js';
+import type { CapabilitySurface } from './loop/context.js';
 import { selfCommand } from './util/self-command.js';
 
 // Every text names the program as the person can run it ({ks}: `kanban-supervisor` or
@@ -189,14 +189,22 @@ export function mainHelp(env: NodeJS.ProcessEnv = process.env): string {
   return fill(MAIN, env);
 }
 
-/** `--help` of one command (`help` and `version` get the top-level one). */
-export function commandHelp(command: string, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * `--help` of one command (`help` and `version` get the top-level one); `run`'s lists what the
+ * capabilities add (run/capability-list.ts, loaded by cli.ts only for it).
+ */
+export function commandHelp(
+  command: string,
+  env: NodeJS.ProcessEnv = process.env,
+  capabilities: readonly CapabilitySurface[] = [],
+): string {
   const text = (COMMANDS[command] ?? MAIN)
-    .replace('{capability-flags}', capabilityFlags())
-    .replace('{capability-settings}', capabilitySettings())
+    .replace('{capability-flags}', capabilityFlags(capabilities))
+    .replace('{capability-settings}', capabilitySettings(capabilities))
     .replace(
       '{capability-examples}',
-      CAPABILITIES.flatMap((one) => one.examples ?? [])
+      capabilities
+        .flatMap((one) => one.examples ?? [])
         .map((line) => `  {ks} ${line}`)
         .join('\n'),
     );
@@ -204,17 +212,18 @@ export function commandHelp(command: string, env: NodeJS.ProcessEnv = process.en
 }
 
 // The flags the capabilities add to `run`, as their surface.ts words them, in the list's order.
-function capabilityFlags(): string {
-  return CAPABILITIES.flatMap((capability) => capability.flags ?? [])
+function capabilityFlags(capabilities: readonly CapabilitySurface[]): string {
+  return capabilities
+    .flatMap((capability) => capability.flags ?? [])
     .flatMap(({ usage, help }) => help.map((line, i) => `  ${(i === 0 ? usage : '').padEnd(20)}${line}`))
     .join('\n');
 }
 
 // The board settings for other shapes of supervisor: the core's, then each capability's, wrapped.
-function capabilitySettings(): string {
+function capabilitySettings(capabilities: readonly CapabilitySurface[]): string {
   const parts = [
     'on_exhausted (halt, or manager: the Manager gets {"status": "error"} after the last retry)',
-    ...CAPABILITIES.flatMap((capability) => capability.settingsHelp ?? []),
+    ...capabilities.flatMap((capability) => capability.settingsHelp ?? []),
   ];
   return wrap(
     `Board settings for other shapes of supervisor (kanban.yaml, supervisor:): ${parts.join(', ')}. See docs/shapes.md.`,

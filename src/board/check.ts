@@ -1,27 +1,15 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { AgentInputs } from './inputs.js';
-import { resolveAllInBoard, type BoardFile } from './paths.js';
 import { readBoardText } from './board-file.js';
 import { formatProblem, parseBoard, type BoardState, type Problem, type WrittenText } from './read-board.js';
-import { readTask } from './task.js';
-import { OwnFileError } from './task-identity.js';
 import { lineOf, parseYaml } from './yaml.js';
 import { SupervisorError } from '../errors.js';
-import { checkRole } from './role-check.js';
 import { determineRole, KNOWN_PHASES } from './determine-role.js';
 import { closest } from '../util/suggest.js';
-import { roleFilePath, type Role } from './role.js';
-import { createSchemaCompiler } from '../schemas.js';
+import { roleFilePath } from './role.js';
 import { resolveSettings } from './settings.js';
-import { runnable } from '../util/self-command.js';
-import { parseDuration } from '../util/duration.js';
-import { missingRoleHint, roleLookalikes, sameRole } from './role-names.js';
-import { roleWarnings } from './role-warnings.js';
+import { sameRole } from './role-names.js';
 import { finishedNote } from './hints.js';
 import { unlistedTasksWarning } from './unlisted-tasks.js';
-import { fieldWords } from './pointer-words.js';
-import { fallbackCycles } from './fallback-chain.js';
 
 /** What `validate` found: every problem, warnings that do not stop a run, and what it checked. */
 export interface Validation {
@@ -36,63 +24,11 @@ export interface Validation {
   access?: string[];
 }
 
-/** Where a role is asked for: the inputs a run would give it, and the line that decides it. */
-export interface Need {
-  inputs: AgentInputs;
-  file: string;
-  line?: number;
-  why: string;
-}
+import { startEnv, type BoardCheck, type CheckPlace } from './check-seam.js';
+import { checkRoles } from './check-roles.js';
+import { taskNeeds, type Found } from './check-tasks.js';
 
-/** What a check found: problems stop a run, warnings do not; `access` is what each role may reach, one line each. */
-export interface Findings {
-  problems: Problem[];
-  warnings: Problem[];
-  access?: string[];
-}
-
-/**
- * What a check is told of the board checked: its folder, file name and state (its settings as written,
- * for a capability's own keys, and the line of a JSON pointer in it), and the environment programs are found in.
- */
-export interface CheckPlace {
-  dir: string;
-  /** kanban.yaml's name. */
-  name: string;
-  state: BoardState & { settings: Record<string, unknown> };
-  /** The line of `/supervisor/notify` and the like in kanban.yaml; undefined when it is not at hand (`try`). */
-  at(pointer: string): number | undefined;
-  /** The environment as a run starts programs (the checks' `env`). */
-  env: NodeJS.ProcessEnv;
-  /** The environment as given, PATH whole. */
-  given: NodeJS.ProcessEnv;
-}
-
-/**
- * The seam where a capability adds to the pre-flight check (validate, a run's start, --dry-run, the
- * watch): its callers hand the checks in (the list: run/capability-list.ts), so board/ names no capability.
- * A check object lives for one checkBoard call, so it may keep what it learns between its calls.
- * - `needs`: roles it runs besides the tasks' and the Manager (periodic roles), each checked like them
- *   (a role already needed is not asked again), and problems of how it names them.
- * - `env`: the environment a run starts programs with, from the one given (a check may take out of
- *   PATH what an agent could write); roles and programs are checked with it.
- * - `role`: each role the board runs that could be read, in the order checked, with the inputs a run
- *   would give it and where it is asked for; its findings are listed with that role's own.
- * - `board`: once, after every role: the roles read (each with its inputs); its problems come after
- *   the roles' and its warnings before the board's own (supervisor.notify, tasks, phase); its `access`
- *   lines, when any check gives some, are the Validation's.
- */
-export interface BoardCheck {
-  needs?(place: CheckPlace): { problems: Problem[]; needs: Array<[string, Need]> };
-  env?(dir: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
-  role?(role: Role, need: Need, place: CheckPlace): Findings;
-  board?(roles: ReadonlyArray<{ role: Role; inputs: AgentInputs }>, place: CheckPlace): Findings;
-}
-
-/** The environment a run starts programs with: `given` through each check's `env`, in order. */
-export function startEnv(dir: string, given: NodeJS.ProcessEnv, checks: readonly BoardCheck[]): NodeJS.ProcessEnv {
-  return checks.reduce((sofar, check) => check.env?.(dir, sofar) ?? sofar, given);
-}
+export { startEnv, type BoardCheck, type CheckPlace, type Findings, type Need } from './check-seam.js';
 
 /**
  * The pre-flight check of a board (what `validate` shows, and what `run` makes before its first
@@ -119,64 +55,8 @@ export function checkBoard(
   const state = board ?? usable(yaml.value);
   problems.push(...settingProblems(state.settings, name, at));
 
-  const needs = new Map<string, Need>();
-  const listed = state.tasks.map((task, i) => ({ task, pointer: `/tasks/${i}` }));
-  if (state.current !== null && !state.tasks.includes(state.current))
-    listed.push({ task: state.current, pointer: '/current' });
-  const seen = new Set<string>();
-  const warnings: Problem[] = [];
-  // Checked at once: a folder of thousands of tasks is listed, not resolved a path at a time.
-  const paths = resolveAllInBoard(
-    dir,
-    listed.map(({ task }) => task),
-  );
-  for (const [i, { task, pointer }] of listed.entries()) {
-    const where = paths[i] as BoardFile;
-    if (!where.ok || seen.has(task)) continue; // a bad path is parseBoard's problem, already listed
-    seen.add(task);
-    if (where.file !== true && !existsSync(where.absolute)) {
-      problems.push({
-        file: name,
-        line: at(pointer),
-        message: `${fieldWords(pointer)} "${task}": no such file. Create it or remove it from tasks.`,
-      });
-      continue;
-    }
-    try {
-      const { meta, lineOf: taskLine } = readTask(dir, task, name, where);
-      const role = determineRole(state, meta);
-      const fromTask = typeof meta.role === 'string' && meta.role.length > 0;
-      const why = fromTask
-        ? { file: task, line: taskLine('/role'), why: `its front-matter asks for role ${role}` }
-        : {
-            file: name,
-            line: at('/phase'),
-            why: `${task} runs as ${role} (phase ${JSON.stringify(state.phase ?? null)})`,
-          };
-      if (!needs.has(role)) needs.set(role, { inputs: { role, kanban_file: name, task_file: task }, ...why });
-      for (const key of roleLookalikes(meta)) {
-        const runs = fromTask ? `its role: line asks for ${role}` : `it runs as ${role}, from the phase`;
-        warnings.push({
-          file: task,
-          line: taskLine(`/${key}`),
-          message:
-            `front-matter key "${key}" looks like a misspelt role and is ignored (${runs}). ` +
-            `If it names the role to run, rename it to role:.`,
-        });
-      }
-    } catch (error) {
-      if (error instanceof OwnFileError)
-        problems.push({
-          file: name,
-          line: at(pointer),
-          message:
-            `${fieldWords(pointer)} "${task}" ${error.reason}; an agent's work log would be written into it. ` +
-            `List a task file of its own there.`,
-        });
-      else if (!(error instanceof SupervisorError)) throw error;
-      else problems.push(problemFrom(error.message, task));
-    }
-  }
+  const found: Found = { problems, warnings: [] };
+  const { needs, seen } = taskNeeds(state, { dir, name, at }, found);
   const first = state.tasks.find((t) => typeof t === 'string') ?? '';
   if (![...needs.keys()].some((role) => sameRole(role, 'Manager')))
     needs.set('Manager', {
@@ -191,56 +71,31 @@ export function checkBoard(
     for (const [role, need] of asked?.needs ?? []) if (!needs.has(role)) needs.set(role, need);
   }
 
-  const compiler = createSchemaCompiler();
-  const boardTimeout = parseDuration(state.settings.timeout) ?? undefined;
-  const checked: Array<{ role: Role; inputs: AgentInputs }> = [];
-  const read = new Map<string, Role>();
-  // A Map visits what is added while it is walked: each role's fallbacks are checked after it.
-  for (const [role, need] of needs) {
-    const check = checkRole(dir, role, need.inputs, env, compiler);
-    const known = check.role ?? check.draft;
-    if (known) read.set(role.toLowerCase(), known);
-    for (const [index, fallback] of (known?.fallback ?? []).entries())
-      if (![...needs.keys()].some((name) => sameRole(name, fallback)))
-        needs.set(fallback, {
-          // A fallback takes the role's steps, so its command is filled with the role's inputs.
-          inputs: need.inputs,
-          file: known?.file ?? roleFilePath(role),
-          ...(known && { line: known.lineOf(`/fallback/${index}`) }),
-          why: `${known?.file ?? roleFilePath(role)} names it in fallback:`,
-        });
-    if (check.role) {
-      checked.push({ role: check.role, inputs: need.inputs });
-      for (const found of checks.map((c) => c.role?.(check.role as Role, need, place))) {
-        problems.push(...(found?.problems ?? []));
-        warnings.push(...(found?.warnings ?? []));
-      }
-    }
-    const hint = check.missing ? missingRoleHint(dir, role) : '';
-    const readable = check.role ?? check.draft;
-    if (readable) warnings.push(...roleWarnings(readable, boardTimeout));
-    if (!check.missing) problems.push(...check.problems);
-    else if (need.file === roleFilePath(role))
-      problems.push({
-        file: need.file,
-        message: `no such role file, but ${need.why}.${hint} Create it (see \`${runnable('init --help')}\`).`,
-      });
-    else
-      problems.push({
-        file: need.file,
-        ...(need.line !== undefined && { line: need.line }),
-        message:
-          `${roleFilePath(role)} does not exist, but ${need.why}.${hint} Create it ` +
-          `(see \`${runnable('init --help')}\`) or change the role.`,
-      });
-  }
-  problems.push(...fallbackCycles(read));
+  const checked = checkRoles(needs, place, checks, found);
+  const { warnings } = found;
   const access: string[] = [];
-  for (const found of checks.map((c) => c.board?.(checked, place))) {
-    problems.push(...(found?.problems ?? []));
-    warnings.push(...(found?.warnings ?? []));
-    access.push(...(found?.access ?? []));
+  for (const theirs of checks.map((c) => c.board?.(checked, place))) {
+    problems.push(...(theirs?.problems ?? []));
+    warnings.push(...(theirs?.warnings ?? []));
+    access.push(...(theirs?.access ?? []));
   }
+  warnings.push(...boardWarnings(state, dir, name, at));
+  // Only a current that is null as written: a board whose current is broken has that problem instead.
+  const finished = (yaml.value as { current?: unknown } | null)?.current === null;
+  return {
+    file,
+    problems: ordered(dedupe(problems), [name, ...seen]),
+    warnings,
+    ...(finished && { note: finishedNote(state.phase ?? null, name) }),
+    tasks: seen.size,
+    roles: [...needs.keys()],
+    ...(access.length > 0 && { access }),
+  };
+}
+
+// What of the board itself is likely a mistake: task files it does not list, a phase spelt nearly like a known one.
+function boardWarnings(state: BoardState, dir: string, name: string, at: (pointer: string) => number): Problem[] {
+  const warnings: Problem[] = [];
   const unlisted = unlistedTasksWarning(dir, [...state.tasks, ...(state.current === null ? [] : [state.current])]);
   if (unlisted) warnings.push({ file: name, line: at('/tasks'), message: unlisted });
   // Any phase is allowed (SPEC §1), but one spelt nearly like a known phase is a typo that runs the wrong role.
@@ -262,17 +117,7 @@ export function checkBoard(
         `To run it, set phase to another value (e.g. execute); if the work is done, set current to null.`,
     });
   }
-  // Only a current that is null as written: a board whose current is broken has that problem instead.
-  const finished = (yaml.value as { current?: unknown } | null)?.current === null;
-  return {
-    file,
-    problems: ordered(dedupe(problems), [name, ...seen]),
-    warnings,
-    ...(finished && { note: finishedNote(state.phase ?? null, name) }),
-    tasks: seen.size,
-    roles: [...needs.keys()],
-    ...(access.length > 0 && { access }),
-  };
+  return warnings;
 }
 
 // Each of the core's durations and sizes on its own, so that every malformed one is listed.
@@ -291,13 +136,6 @@ function settingProblems(settings: Record<string, unknown>, name: string, at: (p
     }
   }
   return problems;
-}
-
-/** A problem from an InputError message that starts `file:line: ` or `file: `. */
-function problemFrom(message: string, file: string): Problem {
-  const match = new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(?:(\\d+):)? `).exec(message);
-  if (!match) return { file, message };
-  return { file, ...(match[1] !== undefined && { line: Number(match[1]) }), message: message.slice(match[0].length) };
 }
 
 function usable(value: unknown): BoardState & { settings: Record<string, unknown> } {

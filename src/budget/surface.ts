@@ -1,6 +1,5 @@
 import { InputError } from '../errors.js';
 import type { CapabilitySurface } from '../loop/context.js';
-import { callBudgetOption } from './call-budget.js';
 import { budgetSettings } from './settings.js';
 
 /** Spend and budget: --max-cost, `supervisor.max_cost_usd` and `max_tokens` (capability.ts). */
@@ -9,7 +8,10 @@ export const budgetSurface: CapabilitySurface = {
   open: async (kind, options) => (await import('./capability.js')).budget(kind, options),
   settings: budgetSettings,
   // The call's budget left, handed to a CLI that takes one (call-budget.ts).
-  transform: () => callBudgetOption,
+  seams: async () => {
+    const { callBudgetOption } = await import('./call-budget.js');
+    return { transform: () => callBudgetOption };
+  },
   flags: [
     {
       name: 'max-cost',

@@ -7,13 +7,13 @@ import { planAgent, type PlannedAgent } from '../agent/prepare.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { formatProblem, readBoard, type Board } from '../board/read-board.js';
 import { checkBoard, startEnv } from '../board/check.js';
-import { boardChecks, invocationTransforms } from '../run/capability-list.js';
+import { loadSeams } from '../run/capability-list.js';
 import { toRunMore } from '../board/hints.js';
 import { InputError } from '../errors.js';
 import { roleFilePath, type Role } from '../board/role.js';
 import { fallbackChain } from '../board/fallback-chain.js';
 import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../board/settings.js';
-import type { DryRunAsk, Flags } from '../loop/context.js';
+import type { DryRunAsk, Flags, SeamLists } from '../loop/context.js';
 import { CAPABILITIES } from '../run/capability-list.js';
 import { managerInputs, workerInputs } from '../loop/loop.js';
 import { parseDuration } from '../util/duration.js';
@@ -95,7 +95,8 @@ export async function dryRun(
   const file = path.resolve(named);
   const board = readBoard(file);
   // As the run would start them: PATH without what a fenced agent could write (a warning below says so).
-  const env = startEnv(board.dir, given, boardChecks());
+  const lists = await loadSeams();
+  const env = startEnv(board.dir, given, lists.boardChecks());
   const ask = { file, flags: options, env, given };
   if (board.current === null || board.phase === 'complete') {
     // Nothing runs, so no setting is read but the capabilities' own (a malformed one is validate's to say).
@@ -116,11 +117,11 @@ export async function dryRun(
   }
   const settings = resolveSettings(board.settings, options);
   // What validate warns about (a role that gets no prompt, a key that looks like role) matters most before a first run.
-  const checked = checkBoard({ file, env: given }, boardChecks());
+  const checked = checkBoard({ file, env: given }, lists.boardChecks());
   const warnings: string[] = checked.warnings.map(formatProblem);
-  const worker = plan(board, settings, workerInputs(board, board.current), env, warnings);
+  const worker = plan(board, settings, workerInputs(board, board.current), env, warnings, lists.transforms);
   // The Manager's argv depends on the worker's reply; planning it here still checks its role file and command.
-  const manager = plan(board, settings, managerInputs(board, board.current, {}), env, warnings);
+  const manager = plan(board, settings, managerInputs(board, board.current, {}), env, warnings, lists.transforms);
   const shown = maskedEnv(worker.invocation.env, env, worker.role.env);
   const fallback = fallbackChain(board.dir, worker.invocation.role).slice(1);
   const { invocation } = worker;
@@ -202,8 +203,9 @@ function plan(
   inputs: AgentInputs,
   env: NodeJS.ProcessEnv,
   warnings: string[],
+  transforms: SeamLists['transforms'],
 ): PlannedAgent {
-  const run = { env, runId: '<run>', schemas: createSchemaCompiler(), transforms: invocationTransforms() };
+  const run = { env, runId: '<run>', schemas: createSchemaCompiler(), transforms };
   const planned = planAgent(run, board, settings, inputs, 1);
   if (planned.problem !== undefined)
     warnings.push(`${planned.role.file}: ${planned.problem} A run would stop here with exit 2.`);

@@ -15,7 +15,7 @@ import { startEnv } from '../board/check.js';
 import type { RunIO } from '../loop/context.js';
 import { openCapabilities } from '../run/capability-list.js';
 import { openRun } from '../run/open-run.js';
-import { boardChecks, invocationTransforms } from '../run/capability-list.js';
+import { loadSeams } from '../run/capability-list.js';
 import { startLog } from '../log/supervisor-log.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { resolveSettings } from '../board/settings.js';
@@ -55,7 +55,9 @@ export async function tryRole(
   // Every problem of the role (its file, command, reply schema) is found before anything is written;
   // an unfenced role must not run a program a fenced agent could have written (as a run's pre-flight).
   const tried = loadRole(board.dir, role, 'try');
-  const checks = boardChecks();
+  // The Log exists before any fenced agent runs, so its fence binds it read-only (no forged Log).
+  const lists = await loadSeams((dir) => startLog(dir));
+  const checks = lists.boardChecks();
   // Found as the run (openRun) starts it: PATH without what a fenced agent could write.
   const env = startEnv(board.dir, io.env, checks);
   // The board-level checks (board/check.ts) on the role tried, as a run's pre-flight makes them on every role.
@@ -69,8 +71,13 @@ export async function tryRole(
   };
   const problems = checks.flatMap((check) => check.board?.([{ role: tried, inputs }], place).problems ?? []);
   if (problems.length) throw new InputError(problemsMessage(problems));
-  const transforms = invocationTransforms((dir) => startLog(dir));
-  prepareAgent({ env, runId: '<try>', schemas: createSchemaCompiler(), transforms }, board, settings, inputs, 1);
+  prepareAgent(
+    { env, runId: '<try>', schemas: createSchemaCompiler(), transforms: lists.transforms },
+    board,
+    settings,
+    inputs,
+    1,
+  );
   const show = showOn(io.stderr, { quiet: flags.quiet === true, noColor: flags['no-color'] === true, env: io.env });
   const run = { file: options.file, flags: { ...settingFlags }, io, show };
   const capabilities = await openCapabilities('try', run);

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { checkBoard, type Validation } from '../board/check.js';
-import { boardChecks } from '../run/capability-list.js';
+import { loadSeams } from '../run/capability-list.js';
 import { formatProblem, type Problem } from '../board/read-board.js';
 
 /** `kanban-supervisor validate`: the board's pre-flight check (board/check.ts), which `run` makes too. Reads only. */
-export function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Validation {
-  return checkBoard(options, boardChecks());
+export async function validate(options: { file: string; env?: NodeJS.ProcessEnv }): Promise<Validation> {
+  return checkBoard(options, (await loadSeams()).boardChecks());
 }
 
 /** The validation as lines `file:line: message` (paths relative to `cwd`) and a summary (pure). */

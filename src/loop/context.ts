@@ -122,14 +122,20 @@ export interface CapabilitySurface {
   /** What `--dry-run` says of it for this board: fields of the plan's JSON and lines of its text. */
   dryRun?(plan: DryRunAsk): Promise<DryRunPart | undefined>;
   /**
-   * Its change to each agent run's invocation (agent/prepare.ts: the CLI schema, the call's budget, the
-   * fence), applied in the list's order; `beforeWrap` is what the run does before a wrapper is built.
+   * Its parts at the core's seams, loaded when a command needs them (a board with nothing to run starts
+   * without them): its change to each agent run's invocation (agent/prepare.ts: the CLI schema, the
+   * call's budget, the fence), applied in the list's order, `beforeWrap` being what the run does before
+   * a wrapper is built; and its part of the board's pre-flight check (board/check.ts), new for each check.
    */
-  transform?(options: { beforeWrap?: (boardDir: string) => void }): InvocationTransform;
-  /** Its part of the board's pre-flight check (board/check.ts), new for each check. */
-  checks?(): BoardCheck;
+  seams?(): Promise<CapabilitySeams>;
   /** Its event types: how each is read from events.jsonl and shown (console, live line, status, report). */
   events?: CapabilityEvents;
+}
+
+/** What a capability adds at the core's seams (CapabilitySurface.seams). */
+export interface CapabilitySeams {
+  transform?(options: { beforeWrap?: (boardDir: string) => void }): InvocationTransform;
+  checks?(): BoardCheck;
 }
 
 /** A flag of `run` a capability adds: its option, its --help lines, its check, the `supervisor:` key it sets. */

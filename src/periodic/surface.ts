@@ -1,5 +1,4 @@
 import type { CapabilitySurface } from '../loop/context.js';
-import { periodicChecks } from './checks.js';
 import { periodicRoles } from './settings.js';
 
 /** `supervisor.periodic`: roles run after every N completed steps (capability.ts). */
@@ -7,6 +6,6 @@ export const periodicSurface: CapabilitySurface = {
   name: 'periodic',
   open: async (kind, options) => (await import('./capability.js')).periodic(kind, options),
   settings: periodicRoles,
-  checks: periodicChecks,
+  seams: async () => ({ checks: (await import('./checks.js')).periodicChecks }),
   settingsHelp: 'periodic (roles run after every N completed steps, their reply to the Manager with trigger)',
 };

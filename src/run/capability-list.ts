@@ -1,4 +1,3 @@
-import type { InvocationTransform } from '../agent/prepare.js';
 import { backoffSurface } from '../backoff/surface.js';
 import type { BoardCheck } from '../board/check.js';
 import type { CapabilityEvents } from '../events/capability-events.js';
@@ -12,7 +11,7 @@ import { hooksSurface } from '../hooks/surface.js';
 import { limitsSurface } from '../limits/surface.js';
 import { loginSurface } from '../login/surface.js';
 import { Capabilities } from '../loop/capability-fanout.js';
-import type { CapabilitySurface, RunKind, RunOptions } from '../loop/context.js';
+import type { CapabilitySurface, RunKind, RunOptions, SeamLists } from '../loop/context.js';
 import { notificationsSurface } from '../notifications/surface.js';
 import { periodicSurface } from '../periodic/surface.js';
 import { sandboxSurface } from '../sandbox/surface.js';
@@ -73,17 +72,19 @@ export async function openCapabilities(kind: RunKind, options: RunOptions): Prom
   return new Capabilities(opened.flatMap((one) => one ?? []));
 }
 
-/** What changes an agent run's plain invocation (agent/prepare.ts), in the list's order. */
-export function invocationTransforms(beforeWrap?: (boardDir: string) => void): InvocationTransform[] {
-  return CAPABILITIES.flatMap((capability) => capability.transform?.({ ...(beforeWrap && { beforeWrap }) }) ?? []);
-}
-
 /**
- * What the capabilities add to the board's pre-flight check (board/check.ts: validate, a run's start,
- * --dry-run, the watch, try), new for each check: their `supervisor:` keys read, then each one's own.
+ * What the capabilities add at the core's seams (loaded here, once per command): what changes an
+ * agent run's plain invocation (agent/prepare.ts), in the list's order, and what they add to the
+ * board's pre-flight check (board/check.ts: validate, a run's start, --dry-run, the watch, try), new
+ * for each check: their `supervisor:` keys read, then each one's own.
  */
-export function boardChecks(): BoardCheck[] {
-  return [settingsCheck(), ...CAPABILITIES.flatMap((capability) => capability.checks?.() ?? [])];
+export async function loadSeams(beforeWrap?: (boardDir: string) => void): Promise<SeamLists> {
+  const seams = await Promise.all(CAPABILITIES.map((capability) => capability.seams?.()));
+  const options = beforeWrap ? { beforeWrap } : {};
+  return {
+    transforms: seams.flatMap((seam) => seam?.transform?.(options) ?? []),
+    boardChecks: () => [settingsCheck(), ...seams.flatMap((seam) => seam?.checks?.() ?? [])],
+  };
 }
 
 // Each capability's `supervisor:` keys, each read on its own, so that every malformed one is listed at its line.

@@ -15,7 +15,7 @@ import { appendEntry, startLog } from '../log/supervisor-log.js';
 import type { BoardSource } from '../loop/board-source.js';
 import type { Capabilities } from '../loop/capability-fanout.js';
 import { recordStop } from '../loop/loop.js';
-import type { Capability, RunContext, RunKind, RunOptions } from '../loop/context.js';
+import type { Capability, RunContext, RunKind, RunOptions, SeamLists } from '../loop/context.js';
 import { Stopper } from '../loop/stopper.js';
 import { systemClock } from '../loop/world.js';
 import { createReporter } from '../progress/reporter.js';
@@ -23,7 +23,7 @@ import { CAPABILITY_EVENTS } from './capability-list.js';
 import { createSchemaCompiler } from '../schemas.js';
 import { runId as newRunId } from '../util/time.js';
 import { maskedHead, maskText } from '../util/secrets.js';
-import { boardChecks, invocationTransforms } from './capability-list.js';
+import { loadSeams } from './capability-list.js';
 import { SHOWN_MAX } from '../agents/index.js';
 import { boardSecrets } from '../board/secret-values.js';
 
@@ -54,9 +54,11 @@ export async function openRun<T>(
   const given = options.io?.env ?? process.env;
   const seams = options.seams ?? {};
   // Every problem validate would find stops a run here; its warnings are told once the run starts.
-  const warnings = kind === 'run' ? preflight(source, given) : [];
+  // The Log exists before any fenced agent runs, so its fence binds it read-only (no forged Log).
+  const lists = await loadSeams((dir) => startLog(dir));
+  const warnings = kind === 'run' ? preflight(source, given, lists) : [];
   // What every program the run starts gets: PATH without what a fenced agent could write (the preflight said so).
-  const env = startEnv(source.dir, given, boardChecks());
+  const env = startEnv(source.dir, given, lists.boardChecks());
   const stopper = new Stopper();
   const closed = new AbortController();
   // Listening first: a signal while the lock is taken is an interrupt, not a kill that leaves the lock behind.
@@ -103,7 +105,7 @@ export async function openRun<T>(
       },
       schemas: createSchemaCompiler(),
       // The Log exists before any fenced agent runs, so its fence binds it read-only (no forged Log).
-      lists: { transforms: invocationTransforms((dir) => startLog(dir)), boardChecks },
+      lists,
       capabilities,
     };
     events.emit('run_started', {
@@ -142,8 +144,8 @@ export async function openRun<T>(
 }
 
 // validate's checks (board/check.ts) on the read the run starts from: a problem stops the run.
-function preflight(source: BoardSource, env: NodeJS.ProcessEnv): Problem[] {
-  const check = checkBoard({ file: source.file, env, ...(source.seen && { seen: source.seen }) }, boardChecks());
+function preflight(source: BoardSource, env: NodeJS.ProcessEnv, lists: SeamLists): Problem[] {
+  const check = checkBoard({ file: source.file, env, ...(source.seen && { seen: source.seen }) }, lists.boardChecks());
   if (check.problems.length) throw new InputError(problemsMessage(check.problems));
   checkWritable(source.file);
   return check.warnings;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handedSchema, withCallOptions } from '../../src/agents/call-options.js';
 import { callBudget, callBudgetUsd } from '../../src/budget/call-budget.js';
-import { invocationTransforms } from '../../src/run/capability-list.js';
+import { loadSeams } from '../../src/run/capability-list.js';
 import { classifyFailure } from '../../src/agents/index.js';
 import { planAgent, prepareAgent } from '../../src/agent/prepare.js';
 import { checkBoard } from '../../src/board/check.js';
@@ -166,7 +166,7 @@ describe('a run preparing an agent that hands its CLI the reply schema', () => {
   it(
     'writes the schema file once, before the first attempt, and every attempt has the same argv; ' +
       'a dry run writes nothing',
-    () => {
+    async () => {
       // A program named codex (never run here), so the role's command is found.
       const bin = tempDir('ks-bin-');
       writeFileSync(path.join(bin, 'codex'), '#!/bin/sh\n', { mode: 0o755 });
@@ -184,7 +184,7 @@ describe('a run preparing an agent that hands its CLI the reply schema', () => {
         runId: 'r',
         schemas: createSchemaCompiler(),
         spend: { total: { costUsd: 0.5 } },
-        transforms: invocationTransforms(),
+        transforms: (await loadSeams()).transforms,
       };
       const planned = planAgent(ctx, board, settings, inputs, 1);
       expect(existsSync(path.join(dir, '.kanban-supervisor'))).toBe(false);
