@@ -153,7 +153,7 @@ export function parseRole(file: string, name: string, text: string): RoleCheck {
   for (const key of ['timeout', 'idle_timeout']) {
     const value = data[key];
     if (value === undefined || value === null) continue;
-    const read = readDuration(value, key);
+    const read = readDuration(value);
     if ('ms' in read) durations[key] = read.ms;
     else problems.push({ file, line: lineOf(`/${key}`), message: `front-matter ${key} must be ${read.mustBe}.` });
   }

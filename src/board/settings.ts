@@ -1,7 +1,7 @@
 import type { BoardSettings } from './read-board.js';
 import { InputError } from '../errors.js';
 import type { Retention } from '../log/output-store.js';
-import { requireDuration } from '../util/duration.js';
+import { LONGEST_MS, requireDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
 
 /** Settings given on the command line; they override the board's `supervisor:` block. */
@@ -70,14 +70,18 @@ export function resolveSettings(board: BoardSettings, flags: SettingsFlags): Set
 }
 
 /**
- * A duration of supervisor: in its range (util/duration.ts), or an InputError naming the key;
- * undefined when it is not set. For a capability's settings.ts too.
+ * A duration of supervisor: in its range (`longest`, util/duration.ts LONGEST_MS: one timer's by
+ * default), or an InputError naming the key; undefined when it is not set. For a capability's settings.ts too.
  */
-export function durationSetting(board: BoardSettings, key: string): number | undefined {
+export function durationSetting(
+  board: BoardSettings,
+  key: string,
+  longest: number = LONGEST_MS.timer,
+): number | undefined {
   const value = board[key];
   return value === undefined || value === null
     ? undefined
-    : requireDuration(value, `kanban.yaml: supervisor.${key}`, key);
+    : requireDuration(value, `kanban.yaml: supervisor.${key}`, longest);
 }
 
 function parsed(

@@ -73,7 +73,7 @@ export interface DryRunPlan {
   /** On a board with a fenced role: what each role may read, write and run (as validate says). */
   access?: string[];
   /**
-   * What the capabilities add (their surface.ts `dryRun`), by key: with supervisor.git_commit, `git`
+   * What the capabilities add (their surface.ts `dryRun`), by key: e.g. `git`
    * (whether each step would be a commit, and where); `notify`, where notifications would go, masked.
    */
   [capability: string]: unknown;
@@ -83,9 +83,9 @@ export interface DryRunPlan {
 
 /**
  * `--dry-run`: build the next step's invocation with the loop's own functions and return it.
- * Reads only: runs no agent (only git's read-only look-ups, with supervisor.git_commit), takes no
- * lock, writes nothing. An agent program that is not
- * installed is a warning, not a refusal: the plan is worth seeing before installing it.
+ * Reads only: runs no agent (a capability's part may look, as git's read-only look-ups do), takes no
+ * lock, writes nothing. An agent program that is not installed is a warning, not a refusal: the plan
+ * is worth seeing before installing it.
  */
 export async function dryRun(
   named: string,

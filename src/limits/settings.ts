@@ -1,5 +1,6 @@
 import type { BoardSettings } from '../board/read-board.js';
 import { durationSetting } from '../board/settings.js';
+import { LONGEST_MS } from '../util/duration.js';
 
 /** Usage limits: the longest wait in all, the first wait when no reset time is given, and where shared ones are kept. */
 export interface LimitSettings {
@@ -12,8 +13,8 @@ export interface LimitSettings {
 /** `supervisor.max_limit_wait`, `limit_wait` and `shared_limits` (pure); a malformed duration is an InputError naming it. */
 export function limitSettings(supervisor: BoardSettings): LimitSettings {
   return {
-    maxLimitWaitMs: durationSetting(supervisor, 'max_limit_wait') ?? 6 * 3_600_000,
-    limitWaitMs: durationSetting(supervisor, 'limit_wait') ?? 5 * 60_000,
+    maxLimitWaitMs: durationSetting(supervisor, 'max_limit_wait', LONGEST_MS.clock) ?? 6 * 3_600_000,
+    limitWaitMs: durationSetting(supervisor, 'limit_wait', LONGEST_MS.clock) ?? 5 * 60_000,
     sharedLimits: (supervisor.shared_limits as string | undefined) ?? null,
   };
 }

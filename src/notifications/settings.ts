@@ -1,5 +1,6 @@
 import type { BoardSettings } from '../board/read-board.js';
 import { durationSetting } from '../board/settings.js';
+import { LONGEST_MS } from '../util/duration.js';
 import { InputError } from '../errors.js';
 import { notifyProblem } from '../notify/target.js';
 
@@ -29,7 +30,7 @@ export function notifySettings(board: BoardSettings, flags: { notify?: readonly 
   });
   return {
     notify: [...(listed as string[]), ...(flags.notify ?? [])],
-    notifyWaitMs: durationSetting(board, 'notify_wait') ?? 15 * 60_000,
+    notifyWaitMs: durationSetting(board, 'notify_wait', LONGEST_MS.clock) ?? 15 * 60_000,
   };
 }
 

@@ -2,6 +2,7 @@ import { InputError } from '../errors.js';
 import type { CapabilitySurface } from '../loop/context.js';
 import { describeTargets, notifyProblem } from '../notify/target.js';
 import { durationSetting } from '../board/settings.js';
+import { LONGEST_MS } from '../util/duration.js';
 import { notifyFlags, notifySettings } from './settings.js';
 
 /** Notifications: --notify, `supervisor.notify` and `notify_wait` (capability.ts; delivery: src/notify/). */
@@ -9,7 +10,7 @@ export const notificationsSurface: CapabilitySurface = {
   name: 'notifications',
   open: async (kind, options) => (await import('./capability.js')).notifications(kind, options),
   // notify_wait here; each entry of notify, at its own line, in checks.ts.
-  settings: (supervisor) => durationSetting(supervisor, 'notify_wait'),
+  settings: (supervisor) => durationSetting(supervisor, 'notify_wait', LONGEST_MS.clock),
   seams: async () => ({ checks: (await import('./checks.js')).notifyChecks }),
   examples: ['kanban.yaml --notify https://ntfy.sh/my-board-topic --notify desktop'],
   flags: [

@@ -1,5 +1,5 @@
 import type { CapabilitySurface } from '../loop/context.js';
-import { requireDuration } from '../util/duration.js';
+import { LONGEST_MS, requireDuration } from '../util/duration.js';
 import { maxTimeMs } from './settings.js';
 
 /** A batch job's time budget: --max-time and `supervisor.max_time` (capability.ts). */
@@ -19,7 +19,7 @@ export const timeLimitSurface: CapabilitySurface = {
         'resets later ends it at once with exit 69 (board: supervisor.max_time)',
       ],
       check: (value) => {
-        requireDuration(value, '--max-time');
+        requireDuration(value, '--max-time', LONGEST_MS.clock);
         return { max_time: value };
       },
     },

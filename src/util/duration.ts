@@ -6,13 +6,12 @@ const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
 const FORM = 'a duration like 90s, 20m or 1h30m';
 /**
  * The longest duration of each kind. One Node timer holds at most 2^31−1 ms (24.8 days) and
- * fires at once past it: 24d for what is one timer (timeout, idle_timeout, kill_grace,
- * git_timeout…). A budget or a wait counted on the clock and slept in parts (max_time,
- * max_limit_wait, limit_wait, notify_wait) may be longer — a month-long run is legitimate —
- * up to a year: past that a deadline is a typo, and soon past the range of a Date.
+ * fires at once past it: 24d for what is one timer (a timeout, a grace). A budget or a wait
+ * counted on the clock and slept in parts (a run's time limit, a usage-limit wait) may be longer
+ * — a month-long run is legitimate — up to a year: past that a deadline is a typo, and soon past
+ * the range of a Date. Each setting says which it is where it is read.
  */
 export const LONGEST_MS = { timer: 24 * DAY_MS, clock: 365 * DAY_MS };
-const ON_THE_CLOCK = new Set(['max_time', 'max_limit_wait', 'limit_wait', 'notify_wait']);
 
 /**
  * Parse `90s`, `20m`, `1h30m`, `2d`, `500ms` or a bare number of seconds
@@ -24,12 +23,10 @@ export function parseDuration(value: unknown, maxMs = LONGEST_MS.timer): number 
 }
 
 /**
- * A duration as written for the setting or flag `key` (`timeout`, `max_time`, `--max-time`…), read
- * (pure): its milliseconds, or what it must be instead — the words after "must be", its range when
- * it is out of range.
+ * A duration as written for a setting or flag, read (pure): its milliseconds, or what it must be
+ * instead — the words after "must be", its range when it is out of range (`longest`: LONGEST_MS).
  */
-export function readDuration(value: unknown, key: string): { ms: number } | { mustBe: string } {
-  const longest = ON_THE_CLOCK.has(key.replace(/^--/, '').replaceAll('-', '_')) ? LONGEST_MS.clock : LONGEST_MS.timer;
+export function readDuration(value: unknown, longest: number = LONGEST_MS.timer): { ms: number } | { mustBe: string } {
   const ms = readMs(value);
   if (ms === null) return { mustBe: `${FORM} (got ${JSON.stringify(value)})` };
   if (ms < 1 || ms > longest)
@@ -37,9 +34,9 @@ export function readDuration(value: unknown, key: string): { ms: number } | { mu
   return { ms };
 }
 
-/** Like readDuration, but a malformed or out-of-range value is an InputError naming `where` (`key` by default). */
-export function requireDuration(value: unknown, where: string, key = where): number {
-  const read = readDuration(value, key);
+/** Like readDuration, but a malformed or out-of-range value is an InputError naming `where`. */
+export function requireDuration(value: unknown, where: string, longest: number = LONGEST_MS.timer): number {
+  const read = readDuration(value, longest);
   if ('mustBe' in read) throw new InputError(`${where} must be ${read.mustBe}.`);
   return read.ms;
 }
