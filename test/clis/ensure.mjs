@@ -21,9 +21,7 @@ function installed(name) {
 
 const stale = Object.entries(wanted).filter(([name, version]) => installed(name) !== version);
 if (stale.length > 0) {
-  console.log(
-    `test/clis: installing ${stale.map(([name, version]) => `${name}@${version}`).join(', ')} (npm install --prefix test/clis)`,
-  );
+  console.log(`test/clis: installing ${stale.map(([name, version]) => `${name}@${version}`).join(', ')} (npm install --prefix test/clis)`);
   const result = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
   process.exit(result.status ?? 1);
 }
