@@ -226,7 +226,8 @@ function capabilitySettings(capabilities: readonly CapabilitySurface[]): string 
     ...capabilities.flatMap((capability) => capability.settingsHelp ?? []),
   ];
   return wrap(
-    `Board settings for other shapes of supervisor (kanban.yaml, supervisor:): ${parts.join(', ')}. See docs/shapes.md.`,
+    `Board settings for other shapes of supervisor (kanban.yaml, supervisor:): ${parts.join(', ')}. ` +
+      'See docs/shapes.md.',
   );
 }
 

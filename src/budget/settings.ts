@@ -1,6 +1,9 @@
 import type { BoardSettings } from '../board/read-board.js';
 
-/** Budgets (`supervisor.max_cost_usd` or --max-cost, `max_tokens`): the run stops (exit 5) after the attempt that reaches one. */
+/**
+ * Budgets (`supervisor.max_cost_usd` or --max-cost, `max_tokens`): the run stops (exit 5) after the
+ * attempt that reaches one.
+ */
 export interface BudgetSettings {
   maxCostUsd: number | null;
   maxTokens: number | null;

@@ -15,7 +15,7 @@ import { fallbackChain } from '../board/fallback-chain.js';
 import { DEFAULTS, resolveSettings, type Settings, type SettingsFlags } from '../board/settings.js';
 import type { DryRunAsk, Flags, SeamLists } from '../loop/context.js';
 import { CAPABILITIES } from '../run/capability-list.js';
-import { managerInputs, workerInputs } from '../loop/loop.js';
+import { managerInputs, workerInputs } from '../board/step-inputs.js';
 import { parseDuration } from '../util/duration.js';
 import { maskedEnv, type ShownVariable } from './dry-run-env.js';
 import { maskArgv, secretValues } from '../util/secrets.js';

@@ -23,7 +23,7 @@ export const gitSurface = {
   },
 } satisfies CapabilitySurface;
 
-/** With supervisor.git_commit: whether each step would be a commit, and in which repository (null: none, `why` says). */
+/** With supervisor.git_commit: whether each step would be a commit, and where (null: none, `why` says). */
 export interface GitPlan {
   commits: boolean;
   repository: string | null;

@@ -6,12 +6,11 @@ import type { Document } from 'yaml';
 import { prepareAgent } from '../agent/prepare.js';
 import { BoardReadError } from '../board/board-file.js';
 import { checkBoard } from '../board/check.js';
-import { determineRole } from '../board/determine-role.js';
 import type { AgentInputs } from '../board/inputs.js';
 import { boardParked, type ParkedTask } from '../board/parked.js';
 import { isFinished, type Board } from '../board/read-board.js';
 import { resolveSettings, type Settings } from '../board/settings.js';
-import { readTaskMeta } from '../board/task.js';
+import { managerInputs, workerInputs } from '../board/step-inputs.js';
 import { managerChange, writeManagerAnswer, type WriteOutcome } from '../board/write-answer.js';
 import {
   GuardError,
@@ -157,29 +156,6 @@ export interface StepJob {
   inputs: AgentInputs;
   task: string;
   trigger?: string;
-}
-
-/** The role and inputs of a task's worker (SPEC §2); shared with --dry-run so both run the same thing. */
-export function workerInputs(board: Board, task: string): AgentInputs {
-  const role = determineRole(board, readTaskMeta(board.dir, task));
-  return { role, kanban_file: path.basename(board.file), task_file: task };
-}
-
-/** The Manager's inputs after a reply (SPEC §2); `task` null and `more.trigger` after a periodic role's. */
-export function managerInputs(
-  board: Board,
-  task: string | null,
-  reply: Record<string, unknown>,
-  more: Partial<AgentInputs> = {},
-): AgentInputs {
-  return {
-    role: 'Manager',
-    kanban_file: path.basename(board.file),
-    done_task: task,
-    tasks: board.tasks,
-    result: reply,
-    ...more,
-  };
 }
 
 /**
